@@ -1,0 +1,101 @@
+"""cadence: a training runtime whose loop speaks only through typed events.
+
+The table of contents of the public API. Importing `cadence` does not import
+numba, CUDA support or `cadence.callbacks`; the built-in callbacks are still
+reachable as `cadence.LossMonitor` and friends (loaded on first use), as in
+MindSpore where they are re-exported at the top level.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+# --- runtime core: events, bus, callbacks, model ---------------------------------
+from ._callback import Callback
+from ._cb_params import CallbackParams
+from ._codec import decode_event, encode_event, event_types
+from ._errors import (
+    CadenceError,
+    CadenceInternalError,
+    CadenceWarning,
+    DrainTimeoutError,
+    MissingKeyError,
+    QueueFullError,
+    SubscriberError,
+)
+from ._events import (
+    EvalBegin,
+    EvalEnd,
+    EvalEpochBegin,
+    EvalEpochEnd,
+    EvalStepBegin,
+    EvalStepEnd,
+    Event,
+    RunCancelled,
+    RunCompleted,
+    RunEnded,
+    RunFailed,
+    RunStopped,
+    StopRequested,
+    TrainBegin,
+    TrainEnd,
+    TrainEpochBegin,
+    TrainEpochEnd,
+    TrainStepBegin,
+    TrainStepEnd,
+)
+from ._run_context import RunContext
+
+# --- compute: tensors, parameters, context, serialization ------------------------
+from ._tensor import Parameter, Tensor
+from ._util import fixup_module_metadata
+
+__all__ = [
+    "CadenceError",
+    "CadenceInternalError",
+    "CadenceWarning",
+    "Callback",
+    "CallbackParams",
+    "DrainTimeoutError",
+    "EvalBegin",
+    "EvalEnd",
+    "EvalEpochBegin",
+    "EvalEpochEnd",
+    "EvalStepBegin",
+    "EvalStepEnd",
+    "Event",
+    "MissingKeyError",
+    "Parameter",
+    "QueueFullError",
+    "RunCancelled",
+    "RunCompleted",
+    "RunContext",
+    "RunEnded",
+    "RunFailed",
+    "RunStopped",
+    "StopRequested",
+    "SubscriberError",
+    "Tensor",
+    "TrainBegin",
+    "TrainEnd",
+    "TrainEpochBegin",
+    "TrainEpochEnd",
+    "TrainStepBegin",
+    "TrainStepEnd",
+    "decode_event",
+    "encode_event",
+    "event_types",
+]
+
+fixup_module_metadata(__name__, globals())
+del fixup_module_metadata
+
+
+def __getattr__(name: str) -> Any:
+    # MindSpore re-exports its callbacks at the top level; so do we, lazily, so that
+    # `import cadence` stays free of the callbacks package.
+    import cadence.callbacks as _callbacks
+
+    if name in _callbacks.__all__:
+        return getattr(_callbacks, name)
+    raise AttributeError(f"module 'cadence' has no attribute {name!r}")

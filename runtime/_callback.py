@@ -1,0 +1,154 @@
+"""The MindSpore-compatible `Callback` base class."""
+
+from __future__ import annotations
+
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ._run_context import RunContext
+
+__all__ = ["LEGACY_HOOKS", "NEW_HOOKS", "RUN_HOOKS", "Callback"]
+
+NEW_HOOKS: tuple[str, ...] = (
+    "on_train_begin",
+    "on_train_epoch_begin",
+    "on_train_step_begin",
+    "on_train_step_end",
+    "on_train_epoch_end",
+    "on_train_end",
+    "on_eval_begin",
+    "on_eval_epoch_begin",
+    "on_eval_step_begin",
+    "on_eval_step_end",
+    "on_eval_epoch_end",
+    "on_eval_end",
+)
+"""The twelve MindSpore hooks, in the order a `fit` epoch first reaches them."""
+
+LEGACY_HOOKS: tuple[str, ...] = ("begin", "epoch_begin", "step_begin", "step_end", "epoch_end", "end")
+"""MindSpore's deprecated names; each is the default body of one train and one eval hook."""
+
+RUN_HOOKS: tuple[str, ...] = ("on_run_failed", "on_run_ended")
+"""cadence's finalization hooks, called for every outcome, each call isolated."""
+
+
+class Callback:
+    """Base class for callbacks; subclass it and override the hooks you need.
+
+    The hooks and their meaning are MindSpore's. Each `on_train_*` / `on_eval_*`
+    hook receives a `RunContext`; its default body calls the matching legacy hook
+    (`on_train_step_end` and `on_eval_step_end` both call `step_end`), so a
+    callback that overrides only `step_end` runs for training and evaluation steps.
+    Only the hooks a callback overrides are subscribed to the run's event bus, so
+    the others cost nothing.
+
+    cadence adds two finalization hooks that MindSpore lacks: `on_run_failed`
+    (the run raised) and `on_run_ended` (always, last). Each of their calls is
+    isolated: one failing does not keep the others from running.
+
+    A callback is also a context manager, entered before the run begins and
+    exited after it ends (in reverse order, with the exception if one escaped).
+    A truthy `__exit__` suppresses the exception, as in MindSpore.
+
+    Example:
+        >>> class StopAtStep(Callback):
+        ...     def __init__(self, last: int) -> None:
+        ...         self.last = last
+        ...     def on_train_step_end(self, run_context: RunContext) -> None:
+        ...         if run_context.original_args().cur_step_num >= self.last:
+        ...             run_context.request_stop()
+    """
+
+    def __enter__(self) -> Callback:
+        """Return self; called once before the run (and around each eval pass in `fit`)."""
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc_value: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> Any:
+        """Do nothing; return a truthy value to suppress the run's exception."""
+        return None
+
+    # --- legacy names (deprecated in MindSpore, still dispatched) ---------------
+
+    def begin(self, run_context: RunContext) -> None:
+        """Called at the beginning of training and of evaluation (legacy)."""
+
+    def epoch_begin(self, run_context: RunContext) -> None:
+        """Called before each epoch, training or evaluation (legacy)."""
+
+    def step_begin(self, run_context: RunContext) -> None:
+        """Called before each step, training or evaluation (legacy)."""
+
+    def step_end(self, run_context: RunContext) -> None:
+        """Called after each step, training or evaluation (legacy)."""
+
+    def epoch_end(self, run_context: RunContext) -> None:
+        """Called after each epoch, training or evaluation (legacy)."""
+
+    def end(self, run_context: RunContext) -> None:
+        """Called at the end of training and of evaluation (legacy)."""
+
+    # --- training ---------------------------------------------------------------
+
+    def on_train_begin(self, run_context: RunContext) -> None:
+        """Called once before the first training epoch."""
+        self.begin(run_context)
+
+    def on_train_epoch_begin(self, run_context: RunContext) -> None:
+        """Called before each training epoch."""
+        self.epoch_begin(run_context)
+
+    def on_train_step_begin(self, run_context: RunContext) -> None:
+        """Called before each training step."""
+        self.step_begin(run_context)
+
+    def on_train_step_end(self, run_context: RunContext) -> None:
+        """Called after each training step; `cb_params.net_outputs` holds its output."""
+        self.step_end(run_context)
+
+    def on_train_epoch_end(self, run_context: RunContext) -> None:
+        """Called after each training epoch, also after a stop request."""
+        self.epoch_end(run_context)
+
+    def on_train_end(self, run_context: RunContext) -> None:
+        """Called once after training, also after a stop request; not after an exception."""
+        self.end(run_context)
+
+    # --- evaluation -------------------------------------------------------------
+
+    def on_eval_begin(self, run_context: RunContext) -> None:
+        """Called before an evaluation pass."""
+        self.begin(run_context)
+
+    def on_eval_epoch_begin(self, run_context: RunContext) -> None:
+        """Called before the evaluation pass's epoch."""
+        self.epoch_begin(run_context)
+
+    def on_eval_step_begin(self, run_context: RunContext) -> None:
+        """Called before each evaluation step."""
+        self.step_begin(run_context)
+
+    def on_eval_step_end(self, run_context: RunContext) -> None:
+        """Called after each evaluation step."""
+        self.step_end(run_context)
+
+    def on_eval_epoch_end(self, run_context: RunContext) -> None:
+        """Called after the evaluation pass's epoch; metrics are not in `cb_params` yet."""
+        self.epoch_end(run_context)
+
+    def on_eval_end(self, run_context: RunContext) -> None:
+        """Called after an evaluation pass; `cb_params.metrics` holds its metrics."""
+        self.end(run_context)
+
+    # --- cadence finalization -----------------------------------------------------
+
+    def on_run_failed(self, run_context: RunContext, exception: BaseException) -> None:
+        """Called when the run raised, before `on_run_ended`; MindSpore has no such hook."""
+
+    def on_run_ended(self, run_context: RunContext) -> None:
+        """Called last for every outcome; `cb_params.outcome` says which ('completed', 'stopped', 'failed', 'cancelled')."""

@@ -1,0 +1,211 @@
+"""Typed lifecycle events: frozen, tagged msgspec Structs under one `Event` base.
+
+Event class names mirror the `Callback` hooks: `on_train_step_end` <-> `TrainStepEnd`.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Literal
+
+import msgspec
+
+__all__ = [
+    "EvalBegin",
+    "EvalEnd",
+    "EvalEpochBegin",
+    "EvalEpochEnd",
+    "EvalStepBegin",
+    "EvalStepEnd",
+    "Event",
+    "RunCancelled",
+    "RunCompleted",
+    "RunEnded",
+    "RunFailed",
+    "RunStopped",
+    "StopRequested",
+    "TrainBegin",
+    "TrainEnd",
+    "TrainEpochBegin",
+    "TrainEpochEnd",
+    "TrainStepBegin",
+    "TrainStepEnd",
+]
+
+RunKind = Literal["train", "fit", "eval", "predict"]
+"""Which `Model` method a run came from."""
+
+Metrics = dict[str, Any]
+"""Metric name to value: a float, or a list of floats for per-class metrics."""
+
+
+class Event(msgspec.Struct, frozen=True, kw_only=True, tag=True, gc=False):
+    """Base of every event; subclass it to define your own.
+
+    Events are immutable snapshots: a worker subscriber that handles one later sees
+    what was true when it was published. They encode with `cadence.encode_event`
+    (JSON or MessagePack) as a tagged union whose tag is the class name.
+
+    Counting follows `cb_params`: `epoch` counts from 1, `step` is the global step
+    of the run counting from 1, `step_in_epoch` restarts at 1 every epoch.
+
+    Subclasses repeat `kw_only=True`. Events are not tracked by the cyclic garbage
+    collector (`gc=False`); a subclass whose fields may reference the event itself
+    must pass `gc=True`.
+
+    Example:
+        >>> class LrChanged(Event, kw_only=True):
+        ...     lr: float
+        >>> LrChanged(lr=0.1, time_ns=0)
+        LrChanged(time_ns=0, lr=0.1)
+    """
+
+    time_ns: int = msgspec.field(default_factory=time.time_ns)
+    """Wall-clock time of the event, from `time.time_ns()`."""
+
+
+# --- training ------------------------------------------------------------------
+
+
+class TrainBegin(Event, kw_only=True):
+    """A training run begins (`on_train_begin`)."""
+
+    epochs: int
+    """The last epoch number this run will reach (`Model.train`'s `epoch`)."""
+    initial_epoch: int
+    """Epochs already done before this run; the first epoch is `initial_epoch + 1`."""
+    steps_per_epoch: int
+    """`cb_params.batch_num`."""
+
+
+class TrainEpochBegin(Event, kw_only=True):
+    """A training epoch begins (`on_train_epoch_begin`)."""
+
+    epoch: int
+
+
+class TrainStepBegin(Event, kw_only=True):
+    """A training step begins (`on_train_step_begin`)."""
+
+    epoch: int
+    step: int
+    step_in_epoch: int
+
+
+class TrainStepEnd(Event, kw_only=True):
+    """A training step ended (`on_train_step_end`).
+
+    `loss` is the mean of the network's output (or of its first element when it
+    returns a tuple), or None when that is not a number.
+    """
+
+    epoch: int
+    step: int
+    step_in_epoch: int
+    loss: float | None
+
+
+class TrainEpochEnd(Event, kw_only=True):
+    """A training epoch ended (`on_train_epoch_end`); `metrics` is set in `fit` epochs with an eval pass."""
+
+    epoch: int
+    step: int
+    loss: float | None
+    metrics: Metrics | None = None
+
+
+class TrainEnd(Event, kw_only=True):
+    """Training ended normally or by a stop request (`on_train_end`)."""
+
+    epoch: int
+    step: int
+
+
+# --- evaluation ------------------------------------------------------------------
+
+
+class EvalBegin(Event, kw_only=True):
+    """An evaluation pass begins (`on_eval_begin`); `epoch` is the training epoch in `fit`, else None."""
+
+    epoch: int | None
+    steps: int
+
+
+class EvalEpochBegin(Event, kw_only=True):
+    """An evaluation pass's single epoch begins (`on_eval_epoch_begin`)."""
+
+    epoch: int | None
+
+
+class EvalStepBegin(Event, kw_only=True):
+    """An evaluation step begins (`on_eval_step_begin`); `step` counts the pass's steps from 1."""
+
+    epoch: int | None
+    step: int
+
+
+class EvalStepEnd(Event, kw_only=True):
+    """An evaluation step ended (`on_eval_step_end`)."""
+
+    epoch: int | None
+    step: int
+    loss: float | None
+
+
+class EvalEpochEnd(Event, kw_only=True):
+    """An evaluation pass's epoch ended (`on_eval_epoch_end`); metrics are not final yet."""
+
+    epoch: int | None
+    step: int
+
+
+class EvalEnd(Event, kw_only=True):
+    """An evaluation pass ended (`on_eval_end`) with its metrics."""
+
+    epoch: int | None
+    step: int
+    metrics: Metrics
+
+
+# --- control and outcome ---------------------------------------------------------
+
+
+class StopRequested(Event, kw_only=True):
+    """Someone asked the run to stop; it stops at the next step boundary."""
+
+    phase: Literal["train", "eval"]
+    epoch: int | None
+    step: int
+
+
+class RunEnded(Event, kw_only=True):
+    """Base of the terminal events: every run publishes exactly one subclass, last.
+
+    Subscribe to `RunEnded` to hear how any run ended.
+    """
+
+    kind: RunKind
+    epoch: int | None
+    """The last epoch begun (None for `eval` and `predict`)."""
+    step: int
+    """The last step begun (global)."""
+
+
+class RunCompleted(RunEnded, kw_only=True):
+    """The run did all its epochs and steps."""
+
+
+class RunStopped(RunEnded, kw_only=True):
+    """The run ended early because `request_stop()` was called."""
+
+
+class RunFailed(RunEnded, kw_only=True):
+    """The run ended with an exception (also published when a `__exit__` later suppresses it)."""
+
+    error_type: str
+    """Qualified class name of the exception, e.g. `builtins.ValueError`."""
+    message: str
+
+
+class RunCancelled(RunEnded, kw_only=True):
+    """The run was cancelled from its host event loop (`train_async` and friends)."""

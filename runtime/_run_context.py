@@ -1,0 +1,54 @@
+"""`RunContext`: what a callback hook receives."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, final
+
+__all__ = ["RunContext"]
+
+
+@final
+class RunContext:
+    """The handle a callback hook receives: the run's `cb_params` and a way to stop it.
+
+    One `RunContext` exists per training loop; `Model.eval` and every evaluation
+    pass inside `Model.fit` get their own, around the same `cb_params`, so a stop
+    requested during an evaluation pass ends that pass but not the training.
+
+    Args:
+        original_args: The `cb_params` dict this context carries.
+
+    Example:
+        >>> rc = RunContext({"cur_step_num": 1})
+        >>> rc.request_stop(); rc.get_stop_requested()
+        True
+    """
+
+    __slots__ = ("_on_stop", "_original_args", "_stop_requested")
+
+    def __init__(self, original_args: dict[str, Any]) -> None:
+        if not isinstance(original_args, dict):
+            raise TypeError(
+                "The argument 'original_args' of RunContext should be dict type, "
+                f"but got {type(original_args)}."
+            )
+        self._original_args = original_args
+        self._stop_requested = False
+        self._on_stop: Callable[[], None] | None = None
+
+    def original_args(self) -> Any:
+        """Return `cb_params`, the same object for every hook of one loop."""
+        return self._original_args
+
+    def request_stop(self) -> None:
+        """Ask the loop to stop at its next step boundary; idempotent and irreversible."""
+        if self._stop_requested:
+            return
+        self._stop_requested = True
+        if self._on_stop is not None:
+            self._on_stop()
+
+    def get_stop_requested(self) -> bool:
+        """Return whether a stop was requested."""
+        return self._stop_requested

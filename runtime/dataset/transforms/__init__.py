@@ -1,0 +1,5 @@
+"""`cadence.dataset.transforms`."""
+
+from __future__ import annotations
+
+__all__: list[str] = []

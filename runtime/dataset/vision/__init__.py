@@ -1,0 +1,5 @@
+"""`cadence.dataset.vision`."""
+
+from __future__ import annotations
+
+__all__: list[str] = []
