@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from .._callback import Callback
+from .._model import Model
 from .._run_context import RunContext
 
-__all__ = ["Callback", "RunContext"]
+__all__ = ["Callback", "Model", "RunContext"]
 
 
 def __getattr__(name: str) -> Any:

@@ -1,0 +1,175 @@
+"""Turning a list of `Callback` objects into bus subscriptions, and their finalization."""
+
+from __future__ import annotations
+
+import inspect
+import warnings
+from collections.abc import Callable, Iterable
+from contextlib import ExitStack
+from typing import TYPE_CHECKING, Any
+
+from . import _events as ev
+from ._callback import LEGACY_HOOKS, NEW_HOOKS, Callback
+from ._cb_params import CallbackParams
+from ._errors import CadenceWarning
+from ._run_context import RunContext
+
+if TYPE_CHECKING:
+    from ._bus import EventBus
+    from ._subscription import Subscription
+
+__all__ = ["CallbackSet", "effective_hook", "normalize_callbacks"]
+
+# Hook name -> event class: the event is the hook's name without `on_`, in PascalCase.
+HOOK_EVENTS: dict[str, type[ev.Event]] = {
+    hook: getattr(ev, "".join(part.title() for part in hook.removeprefix("on_").split("_")))
+    for hook in NEW_HOOKS
+}
+# Hook name -> the legacy name its default body calls.
+LEGACY_OF: dict[str, str] = {hook: hook.split("_", 2)[-1] for hook in NEW_HOOKS}
+TRAIN_HOOKS = tuple(h for h in NEW_HOOKS if h.startswith("on_train_"))
+EVAL_HOOKS = tuple(h for h in NEW_HOOKS if h.startswith("on_eval_"))
+_KNOWN = set(NEW_HOOKS) | set(LEGACY_HOOKS) | {"on_run_failed", "on_run_ended"}
+
+
+def normalize_callbacks(callbacks: object) -> list[Callback]:
+    """Return `callbacks` (None, one Callback, or an iterable of them) as a list; TypeError otherwise."""
+    if callbacks is None:
+        return []
+    if isinstance(callbacks, Callback):
+        items: list[Any] = [callbacks]
+    elif isinstance(callbacks, Iterable) and not isinstance(callbacks, str | bytes):
+        items = list(callbacks)
+    else:
+        items = [callbacks]
+    for index, item in enumerate(items):
+        if not isinstance(item, Callback):
+            raise TypeError(
+                "When the 'callbacks' is a list, the elements in 'callbacks' must be Callback functions: "
+                f"`callbacks[{index}]` is {item!r} of type {type(item).__name__!r}. "
+                "Subclass `cadence.Callback`, or subscribe plain functions with `model.bus.subscribe`."
+            )
+    return items
+
+
+def _overrides(cb: Callback, name: str) -> bool:
+    if name in getattr(cb, "__dict__", {}):  # set on the instance, as LambdaCallback does
+        return True
+    return getattr(type(cb), name, None) is not getattr(Callback, name)
+
+
+def effective_hook(cb: Callback, hook: str) -> Callable[[RunContext], Any] | None:
+    """Return what calling `cb.<hook>` really runs, or None when that is a no-op.
+
+    An overridden hook runs as is; otherwise the base class's default body would
+    call the legacy alias, so an overridden alias is called directly (one frame less).
+    """
+    if _overrides(cb, hook):
+        fn: Callable[[RunContext], Any] = getattr(cb, hook)
+        return fn
+    legacy = LEGACY_OF[hook]
+    if _overrides(cb, legacy):
+        fn = getattr(cb, legacy)
+        return fn
+    return None
+
+
+def warn_unknown_hooks(cb: Callback) -> None:
+    """Warn about `on_*` methods that look like hooks but match none (`on_train_stepend`)."""
+    names = {n for n in dir(type(cb)) if n.startswith("on_")} | {n for n in vars(cb) if n.startswith("on_")}
+    for name in sorted(names - _KNOWN):
+        if callable(getattr(cb, name, None)):
+            warnings.warn(
+                f"{type(cb).__name__}.{name} matches no callback hook and will never be called. "
+                f"Valid hooks: {', '.join(NEW_HOOKS)}, on_run_failed, on_run_ended.",
+                CadenceWarning,
+                stacklevel=4,
+            )
+
+
+def legacy_methods(cb: Callback) -> set[str]:
+    """Return the legacy hook names `cb`'s own class body defines (MindSpore's check)."""
+    return set(vars(type(cb))) & set(LEGACY_HOOKS)
+
+
+class CallbackSet:
+    """The callbacks of one run: entering/exiting them, and subscribing their hooks to the bus."""
+
+    def __init__(self, bus: EventBus, callbacks: list[Callback]) -> None:
+        self.bus = bus
+        self.callbacks = callbacks
+        self.final_errors: list[BaseException] = []
+        for cb in callbacks:
+            warn_unknown_hooks(cb)
+
+    def enter(self, stack: ExitStack) -> None:
+        """Enter every callback in order; a `Callback` returned by `__enter__` replaces it (as MindSpore)."""
+        for index, cb in enumerate(self.callbacks):
+            target = stack.enter_context(cb)
+            if isinstance(target, Callback):
+                self.callbacks[index] = target
+            else:
+                warnings.warn(
+                    f"{type(cb).__name__}.__enter__ returned {target!r}; please return 'self' or a "
+                    "Callback as the enter target. The original callback is kept.",
+                    CadenceWarning,
+                    stacklevel=3,
+                )
+
+    def subscribe(self, hooks: tuple[str, ...], rc: RunContext) -> list[Subscription[Any]]:
+        """Subscribe the hooks each callback overrides, in list order, called with `rc`."""
+        subs: list[Subscription[Any]] = []
+        for cb in self.callbacks:
+            for hook in hooks:
+                fn = effective_hook(cb, hook)
+                if fn is None:
+                    continue
+                name = f"{type(cb).__name__}.{hook}"
+                if inspect.iscoroutinefunction(fn):
+                    subs.append(
+                        self.bus._subscribe(HOOK_EVENTS[hook], fn, mode="worker", name=name, prepare=_snapshot(rc))
+                    )
+                else:
+                    subs.append(self.bus._subscribe(HOOK_EVENTS[hook], fn, name=name, arg=rc))
+        return subs
+
+    def subscribe_final(self, rc: RunContext) -> list[Subscription[Any]]:
+        """Subscribe `on_run_failed` and `on_run_ended`, each call isolated; failures go to `final_errors`."""
+        subs: list[Subscription[Any]] = []
+        for cb in self.callbacks:
+            if _overrides(cb, "on_run_failed"):
+                subs.append(self._final(ev.RunFailed, cb, "on_run_failed", rc))
+            if _overrides(cb, "on_run_ended"):
+                subs.append(self._final(ev.RunEnded, cb, "on_run_ended", rc))
+        return subs
+
+    def _final(self, event_type: type[ev.Event], cb: Callback, hook: str, rc: RunContext) -> Subscription[Any]:
+        method = getattr(cb, hook)
+        errors = self.final_errors
+        name = f"{type(cb).__name__}.{hook}"
+
+        def call(event: Any) -> None:
+            try:
+                if hook == "on_run_failed":
+                    method(rc, rc.original_args().get("exception"))
+                else:
+                    method(rc)
+            except Exception as exc:
+                exc.add_note(f"cadence: raised by {name} during run finalization")
+                errors.append(exc)
+
+        return self.bus._subscribe(event_type, call, name=name)
+
+
+def _snapshot(rc: RunContext) -> Callable[[Any], RunContext]:
+    """Build the publish-time snapshot an `async def` hook receives: a shallow copy of `cb_params`.
+
+    `request_stop()` on the snapshot's RunContext stops the real run.
+    """
+
+    def prepare(event: Any) -> RunContext:
+        snap = RunContext(CallbackParams(rc.original_args()))
+        snap._on_stop = rc.request_stop
+        return snap
+
+    return prepare

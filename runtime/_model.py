@@ -1,0 +1,477 @@
+"""`Model`: MindSpore's high-level training API, running on the event bus."""
+
+from __future__ import annotations
+
+import threading
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import anyio
+import anyio.to_thread
+
+from ._bus import EventBus
+from ._callback import Callback
+from ._callback_bridge import legacy_methods, normalize_callbacks
+from ._cb_params import CallbackParams
+from ._errors import CadenceWarning
+from ._loop import EvalSpec, Run, dataset_size
+from ._workers import current_call_soon
+from .validation import check_bool, check_non_negative_int, check_positive_int
+
+__all__ = ["LegacyHookWarning", "Model"]
+
+_KWARGS = ("loss_scale_manager", "keep_batchnorm_fp32", "boost_config_dict", "acc_level")
+_AMP_LEVELS = ("O0", "O1", "O2", "O3", "auto")
+
+
+class LegacyHookWarning(CadenceWarning):
+    """A custom callback defines MindSpore's deprecated hook names (`step_end`, ...)."""
+
+
+class Model:
+    """Train, evaluate and predict with a network, MindSpore style, publishing events on `bus`.
+
+    Args:
+        network: The network (a `cadence.nn.Cell`, or any callable).
+        loss_fn: The loss cell; with an optimizer, training runs
+            `TrainOneStepCell(WithLossCell(network, loss_fn), optimizer)`.
+        optimizer: The optimizer.
+        metrics: Metric names (`{"accuracy", "loss"}`) or `{name: Metric}`; needed by `eval` and `fit`.
+        eval_network: The network used for evaluation; by default `WithEvalCell(network, loss_fn)`.
+        eval_indexes: Positions of loss, logits and labels in `eval_network`'s outputs.
+        amp_level: Accepted for compatibility; cadence computes in the network's own dtypes.
+        boost_level: Accepted for compatibility (`"O0"` only does anything here: nothing).
+        bus: The event bus to publish on; a new one by default (see `Model.bus`).
+        drain_timeout: Seconds to wait at run end for worker subscribers; None waits as long as needed.
+        **kwargs: MindSpore's `loss_scale_manager`, `keep_batchnorm_fp32`, `boost_config_dict`, `acc_level`.
+
+    Example:
+        >>> import numpy as np
+        >>> import cadence as ms
+        >>> from cadence import nn
+        >>> net = nn.Dense(4, 2)
+        >>> model = ms.Model(net, nn.MSELoss(), nn.SGD(net.trainable_params(), 0.1))
+    """
+
+    def __init__(
+        self,
+        network: Callable[..., Any],
+        loss_fn: Callable[..., Any] | None = None,
+        optimizer: Any = None,
+        metrics: Any = None,
+        eval_network: Callable[..., Any] | None = None,
+        eval_indexes: list[int] | None = None,
+        amp_level: str = "O0",
+        boost_level: str = "O0",
+        *,
+        bus: EventBus | None = None,
+        drain_timeout: float | None = None,
+        **kwargs: Any,
+    ) -> None:
+        if not callable(network):
+            raise TypeError(f"For 'Model', the argument 'network' must be a Cell or callable, but got {network!r}.")
+        for key in kwargs:
+            if key not in _KWARGS:
+                raise ValueError(
+                    f"For 'Model', unexpected keyword argument {key!r}; the accepted extra arguments are "
+                    f"{', '.join(repr(k) for k in _KWARGS)}."
+                )
+        if amp_level not in _AMP_LEVELS:
+            raise ValueError(f"For 'Model', the argument 'amp_level' must be one of {_AMP_LEVELS}, but got {amp_level!r}.")
+        if amp_level != "O0" and optimizer is None:
+            raise ValueError(
+                f"For 'Model', auto mixed precision (amp_level={amp_level!r}) needs an 'optimizer', but got None. "
+                "Set amp_level='O0' or pass an optimizer."
+            )
+        if bus is not None and not isinstance(bus, EventBus):
+            raise TypeError(f"For 'Model', the argument 'bus' must be an EventBus or None, but got {bus!r}.")
+        if eval_indexes is not None and (not isinstance(eval_indexes, list) or len(eval_indexes) != 3):
+            raise ValueError(
+                f"For 'Model', the argument 'eval_indexes' must be a list of 3 ints (loss, logits, labels), but got {eval_indexes!r}."
+            )
+        self._network = network
+        self._loss_fn = loss_fn
+        self._optimizer = optimizer
+        self._amp_level = amp_level
+        self._boost_level = boost_level
+        self._kwargs = kwargs
+        self._bus = bus if bus is not None else EventBus()
+        self._drain_timeout = drain_timeout
+        self._train_network = self._build_train_network()
+        self._eval_network, self._eval_indexes = self._build_eval_network(eval_network, eval_indexes)
+        self._metric_fns = self._build_metrics(metrics)
+        self._current: Run | None = None
+        self._lock = threading.Lock()
+
+    # --- construction ----------------------------------------------------------------
+
+    def _build_train_network(self) -> Callable[..., Any]:
+        net, loss_fn, opt = self._network, self._loss_fn, self._optimizer
+        if loss_fn is None and opt is None:
+            return net
+        from cadence import nn
+
+        if loss_fn is not None:
+            net = nn.WithLossCell(net, loss_fn)
+        if opt is not None:
+            net = nn.TrainOneStepCell(net, opt)
+        return net
+
+    def _build_eval_network(
+        self, eval_network: Callable[..., Any] | None, eval_indexes: list[int] | None
+    ) -> tuple[Callable[..., Any] | None, list[int] | None]:
+        if eval_network is not None:
+            return eval_network, eval_indexes
+        if self._loss_fn is not None:
+            from cadence import nn
+
+            return nn.WithEvalCell(self._network, self._loss_fn), [0, 1, 2]
+        return None, None
+
+    def _build_metrics(self, metrics: Any) -> dict[str, Any]:
+        if not metrics:
+            return {}
+        if self._eval_network is None:
+            raise ValueError(
+                "For 'Model', `metrics` is set but there is no evaluation network: pass `loss_fn` or "
+                "`eval_network`, or do not set `metrics` if you don't want an evaluation."
+            )
+        if isinstance(metrics, dict):
+            built = dict(metrics)
+        elif isinstance(metrics, set | list | tuple):
+            from cadence import nn
+
+            built = {name: nn.get_metric_fn(name) for name in metrics}
+        else:
+            raise TypeError(
+                f"For 'Model', the argument 'metrics' must be a set/list of metric names or a dict of "
+                f"{{name: Metric}}, but got {metrics!r}."
+            )
+        for name, metric in built.items():
+            if not all(callable(getattr(metric, m, None)) for m in ("clear", "update", "eval")):
+                raise TypeError(
+                    f"For 'Model', metric {name!r} must have `clear`, `update` and `eval` methods, but got {metric!r}."
+                )
+        return built
+
+    # --- public properties -------------------------------------------------------------
+
+    @property
+    def bus(self) -> EventBus:
+        """The event bus this model's runs publish on; subscribe to it to observe or steer runs."""
+        return self._bus
+
+    @property
+    def train_network(self) -> Callable[..., Any]:
+        """The network one training step calls (`TrainOneStepCell` when built from loss and optimizer)."""
+        return self._train_network
+
+    @property
+    def predict_network(self) -> Callable[..., Any]:
+        """The backbone network `predict` calls."""
+        return self._network
+
+    @property
+    def eval_network(self) -> Callable[..., Any] | None:
+        """The network evaluation passes call."""
+        return self._eval_network
+
+    def request_stop(self) -> None:
+        """Ask the running `train`/`fit`/`eval` to stop at its next step boundary (any thread).
+
+        Does nothing when no run is in progress.
+        """
+        run = self._current
+        if run is not None:
+            run.rc.request_stop()
+
+    # --- synchronous API -----------------------------------------------------------------
+
+    def train(
+        self,
+        epoch: int,
+        train_dataset: Any,
+        callbacks: Callback | list[Callback] | None = None,
+        dataset_sink_mode: bool = False,
+        sink_size: int = -1,
+        initial_epoch: int = 0,
+    ) -> None:
+        """Train for `epoch` epochs (numbered `initial_epoch + 1` … `epoch`), calling `callbacks`.
+
+        Args:
+            epoch: The last epoch number to reach.
+            train_dataset: A dataset yielding batches (`[data, label]` when the model has a `loss_fn`).
+            callbacks: A `Callback`, or a list/tuple/iterable of them, run in list order.
+            dataset_sink_mode: Accepted for compatibility; cadence always runs step by step.
+            sink_size: With sink mode, the steps per epoch reported in `cb_params.batch_num`.
+            initial_epoch: Epochs already done (resume).
+
+        Raises:
+            TypeError, ValueError: An argument is wrong; the message names it.
+
+        Example:
+            >>> import numpy as np
+            >>> import cadence as ms
+            >>> from cadence import nn, dataset as ds
+            >>> data = ds.NumpySlicesDataset({"x": np.ones((8, 4), np.float32), "y": np.zeros((8, 2), np.float32)}).batch(4)
+            >>> net = nn.Dense(4, 2)
+            >>> ms.Model(net, nn.MSELoss(), nn.SGD(net.trainable_params(), 0.1)).train(2, data)
+        """
+        self._execute(self._prepare_train("train", epoch, train_dataset, callbacks, dataset_sink_mode, sink_size, initial_epoch))
+
+    def fit(
+        self,
+        epoch: int,
+        train_dataset: Any,
+        valid_dataset: Any = None,
+        valid_frequency: int | list[int] = 1,
+        callbacks: Callback | list[Callback] | None = None,
+        dataset_sink_mode: bool = False,
+        valid_dataset_sink_mode: bool = False,
+        sink_size: int = -1,
+        initial_epoch: int = 0,
+    ) -> None:
+        """Train as `train` does, evaluating on `valid_dataset` every `valid_frequency` epochs.
+
+        `valid_frequency` is an epoch interval, or a list of the epoch numbers to
+        evaluate after. Each evaluation pass gets its own `RunContext` (a stop
+        requested in it does not stop training) and runs the callbacks' `on_eval_*`
+        hooks; its metrics are in `cb_params.metrics` and `cb_params.eval_results`
+        (which adds `eval_loss`) until the end of that training epoch.
+        """
+        run = self._prepare_train("fit", epoch, train_dataset, callbacks, dataset_sink_mode, sink_size, initial_epoch)
+        self._prepare_fit(run, valid_dataset, valid_frequency, valid_dataset_sink_mode)
+        self._execute(run)
+
+    def eval(
+        self,
+        valid_dataset: Any,
+        callbacks: Callback | list[Callback] | None = None,
+        dataset_sink_mode: bool = False,
+    ) -> dict[str, Any]:
+        """Evaluate on `valid_dataset` and return `{metric name: value}`."""
+        result: dict[str, Any] = self._execute(self._prepare_eval(valid_dataset, callbacks, dataset_sink_mode))
+        return result
+
+    def predict(self, *predict_data: Any, backend: Any = None, config: Any = None) -> Any:
+        """Return the network's output for `predict_data` (in inference mode)."""
+        set_train = getattr(self._network, "set_train", None)
+        if callable(set_train):
+            set_train(False)
+        return self._network(*predict_data)
+
+    # --- asynchronous API ------------------------------------------------------------------
+
+    async def train_async(
+        self,
+        epoch: int,
+        train_dataset: Any,
+        callbacks: Callback | list[Callback] | None = None,
+        dataset_sink_mode: bool = False,
+        sink_size: int = -1,
+        initial_epoch: int = 0,
+    ) -> None:
+        """`train` inside a running event loop (asyncio or trio): steps run in a worker thread.
+
+        Worker subscribers run as tasks on the calling loop. Cancelling the awaiting
+        task ends the run at the next step boundary with `RunCancelled`, drains the
+        workers, exits the callbacks, then re-raises the cancellation.
+        """
+        run = self._prepare_train("train", epoch, train_dataset, callbacks, dataset_sink_mode, sink_size, initial_epoch)
+        await self._execute_async(run)
+
+    async def fit_async(
+        self,
+        epoch: int,
+        train_dataset: Any,
+        valid_dataset: Any = None,
+        valid_frequency: int | list[int] = 1,
+        callbacks: Callback | list[Callback] | None = None,
+        dataset_sink_mode: bool = False,
+        valid_dataset_sink_mode: bool = False,
+        sink_size: int = -1,
+        initial_epoch: int = 0,
+    ) -> None:
+        """`fit` inside a running event loop; see `train_async`."""
+        run = self._prepare_train("fit", epoch, train_dataset, callbacks, dataset_sink_mode, sink_size, initial_epoch)
+        self._prepare_fit(run, valid_dataset, valid_frequency, valid_dataset_sink_mode)
+        await self._execute_async(run)
+
+    async def eval_async(
+        self,
+        valid_dataset: Any,
+        callbacks: Callback | list[Callback] | None = None,
+        dataset_sink_mode: bool = False,
+    ) -> dict[str, Any]:
+        """`eval` inside a running event loop; see `train_async`."""
+        result: dict[str, Any] = await self._execute_async(self._prepare_eval(valid_dataset, callbacks, dataset_sink_mode))
+        return result
+
+    async def _execute_async(self, run: Run) -> Any:
+        run.owns_host = False
+        call_soon = current_call_soon()
+        done = anyio.Event()
+
+        def target() -> Any:
+            try:
+                return self._execute(run)
+            finally:
+                call_soon(done.set)
+
+        async with self._bus.serve():
+            try:
+                return await anyio.to_thread.run_sync(target, abandon_on_cancel=True)
+            except anyio.get_cancelled_exc_class():
+                run.cancel()
+                with anyio.CancelScope(shield=True):
+                    await done.wait()
+                raise
+
+    # --- argument checks and run set-up ------------------------------------------------------
+
+    def _prepare_train(
+        self,
+        kind: str,
+        epoch: Any,
+        train_dataset: Any,
+        callbacks: Any,
+        dataset_sink_mode: Any,
+        sink_size: Any,
+        initial_epoch: Any,
+    ) -> Run:
+        where = f"Model.{kind}"
+        check_positive_int(epoch, "epoch", where)
+        check_non_negative_int(initial_epoch, "initial_epoch", where)
+        if epoch <= initial_epoch:
+            raise ValueError(
+                f"For '{where}', the argument 'epoch' must be greater than 'initial_epoch', "
+                f"but got epoch={epoch!r} and initial_epoch={initial_epoch!r}."
+            )
+        check_bool(dataset_sink_mode, "dataset_sink_mode", where)
+        if not isinstance(sink_size, int) or isinstance(sink_size, bool):
+            raise TypeError(f"For '{where}', the argument 'sink_size' must be an int, but got {sink_size!r}.")
+        if sink_size == 0 or sink_size < -1:
+            raise ValueError(f"For '{where}', the argument 'sink_size' must be -1 or positive, but got {sink_size!r}.")
+        size = _checked_size(train_dataset, "train_dataset", where)
+        cbs = self._callbacks(callbacks, where)
+        batch_num = sink_size if dataset_sink_mode and sink_size > 0 else size
+        cb = CallbackParams(
+            batch_num=batch_num,
+            cur_step_num=0,
+            dataset_sink_mode=False,
+            device_number=1,
+            epoch_num=epoch - initial_epoch,
+            initial_step=None,
+            last_save_ckpt_step=None,
+            latest_ckpt_file=None,
+            list_callback=cbs,
+            loss_fn=self._loss_fn,
+            loss_scale_mananger=self._kwargs.get("loss_scale_manager"),
+            loss_scale_manager=self._kwargs.get("loss_scale_manager"),
+            mode="train",
+            network=self._network,
+            optimizer=self._optimizer,
+            parallel_mode="stand_alone",
+            train_dataset=train_dataset,
+            train_dataset_element=None,
+            train_network=self._train_network,
+        )
+        run = self._new_run("fit" if kind == "fit" else "train", cbs, cb)
+        run.train_network = self._train_network
+        run.train_dataset = train_dataset
+        run.epoch, run.initial_epoch = epoch, initial_epoch
+        return run
+
+    def _prepare_fit(self, run: Run, valid_dataset: Any, valid_frequency: Any, valid_sink: Any) -> None:
+        check_bool(valid_sink, "valid_dataset_sink_mode", "Model.fit")
+        if not isinstance(valid_frequency, int | list) or isinstance(valid_frequency, bool):
+            raise TypeError(
+                "For 'Model.fit', the argument 'valid_frequency' must be an int or a list of epoch numbers, "
+                f"but got {valid_frequency!r} of type {type(valid_frequency).__name__!r}."
+            )
+        if isinstance(valid_frequency, int):
+            check_positive_int(valid_frequency, "valid_frequency", "Model.fit")
+        if valid_dataset is None:
+            return
+        _checked_size(valid_dataset, "valid_dataset", "Model.fit")
+        if not self._metric_fns or self._eval_network is None:
+            raise ValueError(
+                "For 'Model.fit', `valid_dataset` is given but the model has no `metrics`: "
+                "set `metrics` (e.g. Model(..., metrics={'accuracy'})) to evaluate during fit."
+            )
+        run.valid_dataset = valid_dataset
+        run.valid_frequency = valid_frequency
+        run.eval_spec = EvalSpec(self._eval_network, self._metric_fns, self._eval_indexes)
+
+    def _prepare_eval(self, valid_dataset: Any, callbacks: Any, dataset_sink_mode: Any) -> Run:
+        check_bool(dataset_sink_mode, "dataset_sink_mode", "Model.eval")
+        if not self._metric_fns or self._eval_network is None:
+            raise ValueError(
+                "For 'Model.eval', the model argument 'metrics' can not be None or empty: "
+                "set `metrics` (e.g. Model(..., metrics={'accuracy'})) to evaluate."
+            )
+        size = _checked_size(valid_dataset, "valid_dataset", "Model.eval")
+        cbs = self._callbacks(callbacks, "Model.eval")
+        cb = CallbackParams(
+            batch_num=size,
+            cur_step_num=0,
+            dataset_sink_mode=False,
+            eval_network=self._eval_network,
+            list_callback=cbs,
+            mode="eval",
+            network=self._network,
+            valid_dataset=valid_dataset,
+        )
+        run = self._new_run("eval", cbs, cb)
+        run.valid_dataset = valid_dataset
+        run.eval_spec = EvalSpec(self._eval_network, self._metric_fns, self._eval_indexes)
+        return run
+
+    def _callbacks(self, callbacks: Any, where: str) -> list[Callback]:
+        cbs = normalize_callbacks(callbacks)
+        for cb in cbs:
+            legacy = legacy_methods(cb)
+            if legacy:
+                warnings.warn(
+                    f"For {type(cb).__name__} callback, {sorted(legacy)} methods may not be supported in later "
+                    "version. Use methods prefixed with 'on_train' or 'on_eval' instead when using customized "
+                    f"callbacks (seen in {where}).",
+                    LegacyHookWarning,
+                    stacklevel=4,
+                )
+        return cbs
+
+    def _new_run(self, kind: Any, cbs: list[Callback], cb: CallbackParams) -> Run:
+        return Run(kind=kind, bus=self._bus, callbacks=cbs, cb_params=cb, drain_timeout=self._drain_timeout, owns_host=True)
+
+    def _execute(self, run: Run) -> Any:
+        with self._lock:
+            if self._current is not None:
+                raise RuntimeError(
+                    "This Model is already running (train, fit or eval); one Model runs one loop at a time. "
+                    "Create another Model to run concurrently."
+                )
+            self._current = run
+        try:
+            return run.execute()
+        finally:
+            self._current = None
+
+
+def _checked_size(dataset: Any, name: str, where: str) -> int:
+    if dataset is None or not (hasattr(dataset, "create_tuple_iterator") or hasattr(dataset, "__iter__")):
+        raise TypeError(
+            f"For '{where}', the argument '{name}' must be a dataset (e.g. `cadence.dataset.NumpySlicesDataset(...)`), "
+            f"but got {dataset!r}."
+        )
+    try:
+        size = dataset_size(dataset)
+    except TypeError:
+        raise TypeError(
+            f"For '{where}', the argument '{name}' must report its size (`get_dataset_size()` or `len()`), "
+            f"but {type(dataset).__name__!r} does not."
+        ) from None
+    if size <= 0:
+        raise ValueError(f"For '{where}', the argument '{name}' has no data (size {size}); check the dataset's source.")
+    return size

@@ -1,0 +1,271 @@
+"""Worker delivery: bounded per-subscriber queues drained by tasks on an anyio event loop.
+
+The publishing (training) thread only appends to a queue under a short lock. It
+never wakes the event loop per event, because a cross-thread wake costs several
+microseconds: a worker that has gone idle within the last `_ACTIVE_WINDOW_S` polls
+its queue every `poll_interval` seconds, and only a worker idle for longer sleeps
+until the publisher wakes it. Drains wake every worker at once.
+
+The loop is either the caller's own (`EventBus.serve()`, used by `train_async`)
+or a private one on a background thread, started when the first event reaches a
+worker subscriber in a synchronous program (`PortalHost`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING, Any
+
+import anyio
+import anyio.from_thread
+import anyio.to_thread
+import sniffio
+
+from ._errors import QueueFullError, SubscriberError
+
+if TYPE_CHECKING:
+    from anyio.abc import TaskGroup
+
+    from ._subscription import Overflow, Subscription
+
+__all__ = ["LoopHost", "PortalHost", "WorkerQueue", "current_call_soon"]
+
+_ACTIVE_WINDOW_S = 1.0
+_RETRY_BASE_S = 0.05
+_RETRY_MAX_S = 2.0
+
+
+def current_call_soon() -> Callable[[Callable[[], object]], object]:
+    """Return a thread-safe "run this soon on the current event loop" for asyncio or trio."""
+    library = sniffio.current_async_library()
+    if library == "asyncio":
+        return asyncio.get_running_loop().call_soon_threadsafe
+    if library == "trio":
+        import trio
+
+        return trio.lowlevel.current_trio_token().run_sync_soon
+    raise RuntimeError(f"cadence workers run on asyncio or trio, not on {library!r}.")
+
+
+class LoopHost:
+    """Worker tasks on an event loop the caller is running (a task group of theirs)."""
+
+    def __init__(self, task_group: TaskGroup) -> None:
+        self.task_group = task_group
+        self.call_soon = current_call_soon()
+        self.thread_id = threading.get_ident()
+
+    def spawn(self, queue: WorkerQueue) -> None:
+        """Start `queue`'s worker task; callable from any thread."""
+        if threading.get_ident() == self.thread_id:
+            self.task_group.start_soon(queue.run, name=f"cadence worker {queue.sub.name}")
+        else:
+            self.call_soon(lambda: self.task_group.start_soon(queue.run))
+
+    def stop(self) -> None:
+        """Nothing to stop: the caller's task group ends with its `async with` block."""
+
+
+class PortalHost:
+    """Worker tasks on a private event loop in a background thread."""
+
+    def __init__(self, backend: str = "asyncio") -> None:
+        self._cm: AbstractContextManager[anyio.from_thread.BlockingPortal] = (
+            anyio.from_thread.start_blocking_portal(backend)
+        )
+        self.portal = self._cm.__enter__()
+        self.call_soon = self.portal.call(current_call_soon)
+        self.thread_id: int = self.portal.call(threading.get_ident)
+
+    def spawn(self, queue: WorkerQueue) -> None:
+        """Start `queue`'s worker task on the background loop."""
+        self.portal.start_task_soon(queue.run, name=f"cadence worker {queue.sub.name}")
+
+    def stop(self) -> None:
+        """Cancel remaining worker tasks and join the background thread."""
+        self.portal.call(self.portal.stop, True)
+        self._cm.__exit__(None, None, None)
+
+
+class WorkerQueue:
+    """One worker subscriber's bounded FIFO and the task that drains it.
+
+    Invariant: `unfinished` counts events queued plus the one being handled; it
+    reaches 0 only when the worker has handled everything it was given.
+    """
+
+    def __init__(
+        self,
+        sub: Subscription[Any],
+        maxsize: int,
+        overflow: Overflow,
+        report_error: Callable[[SubscriberError], None],
+        on_idle: Callable[[], None],
+        poll_interval: float,
+    ) -> None:
+        self.sub = sub
+        self.maxsize = maxsize
+        self.overflow = overflow
+        self._report_error = report_error
+        self._on_idle = on_idle
+        self._poll = poll_interval
+        self._items: deque[tuple[Any, Any]] = deque()
+        self._lock = threading.Lock()
+        self._not_full = threading.Condition(self._lock)
+        self.unfinished = 0
+        self.closing = False
+        self.host: LoopHost | PortalHost | None = None
+        self._waiter: anyio.Event | None = None
+        self._sleeping = False  # waiting without a poll timeout: needs a wake
+        self._last_active = 0.0
+
+    @property
+    def depth(self) -> int:
+        """Events queued and not yet handled."""
+        return self.unfinished
+
+    # --- publisher side (any thread) ---------------------------------------------
+
+    def put(self, event: Any) -> None:
+        """Queue `event`, applying the overflow policy when full."""
+        sub = self.sub
+        item = (event, sub.prepare(event) if sub.prepare is not None else event)
+        with self._lock:
+            if len(self._items) >= self.maxsize:
+                self._overflow()
+            self._items.append(item)
+            self.unfinished += 1
+            wake = self._sleeping
+            self._sleeping = False
+        if wake:
+            self.wake()
+
+    def _overflow(self) -> None:
+        # Called with the lock held and the queue full.
+        if self.overflow == "drop_oldest":
+            self._items.popleft()
+            self.unfinished -= 1
+            self.sub.drops += 1
+        elif self.overflow == "latest":
+            dropped = len(self._items)
+            self._items.clear()
+            self.unfinished -= dropped
+            self.sub.drops += dropped
+        elif self.overflow == "error":
+            raise QueueFullError(
+                f"The queue of worker subscriber {self.sub.name!r} is full ({self.maxsize} events) "
+                "and its overflow policy is 'error'. Raise `queue_size`, or choose overflow="
+                "'block', 'drop_oldest' or 'latest'."
+            )
+        else:  # block
+            host = self.host
+            if host is not None and threading.get_ident() == host.thread_id:
+                raise RuntimeError(
+                    f"Publishing from the worker event loop would block forever: the queue of "
+                    f"{self.sub.name!r} is full and its overflow policy is 'block'. Publish from "
+                    "another thread, or use another overflow policy."
+                )
+            self._sleeping = False
+            self.wake()
+            while len(self._items) >= self.maxsize:
+                self._not_full.wait()
+
+    def wake(self) -> None:
+        """Wake the worker task now if it waits (thread-safe)."""
+        host = self.host
+        if host is not None:
+            host.call_soon(self._set_waiter)
+
+    def _set_waiter(self) -> None:
+        waiter = self._waiter
+        if waiter is not None:
+            waiter.set()
+
+    # --- worker side (the host's event loop) --------------------------------------
+
+    async def run(self) -> None:
+        """Handle queued events in order until closed."""
+        while True:
+            with self._lock:
+                item = self._items.popleft() if self._items else None
+                if item is not None:
+                    self._not_full.notify()
+                elif self.closing:
+                    return
+                else:
+                    idle_for = time.monotonic() - self._last_active
+                    self._sleeping = idle_for > _ACTIVE_WINDOW_S
+                    self._waiter = anyio.Event()
+            if item is None:
+                await self._wait()
+                continue
+            try:
+                await self._handle(*item)
+            finally:
+                with self._lock:
+                    self.unfinished -= 1
+                    idle = self.unfinished == 0
+                self._last_active = time.monotonic()
+                if idle:
+                    self._on_idle()
+
+    async def _wait(self) -> None:
+        waiter = self._waiter
+        assert waiter is not None
+        if self._sleeping:
+            await waiter.wait()
+        else:
+            with anyio.move_on_after(self._poll):
+                await waiter.wait()
+        self._waiter = None
+
+    async def _handle(self, event: Any, payload: Any) -> None:
+        sub = self.sub
+        arg = sub.arg if sub.arg is not None else payload
+        attempt = 0
+        while True:
+            start = time.perf_counter_ns()
+            try:
+                if sub.is_async:
+                    await sub.handler(arg)
+                else:
+                    await anyio.to_thread.run_sync(sub.handler, arg)
+            except Exception as exc:
+                if attempt < sub.retries:
+                    attempt += 1
+                    await anyio.sleep(min(_RETRY_BASE_S * 2 ** (attempt - 1), _RETRY_MAX_S))
+                    continue
+                self._failed(event, exc, attempt)
+                return
+            finally:
+                elapsed = time.perf_counter_ns() - start
+                sub.calls += 1
+                sub.total_time_ns += elapsed
+                sub.max_time_ns = max(sub.max_time_ns, elapsed)
+            return
+
+    def _failed(self, event: Any, exc: Exception, retried: int) -> None:
+        sub = self.sub
+        sub.errors += 1
+        sub.last_error = f"{type(exc).__name__}: {exc}"
+        if sub.on_error == "isolate":
+            return
+        tries = f" after {retried} retries" if retried else ""
+        error = SubscriberError(
+            sub.name,
+            event,
+            f"Worker subscriber {sub.name!r} failed{tries} on {_short(event)}: {type(exc).__name__}: {exc}",
+        )
+        error.__cause__ = exc
+        self._report_error(error)
+
+
+def _short(event: Any) -> str:
+    """`TrainStepEnd(epoch=2, step=17)`: the event's class and its counters."""
+    fields = [f"{k}={getattr(event, k)!r}" for k in ("epoch", "step") if hasattr(event, k)]
+    return f"{type(event).__name__}({', '.join(fields)})"
