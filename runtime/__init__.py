@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 # --- runtime core: events, bus, callbacks, model ---------------------------------
+from ._bus import EventBus
 from ._callback import Callback
 from ._cb_params import CallbackParams
 from ._codec import decode_event, encode_event, event_types
@@ -44,13 +45,17 @@ from ._events import (
     TrainStepBegin,
     TrainStepEnd,
 )
+from ._model import LegacyHookWarning, Model
 from ._run_context import RunContext
+from ._statistics import BusStatistics, SubscriberStatistics
+from ._subscription import Subscription
 
 # --- compute: tensors, parameters, context, serialization ------------------------
 from ._tensor import Parameter, Tensor
 from ._util import fixup_module_metadata
 
 __all__ = [
+    "BusStatistics",
     "CadenceError",
     "CadenceInternalError",
     "CadenceWarning",
@@ -64,7 +69,10 @@ __all__ = [
     "EvalStepBegin",
     "EvalStepEnd",
     "Event",
+    "EventBus",
+    "LegacyHookWarning",
     "MissingKeyError",
+    "Model",
     "Parameter",
     "QueueFullError",
     "RunCancelled",
@@ -75,6 +83,8 @@ __all__ = [
     "RunStopped",
     "StopRequested",
     "SubscriberError",
+    "SubscriberStatistics",
+    "Subscription",
     "Tensor",
     "TrainBegin",
     "TrainEnd",
