@@ -35,6 +35,8 @@ E = TypeVar("E", bound=Event)
 # argument to pass instead of the event (None: pass the event), the subscription.
 _Entry = tuple[Callable[[Any], object], Any, Subscription[Any]]
 _Backends = Literal["asyncio", "trio"]
+# How long workers may finish queued events after the block or run they serve failed.
+_ABORT_DRAIN_S = 30.0
 
 
 @final
@@ -218,7 +220,7 @@ class EventBus:
                 seq=self._seq, mode=mode, every=every, when=when, on_error=on_error,
                 retries=retries, arg=arg, prepare=prepare,
             )  # fmt: skip
-            sub._baseline = dict(self._published)
+            sub.set_counted(self._timing, self._published)
             if mode == "worker":
                 queue = WorkerQueue(sub, queue_size, overflow, self._report_error, self._notify_idle, self._poll_interval)
                 sub.queue = queue
@@ -297,10 +299,9 @@ class EventBus:
     def _entry(self, sub: Subscription[Any]) -> _Entry:
         if sub.queue is not None:
             return (self._enqueuer(sub.queue), None, sub)
-        handler = sub.handler
-        if not sub.derives_calls or self._timing:
+        if sub.counted:
             return (_counting(sub, self._timing), None, sub)
-        return (handler, sub.arg, sub)
+        return (sub.handler, sub.arg, sub)
 
     def _enqueuer(self, queue: WorkerQueue) -> Callable[[Any], None]:
         sub = queue.sub
@@ -336,7 +337,7 @@ class EventBus:
         # Subscribers after the failing one were never called: keep derived counts honest.
         index = next(i for i, entry in enumerate(plan) if entry[2] is sub)
         for _, _, later in plan[index + 1 :]:
-            if later.derives_calls:
+            if not later.counted:
                 later.calls -= 1
 
     # --- worker hosting, draining, errors -----------------------------------------
@@ -367,13 +368,25 @@ class EventBus:
             raise RuntimeError("This EventBus is already served by an event loop; `serve()` cannot be nested.")
         if self._host is not None:
             await anyio.to_thread.run_sync(self.close)
-        async with anyio.create_task_group() as tg:
-            self._attach(LoopHost(tg), owned=False)
-            try:
-                yield self
-                await self.drain()
-            finally:
-                self._detach()
+        try:
+            async with anyio.create_task_group() as tg:
+                self._attach(LoopHost(tg), owned=False)
+                clean = False
+                try:
+                    yield self
+                    clean = True
+                    await self.drain()
+                finally:
+                    if not clean:  # the block raised: give workers a bounded chance to finish
+                        with anyio.CancelScope(shield=True), anyio.move_on_after(_ABORT_DRAIN_S):
+                            await anyio.to_thread.run_sync(self._quiet_drain, abandon_on_cancel=True)
+                    self._detach(force=not clean)
+        except BaseExceptionGroup as group:
+            # Worker tasks never raise (they report to the bus), so a group holds
+            # what the block itself raised: hand that back unwrapped.
+            if len(group.exceptions) == 1:
+                raise group.exceptions[0] from None
+            raise
 
     def _attach(self, host: LoopHost | PortalHost, *, owned: bool) -> None:
         with self._lock:
@@ -385,17 +398,27 @@ class EventBus:
                     sub.queue.host = host
                     host.spawn(sub.queue)
 
-    def _detach(self) -> None:
+    def _detach(self, *, force: bool = False) -> None:
         with self._lock:
-            host, self._host = self._host, None
+            host = self._host
             queues = [s.queue for s in self._subs if s.queue is not None]
         for queue in queues:
             queue.closing = True
             queue.wake()
-        for queue in queues:
-            queue.host = None
+            if force:
+                queue.cancel()
+        with self._lock:
+            self._host = None
         if host is not None:
             host.stop()
+        for queue in queues:
+            queue.host = None
+
+    def _quiet_drain(self) -> None:
+        try:
+            self.drain_sync(timeout=_ABORT_DRAIN_S)
+        except Exception:  # reported by the caller's own error path
+            pass
 
     def _start_portal(self) -> None:
         with self._lock:
@@ -416,8 +439,13 @@ class EventBus:
             raise RuntimeError("This EventBus is served by `serve()`; it stops when that block ends.")
         try:
             self.drain_sync(timeout=timeout)
-        finally:
+        except DrainTimeoutError:
+            self._detach(force=True)
+            raise
+        except BaseException:
             self._detach()
+            raise
+        self._detach()
 
     def drain_sync(self, *, timeout: float | None = None) -> None:
         """Block until every worker subscriber handled everything queued, then raise their failures.
@@ -492,6 +520,8 @@ class EventBus:
     def timing(self, value: bool) -> None:
         with self._lock:
             self._timing = bool(value)
+            for sub in self._subs:
+                sub.set_counted(self._timing, self._published)
             self._plans = {}
             self.version += 1
 

@@ -3,7 +3,9 @@
 Event class names mirror the `Callback` hooks: `on_train_step_end` <-> `TrainStepEnd`.
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations` here: msgspec resolves string annotations
+# in the namespace of `cls.__module__`, which `cadence/__init__.py` rewrites to
+# "cadence" for readable reprs; evaluated annotations need no resolving.
 
 import time
 from typing import Any, Literal

@@ -44,6 +44,7 @@ class Subscription(Generic[E]):
         "_frozen_calls",
         "arg",
         "calls",
+        "counted",
         "drops",
         "errors",
         "event_types",
@@ -105,6 +106,7 @@ class Subscription(Generic[E]):
         self._baseline: dict[type[Event], int] = {}
         self._frozen_calls: int | None = None
         self.calls = 0
+        self.counted = not self.derivable
         self.drops = 0
         self.errors = 0
         self.last_error: str | None = None
@@ -147,7 +149,7 @@ class Subscription(Generic[E]):
     def statistics(self, published: dict[type[Event], int], timing: bool) -> SubscriberStatistics:
         """Return this subscriber's counters (`published` is the bus's publish count per type)."""
         queue = self.queue
-        timed = self.mode == "worker" or timing or self.every is not None or self.when is not None
+        timed = self.mode == "worker" or timing
         return SubscriberStatistics(
             name=self.name,
             mode=self.mode,
@@ -171,12 +173,18 @@ class Subscription(Generic[E]):
             for cls, count in published.items()
             if issubclass(cls, self.event_types)
         )
-        return self.calls + derived if self.derives_calls else self.calls
+        return self.calls if self.counted else self.calls + derived
 
     @property
-    def derives_calls(self) -> bool:
-        """Whether calls are derived from publish counts rather than counted one by one."""
+    def derivable(self) -> bool:
+        """Whether calls can be derived from publish counts (unfiltered, non-isolated inline subscribers)."""
         return self.mode == "inline" and self.every is None and self.when is None and self.on_error == "raise"
+
+    def set_counted(self, counted: bool, published: dict[type[Event], int]) -> None:
+        """Switch between counting calls one by one and deriving them, keeping the total."""
+        self.calls = self.count_calls(published)
+        self._baseline = dict(published)
+        self.counted = counted or not self.derivable
 
 
 # --- checks made at subscribe time -----------------------------------------------

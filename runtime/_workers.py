@@ -121,6 +121,7 @@ class WorkerQueue:
         self.closing = False
         self.host: LoopHost | PortalHost | None = None
         self._waiter: anyio.Event | None = None
+        self._scope: anyio.CancelScope | None = None
         self._sleeping = False  # waiting without a poll timeout: needs a wake
         self._last_active = 0.0
 
@@ -189,7 +190,22 @@ class WorkerQueue:
     # --- worker side (the host's event loop) --------------------------------------
 
     async def run(self) -> None:
-        """Handle queued events in order until closed."""
+        """Handle queued events in order until closed.
+
+        Shielded: cancelling the host's scope (e.g. cancelling `train_async`) lets
+        the worker finish what was queued; only `cancel()` stops it early.
+        """
+        with anyio.CancelScope(shield=True) as scope:
+            self._scope = scope
+            await self._serve()
+
+    def cancel(self) -> None:
+        """Stop the worker task now, abandoning queued events (thread-safe)."""
+        scope, host = self._scope, self.host
+        if scope is not None and host is not None:
+            host.call_soon(scope.cancel)
+
+    async def _serve(self) -> None:
         while True:
             with self._lock:
                 item = self._items.popleft() if self._items else None

@@ -1,0 +1,144 @@
+"""Helpers for testing callbacks and subscribers without real compute.
+
+`ListDataset` and `constant_network` let a `Model` run its full loop with no
+tensors at all; `HookRecorder` and `EventRecorder` record what a run did.
+
+Example:
+    >>> from cadence import Model
+    >>> from cadence.testing import HookRecorder, ListDataset, constant_network
+    >>> rec = HookRecorder()
+    >>> Model(constant_network(0.5)).train(1, ListDataset.of_steps(2), callbacks=rec)
+    >>> rec.names()
+    ['on_train_begin', 'on_train_epoch_begin', 'on_train_step_begin', 'on_train_step_end', 'on_train_step_begin', 'on_train_step_end', 'on_train_epoch_end', 'on_train_end']
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+from ._callback import NEW_HOOKS, Callback
+from ._events import Event
+from ._run_context import RunContext
+
+__all__ = ["EventRecorder", "HookRecorder", "ListDataset", "constant_network"]
+
+
+class ListDataset:
+    """A dataset over a fixed list of batches; every batch is a list of columns.
+
+    Args:
+        batches: The batches one epoch yields, in order.
+    """
+
+    def __init__(self, batches: Sequence[Sequence[Any]]) -> None:
+        self.batches = [list(b) for b in batches]
+
+    @classmethod
+    def of_steps(cls, steps: int, columns: int = 2) -> ListDataset:
+        """Return a dataset of `steps` batches, each `columns` floats (`[step, step, ...]`)."""
+        return cls([[float(i)] * columns for i in range(1, steps + 1)])
+
+    def get_dataset_size(self) -> int:
+        """Return the number of batches per epoch."""
+        return len(self.batches)
+
+    def create_tuple_iterator(self, num_epochs: int = -1, output_numpy: bool = False) -> Iterator[list[Any]]:
+        """Iterate one epoch."""
+        return iter([list(b) for b in self.batches])
+
+    def __iter__(self) -> Iterator[list[Any]]:
+        return self.create_tuple_iterator()
+
+
+def constant_network(loss: float = 1.0) -> Callable[..., float]:
+    """Return a "network" that ignores its inputs and returns `loss` (a training step's output)."""
+
+    def network(*inputs: Any) -> float:
+        return loss
+
+    return network
+
+
+class HookRecorder(Callback):
+    """A callback that records every hook call: its name, a copy of `cb_params` keys, and counters.
+
+    Args:
+        keys: Record the sorted `cb_params` keys at each call (slower).
+        on: Optional `{hook name: function(run_context)}` run after recording, to
+            act at a chosen point (request a stop, raise).
+    """
+
+    def __init__(self, keys: bool = False, on: dict[str, Callable[[RunContext], Any]] | None = None) -> None:
+        self.calls: list[tuple[str, dict[str, Any]]] = []
+        self._keys = keys
+        self._on = dict(on or {})
+        self._lock = threading.Lock()
+
+    def names(self) -> list[str]:
+        """Return the hook names called so far, in order."""
+        return [name for name, _ in self.calls]
+
+    def _record(self, name: str, run_context: RunContext) -> None:
+        cb = run_context.original_args()
+        info: dict[str, Any] = {
+            "cur_epoch_num": cb.get("cur_epoch_num"),
+            "cur_step_num": cb.get("cur_step_num"),
+            "batch_num": cb.get("batch_num"),
+            "mode": cb.get("mode"),
+            "stop": run_context.get_stop_requested(),
+        }
+        if self._keys:
+            info["keys"] = sorted(cb.keys())
+        with self._lock:
+            self.calls.append((name, info))
+        action = self._on.get(name)
+        if action is not None:
+            action(run_context)
+
+    def __enter__(self) -> HookRecorder:
+        with self._lock:
+            self.calls.append(("__enter__", {}))
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        with self._lock:
+            self.calls.append(("__exit__", {"exc_type": exc_info[0]}))
+
+
+def _make_hook(name: str) -> Callable[[HookRecorder, RunContext], None]:
+    def hook(self: HookRecorder, run_context: RunContext) -> None:
+        self._record(name, run_context)
+
+    hook.__name__ = hook.__qualname__ = name
+    hook.__doc__ = f"Record a call of `{name}`."
+    return hook
+
+
+for _name in NEW_HOOKS:
+    setattr(HookRecorder, _name, _make_hook(_name))
+
+
+class EventRecorder:
+    """A bus handler that keeps every event it receives (thread-safe).
+
+    Example:
+        >>> from cadence import EventBus, TrainEpochBegin
+        >>> bus, rec = EventBus(), EventRecorder()
+        >>> _ = bus.subscribe(TrainEpochBegin, rec)
+        >>> bus.publish(TrainEpochBegin(epoch=1)); rec.names()
+        ['TrainEpochBegin']
+    """
+
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+        self._lock = threading.Lock()
+
+    def __call__(self, event: Event) -> None:
+        with self._lock:
+            self.events.append(event)
+
+    def names(self) -> list[str]:
+        """Return the class names of the events received, in order."""
+        return [type(e).__name__ for e in self.events]

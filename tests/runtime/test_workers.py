@@ -1,0 +1,327 @@
+from __future__ import annotations
+
+import threading
+
+import anyio
+import pytest
+
+from cadence import (
+    DrainTimeoutError,
+    EventBus,
+    QueueFullError,
+    SubscriberError,
+    TrainEpochBegin,
+    TrainStepEnd,
+)
+from cadence.testing import EventRecorder
+
+
+def step(n: int) -> TrainStepEnd:
+    return TrainStepEnd(epoch=1, step=n, step_in_epoch=n, loss=float(n))
+
+
+# --- on a private background loop (synchronous programs) -------------------------
+
+
+def test_worker_sees_its_events_in_publish_order_off_the_publishing_thread():
+    bus = EventBus()
+    seen: list[int] = []
+    threads: set[int] = set()
+
+    async def handler(event: TrainStepEnd) -> None:
+        threads.add(threading.get_ident())
+        seen.append(event.step)
+
+    bus.subscribe(TrainStepEnd, handler, mode="worker")
+    for n in range(1, 201):
+        bus.publish(step(n))
+    bus.close()
+    assert seen == list(range(1, 201))
+    assert threading.get_ident() not in threads
+
+
+def test_sync_worker_handlers_run_in_a_thread():
+    bus, rec = EventBus(), EventRecorder()
+    bus.subscribe(TrainStepEnd, rec, mode="worker")
+    for n in range(1, 6):
+        bus.publish(step(n))
+    bus.drain_sync()
+    assert [e.step for e in rec.events] == [1, 2, 3, 4, 5]
+    bus.close()
+
+
+def test_no_background_loop_until_an_event_reaches_a_worker():
+    before = threading.active_count()
+    bus = EventBus()
+    bus.subscribe(TrainStepEnd, EventRecorder(), mode="worker")
+    bus.publish(TrainEpochBegin(epoch=1))  # nobody listens: no loop needed
+    assert threading.active_count() == before
+    bus.publish(step(1))
+    assert threading.active_count() > before
+    bus.close()
+    assert threading.active_count() == before
+
+
+def blocked_worker(bus: EventBus, **kwargs):
+    """Subscribe a worker that waits on a gate; return (gate, seen)."""
+    gate = threading.Event()
+    seen: list[int] = []
+
+    def handler(event: TrainStepEnd) -> None:
+        gate.wait(10)
+        seen.append(event.step)
+
+    sub = bus.subscribe(TrainStepEnd, handler, mode="worker", queue_size=2, **kwargs)
+    return gate, seen, sub
+
+
+def wait_until(predicate, timeout: float = 10.0) -> None:
+    with anyio.from_thread.start_blocking_portal() as portal:
+        portal.call(_poll, predicate, timeout)
+
+
+async def _poll(predicate, timeout: float) -> None:
+    with anyio.fail_after(timeout):
+        while not predicate():
+            await anyio.sleep(0.001)
+
+
+def test_overflow_drop_oldest_keeps_the_newest():
+    bus = EventBus()
+    gate, seen, sub = blocked_worker(bus, overflow="drop_oldest")
+    bus.publish(step(1))
+    wait_until(lambda: sub.queue is not None and len(sub.queue._items) == 0)  # 1 is being handled
+    for n in range(2, 7):
+        bus.publish(step(n))
+    gate.set()
+    bus.close()
+    assert seen == [1, 5, 6]
+    assert bus.statistics().subscribers[0].drops == 3
+
+
+def test_overflow_latest_keeps_only_the_last():
+    bus = EventBus()
+    gate, seen, sub = blocked_worker(bus, overflow="latest")
+    bus.publish(step(1))
+    wait_until(lambda: sub.queue is not None and len(sub.queue._items) == 0)
+    for n in range(2, 7):
+        bus.publish(step(n))
+    gate.set()
+    bus.close()
+    # queue of 2: [2, 3] -> full at 4: cleared to [4] -> [4, 5] -> full at 6: cleared to [6]
+    assert seen == [1, 6]
+    assert bus.statistics().subscribers[0].drops == 4
+
+
+def test_overflow_error_raises_in_the_publisher():
+    bus = EventBus()
+    gate, seen, sub = blocked_worker(bus, overflow="error")
+    bus.publish(step(1))
+    wait_until(lambda: sub.queue is not None and len(sub.queue._items) == 0)
+    bus.publish(step(2))
+    bus.publish(step(3))
+    with pytest.raises(QueueFullError, match="queue of worker subscriber .* is full \\(2 events\\)"):
+        bus.publish(step(4))
+    gate.set()
+    bus.close()
+    assert seen == [1, 2, 3]
+
+
+def test_overflow_block_waits_for_room_and_loses_nothing():
+    bus = EventBus()
+    gate, seen, sub = blocked_worker(bus, overflow="block")
+    released = threading.Timer(0.05, gate.set)
+    released.start()
+    for n in range(1, 8):
+        bus.publish(step(n))  # blocks while the queue is full, until the gate opens
+    bus.close()
+    released.join()
+    assert seen == list(range(1, 8))
+
+
+def test_drain_timeout_names_what_is_pending():
+    bus = EventBus()
+    gate, seen, sub = blocked_worker(bus, name="slow")
+    bus.publish(step(1))
+    with pytest.raises(DrainTimeoutError, match="did not finish within 0.05 s") as info:
+        bus.drain_sync(timeout=0.05)
+    assert info.value.pending == {"slow": 1}
+    gate.set()
+    bus.close()
+
+
+def test_worker_failure_surfaces_attributed_at_the_next_check():
+    bus = EventBus()
+
+    async def upload(event: TrainStepEnd) -> None:
+        raise OSError(f"store down at step {event.step}")
+
+    bus.subscribe(TrainStepEnd, upload, mode="worker", name="uploader")
+    bus.publish(step(17))
+    with pytest.raises(SubscriberError, match=r"Worker subscriber 'uploader' failed on TrainStepEnd\(epoch=1, step=17\): OSError") as info:
+        bus.drain_sync()
+    assert isinstance(info.value.__cause__, OSError)
+    assert info.value.subscriber == "uploader"
+    assert info.value.event.step == 17
+    bus.close()
+
+
+def test_several_worker_failures_arrive_as_a_group():
+    bus = EventBus()
+
+    async def fail(event: TrainStepEnd) -> None:
+        raise ValueError(event.step)
+
+    bus.subscribe(TrainStepEnd, fail, mode="worker", name="a")
+    bus.subscribe(TrainStepEnd, fail, mode="worker", name="b")
+    bus.publish(step(1))
+    with pytest.raises(ExceptionGroup) as info:
+        bus.drain_sync()
+    assert sorted(e.subscriber for e in info.value.exceptions) == ["a", "b"]
+    bus.close()
+
+
+def test_retries_then_success():
+    bus = EventBus()
+    attempts: list[int] = []
+
+    async def flaky(event: TrainStepEnd) -> None:
+        attempts.append(event.step)
+        if len(attempts) < 3:
+            raise ConnectionError("transient")
+
+    bus.subscribe(TrainStepEnd, flaky, mode="worker", retries=2)
+    bus.publish(step(1))
+    bus.close()
+    assert attempts == [1, 1, 1]
+    assert bus.statistics().subscribers[0].errors == 0
+
+
+def test_isolated_worker_failures_are_kept_not_raised():
+    bus = EventBus()
+
+    async def fail(event: TrainStepEnd) -> None:
+        raise ValueError("nope")
+
+    bus.subscribe(TrainStepEnd, fail, mode="worker", on_error="isolate")
+    bus.publish(step(1))
+    bus.close()
+    (stats,) = bus.statistics().subscribers
+    assert (stats.errors, stats.last_error, stats.calls) == (1, "ValueError: nope", 1)
+
+
+def test_worker_statistics_time_every_call():
+    bus = EventBus()
+
+    async def handler(event: TrainStepEnd) -> None:
+        await anyio.sleep(0)
+
+    bus.subscribe(TrainStepEnd, handler, mode="worker")
+    for n in range(3):
+        bus.publish(step(n))
+    bus.close()
+    (stats,) = bus.statistics().subscribers
+    assert stats.calls == 3 and stats.total_time_s is not None and stats.queue_depth == 0
+
+
+def test_drain_sync_refuses_to_deadlock_on_the_worker_loop():
+    bus = EventBus()
+    errors: list[BaseException] = []
+
+    async def handler(event: TrainStepEnd) -> None:
+        try:
+            bus.drain_sync()
+        except RuntimeError as exc:
+            errors.append(exc)
+
+    bus.subscribe(TrainStepEnd, handler, mode="worker")
+    bus.publish(step(1))
+    bus.close()
+    assert "would deadlock" in str(errors[0])
+
+
+# --- on the caller's event loop (asyncio and trio) ---------------------------------
+
+@pytest.mark.anyio
+async def test_serve_runs_workers_on_the_callers_loop():
+    bus = EventBus()
+    seen: list[int] = []
+    loop_thread = threading.get_ident()
+    threads: set[int] = set()
+
+    async def handler(event: TrainStepEnd) -> None:
+        threads.add(threading.get_ident())
+        seen.append(event.step)
+
+    bus.subscribe(TrainStepEnd, handler, mode="worker")
+    async with bus.serve():
+        for n in range(1, 51):
+            bus.publish(step(n))
+        await bus.drain()
+        assert seen == list(range(1, 51))
+    assert threads == {loop_thread}
+
+
+@pytest.mark.anyio
+async def test_publishing_from_a_thread_while_served():
+    bus = EventBus()
+    seen: list[int] = []
+
+    async def handler(event: TrainStepEnd) -> None:
+        seen.append(event.step)
+
+    bus.subscribe(TrainStepEnd, handler, mode="worker")
+
+    def produce() -> None:
+        for n in range(1, 101):
+            bus.publish(step(n))
+        bus.drain_sync()
+
+    async with bus.serve():
+        await anyio.to_thread.run_sync(produce)
+    assert seen == list(range(1, 101))
+
+
+@pytest.mark.anyio
+async def test_serve_raises_worker_failures_at_exit():
+    bus = EventBus()
+
+    async def fail(event: TrainStepEnd) -> None:
+        raise KeyError("x")
+
+    bus.subscribe(TrainStepEnd, fail, mode="worker")
+    with pytest.raises(SubscriberError):
+        async with bus.serve():
+            bus.publish(step(1))
+
+
+@pytest.mark.anyio
+async def test_subscribing_a_worker_while_served_starts_it():
+    bus = EventBus()
+    seen: list[int] = []
+    async with bus.serve():
+
+        async def handler(event: TrainStepEnd) -> None:
+            seen.append(event.step)
+
+        bus.subscribe(TrainStepEnd, handler, mode="worker")
+        bus.publish(step(5))
+    assert seen == [5]
+
+
+@pytest.mark.anyio
+async def test_block_policy_refuses_to_block_the_loop_itself():
+    bus = EventBus()
+    gate = anyio.Event()
+
+    async def slow(event: TrainStepEnd) -> None:
+        await gate.wait()
+
+    bus.subscribe(TrainStepEnd, slow, mode="worker", queue_size=1)
+    async with bus.serve():
+        bus.publish(step(1))
+        await anyio.wait_all_tasks_blocked()
+        bus.publish(step(2))
+        with pytest.raises(RuntimeError, match="would block forever"):
+            bus.publish(step(3))
+        gate.set()
