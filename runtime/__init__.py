@@ -51,6 +51,7 @@ from ._statistics import BusStatistics, SubscriberStatistics
 from ._subscription import Subscription
 
 # --- compute: tensors, parameters, context, serialization ------------------------
+from ._serialization import load_checkpoint, load_param_into_net, save_checkpoint
 from ._tensor import Parameter, Tensor
 from ._util import fixup_module_metadata
 
@@ -95,6 +96,9 @@ __all__ = [
     "decode_event",
     "encode_event",
     "event_types",
+    "load_checkpoint",
+    "load_param_into_net",
+    "save_checkpoint",
 ]
 
 fixup_module_metadata(__name__, globals())

@@ -1,0 +1,278 @@
+"""MindSpore's `.ckpt` container: encode and decode, byte-compatible with MindSpore 2.x.
+
+A `.ckpt` file is a plain concatenation of serialized protobuf `Checkpoint`
+messages (schema `checkpoint.proto`, proto2, no package), one `Value` per
+record, with no header or trailer. Because a repeated field's records
+concatenate, the whole file parses as one `Checkpoint` whose `value` list holds
+the entries in file order. Per entry:
+
+- `tag` is the parameter name;
+- `tensor.dims` holds the shape, unpacked (none at all for a scalar);
+- `tensor.tensor_type` is MindSpore's dtype name (`"Float32"`, `"Int64"`,
+  `"Bool"`, ...) or `"str"` for a string entry (dims `[0]`, content UTF-32-LE);
+- `tensor.tensor_content` is the raw little-endian C-order data. A tensor over
+  512 MiB is split into several consecutive records with the same tag and the
+  full dims, each carrying one slice of the bytes.
+
+The message classes are built at runtime from a descriptor in a private
+descriptor pool rather than from committed `protoc` output: the schema is four
+small messages, a private pool cannot clash with MindSpore's own
+`checkpoint.proto` when both are imported in one process, and nothing generated
+has to be kept in step with the installed protobuf runtime.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+from google.protobuf.message import DecodeError
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
+
+    import numpy.typing as npt
+    from google.protobuf.message import Message
+
+__all__ = [
+    "SLICE_BYTES",
+    "decode",
+    "encode",
+    "encode_entry",
+    "tensor_type_name",
+]
+
+SLICE_BYTES = 512 * 1024 * 1024
+"""Largest `tensor_content` of one record; bigger tensors span several records."""
+
+_STR_TYPE = "str"
+_CRC_MARKER = b"crc_num"
+_CRC_TRAILER_BYTES = len(_CRC_MARKER) + 10
+
+# MindSpore tensor_type name -> little-endian numpy dtype.
+_NUMPY_OF_TYPE: dict[str, np.dtype[Any]] = {
+    "Bool": np.dtype(np.bool_),
+    "Int8": np.dtype("<i1"),
+    "UInt8": np.dtype("<u1"),
+    "Int16": np.dtype("<i2"),
+    "UInt16": np.dtype("<u2"),
+    "Int32": np.dtype("<i4"),
+    "UInt32": np.dtype("<u4"),
+    "Int64": np.dtype("<i8"),
+    "UInt64": np.dtype("<u8"),
+    "Float16": np.dtype("<f2"),
+    "Float32": np.dtype("<f4"),
+    "Float64": np.dtype("<f8"),
+}
+_TYPE_OF_NUMPY: dict[np.dtype[Any], str] = {
+    dtype: name for name, dtype in _NUMPY_OF_TYPE.items()
+}
+
+
+def _build_checkpoint_class() -> type[Message]:
+    """Build the `Checkpoint` message class from MindSpore's schema, in a private pool."""
+    fdp = descriptor_pb2.FileDescriptorProto(name="checkpoint.proto", syntax="proto2")
+    fd = descriptor_pb2.FieldDescriptorProto
+    tensor = fdp.message_type.add(name="TensorProto")
+    tensor.field.add(name="dims", number=1, type=fd.TYPE_INT64, label=fd.LABEL_REPEATED)
+    tensor.field.add(
+        name="tensor_type", number=2, type=fd.TYPE_STRING, label=fd.LABEL_REQUIRED
+    )
+    tensor.field.add(
+        name="tensor_content", number=3, type=fd.TYPE_BYTES, label=fd.LABEL_REQUIRED
+    )
+    map_tensor = fdp.message_type.add(name="MapTensorProto")
+    map_tensor.field.add(
+        name="tensor",
+        number=1,
+        type=fd.TYPE_MESSAGE,
+        label=fd.LABEL_REPEATED,
+        type_name=".TensorProto",
+    )
+    checkpoint = fdp.message_type.add(name="Checkpoint")
+    value = checkpoint.nested_type.add(name="Value")
+    value.oneof_decl.add(name="value")
+    value.field.add(name="tag", number=1, type=fd.TYPE_STRING, label=fd.LABEL_REQUIRED)
+    for number, (name, type_name) in enumerate(
+        [("tensor", ".TensorProto"), ("maptensor", ".MapTensorProto")], start=2
+    ):
+        value.field.add(
+            name=name,
+            number=number,
+            type=fd.TYPE_MESSAGE,
+            label=fd.LABEL_OPTIONAL,
+            type_name=type_name,
+            oneof_index=0,
+        )
+    checkpoint.field.add(
+        name="value",
+        number=1,
+        type=fd.TYPE_MESSAGE,
+        label=fd.LABEL_REPEATED,
+        type_name=".Checkpoint.Value",
+    )
+    pool = descriptor_pool.DescriptorPool()
+    pool.AddSerializedFile(fdp.SerializeToString())
+    return message_factory.GetMessageClass(pool.FindMessageTypeByName("Checkpoint"))
+
+
+_Checkpoint = _build_checkpoint_class()
+
+
+def tensor_type_name(dtype: np.dtype[Any]) -> str:
+    """Return MindSpore's name for a numpy dtype (`float32` -> `"Float32"`).
+
+    Raises:
+        TypeError: If the dtype has no MindSpore checkpoint type (complex, object, ...).
+    """
+    name = _TYPE_OF_NUMPY.get(dtype.newbyteorder("<"))
+    if name is None:
+        supported = ", ".join(str(d) for d in _TYPE_OF_NUMPY)
+        raise TypeError(
+            f"dtype {dtype!s} cannot be stored in a checkpoint; supported: {supported}"
+        )
+    return name
+
+
+# --- encoding --------------------------------------------------------------------
+
+
+def encode(entries: Iterable[tuple[str, npt.NDArray[Any] | str]]) -> Iterator[bytes]:
+    """Yield the records of a `.ckpt` file holding `entries`, in order."""
+    for name, value in entries:
+        yield from encode_entry(name, value)
+
+
+def encode_entry(name: str, value: npt.NDArray[Any] | str) -> Iterator[bytes]:
+    """Yield the serialized record(s) of one entry, as MindSpore writes them.
+
+    Args:
+        name: The entry's tag.
+        value: A numpy array (any supported dtype, any byte order or layout) or a str.
+    """
+    if isinstance(value, str):
+        yield _record(name, [0], _STR_TYPE, _encode_str(value))
+        return
+    type_name = tensor_type_name(value.dtype)
+    data = np.asarray(value, dtype=value.dtype.newbyteorder("<"), order="C")
+    content = data.reshape(-1).view(np.uint8)
+    dims = list(data.shape)
+    if len(content) <= SLICE_BYTES:
+        yield _record(name, dims, type_name, content.tobytes())
+        return
+    for start in range(0, len(content), SLICE_BYTES):
+        yield _record(
+            name, dims, type_name, content[start : start + SLICE_BYTES].tobytes()
+        )
+
+
+def _encode_str(value: str) -> bytes:
+    # numpy's unicode storage, as MindSpore writes it: UTF-32-LE, at least one (NUL) character.
+    return np.array(value, dtype=f"<U{max(len(value), 1)}").tobytes()
+
+
+def _record(name: str, dims: list[int], type_name: str, content: bytes) -> bytes:
+    message: Any = _Checkpoint()
+    entry = message.value.add()
+    entry.tag = name
+    entry.tensor.dims.extend(dims)
+    entry.tensor.tensor_type = type_name
+    entry.tensor.tensor_content = content
+    data: bytes = message.SerializeToString()
+    return data
+
+
+# --- decoding --------------------------------------------------------------------
+
+
+def decode(data: bytes) -> list[tuple[str, npt.NDArray[Any] | str]]:
+    """Decode the bytes of a `.ckpt` file into `(name, value)` pairs in file order.
+
+    Consecutive records with the same tag are joined into one entry (how
+    MindSpore stores tensors over 512 MiB). A CRC trailer, if present, is
+    skipped (not verified).
+
+    Raises:
+        ValueError: If the bytes are not a valid checkpoint; the message says what is wrong.
+    """
+    message = _parse(data)
+    entries: list[tuple[str, npt.NDArray[Any] | str]] = []
+    values = list(message.value)
+    start = 0
+    while start < len(values):
+        stop = start + 1
+        while stop < len(values) and values[stop].tag == values[start].tag:
+            stop += 1
+        entries.append(_decode_entry(values[start:stop]))
+        start = stop
+    return entries
+
+
+def _parse(data: bytes) -> Any:
+    message: Any = _Checkpoint()
+    try:
+        message.ParseFromString(data)
+    except DecodeError as error:
+        if data[-_CRC_TRAILER_BYTES:].startswith(_CRC_MARKER):
+            return _parse(data[:-_CRC_TRAILER_BYTES])
+        raise ValueError(f"not a MindSpore checkpoint or truncated: {error}") from error
+    unknown = message.ByteSize()
+    message.DiscardUnknownFields()
+    if message.ByteSize() != unknown:
+        raise ValueError(
+            "not a MindSpore checkpoint: the data holds fields outside the checkpoint schema"
+        )
+    return message
+
+
+def _decode_entry(records: list[Any]) -> tuple[str, npt.NDArray[Any] | str]:
+    first = records[0]
+    name: str = first.tag
+    if first.WhichOneof("value") != "tensor":
+        kind = first.WhichOneof("value") or "no value"
+        raise ValueError(
+            f"entry {name!r} holds {kind}, which cadence cannot load (only tensors)"
+        )
+    type_name: str = first.tensor.tensor_type
+    dims = [int(d) for d in first.tensor.dims]
+    content = b"".join(record.tensor.tensor_content for record in records)
+    if type_name == _STR_TYPE:
+        return name, _decode_str(name, dims, content)
+    return name, _decode_tensor(name, type_name, dims, content)
+
+
+def _decode_str(name: str, dims: list[int], content: bytes) -> str:
+    if dims != [0] or len(content) % 4:
+        raise ValueError(
+            f"string entry {name!r} is malformed: expected dims [0] and a multiple of 4 bytes, "
+            f"got dims {dims} and {len(content)} bytes"
+        )
+    if not content:
+        return ""
+    return str(np.frombuffer(content, dtype=f"<U{len(content) // 4}")[0])
+
+
+def _decode_tensor(
+    name: str, type_name: str, dims: list[int], content: bytes
+) -> npt.NDArray[Any]:
+    if type_name == "BFloat16":
+        # numpy has no bfloat16; widen exactly to float32 (bfloat16 is float32's upper half).
+        wide = _decode_tensor(name, "UInt16", dims, content).astype("<u4") << 16
+        return wide.view("<f4")
+    dtype = _NUMPY_OF_TYPE.get(type_name)
+    if dtype is None:
+        known = ", ".join([*_NUMPY_OF_TYPE, "BFloat16", _STR_TYPE])
+        raise ValueError(
+            f"entry {name!r} has tensor_type {type_name!r}, which cadence cannot load; known: {known}"
+        )
+    if dims == [0] and len(content) == dtype.itemsize:
+        dims = []  # MindSpore's writer marks some scalars with dims [0]
+    expected = math.prod(dims) * dtype.itemsize
+    if len(content) != expected:
+        raise ValueError(
+            f"entry {name!r} is truncated or malformed: dims {dims} of {type_name} need {expected} bytes, "
+            f"the file holds {len(content)}"
+        )
+    return np.frombuffer(content, dtype=dtype).reshape(dims).copy()
