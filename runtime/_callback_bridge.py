@@ -89,6 +89,8 @@ def warn_unknown_hooks(cb: Callback) -> None:
 
 def legacy_methods(cb: Callback) -> set[str]:
     """Return the legacy hook names `cb`'s own class body defines (MindSpore's check)."""
+    if type(cb) is Callback:
+        return set()
     return set(vars(type(cb))) & set(LEGACY_HOOKS)
 
 
