@@ -10,11 +10,36 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import common as common, dtype as dtype, ops as ops
+
 # --- runtime core: events, bus, callbacks, model ---------------------------------
 from ._bus import EventBus
 from ._callback import Callback
 from ._cb_params import CallbackParams
 from ._codec import decode_event, encode_event, event_types
+from ._context import (
+    GRAPH_MODE,
+    PYNATIVE_MODE,
+    get_context,
+    get_seed,
+    set_context,
+    set_seed,
+)
+from ._dtype import (
+    Type,
+    bool_,
+    float16,
+    float32,
+    float64,
+    int8,
+    int16,
+    int32,
+    int64,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+)
 from ._errors import (
     CadenceError,
     CadenceInternalError,
@@ -47,15 +72,17 @@ from ._events import (
 )
 from ._model import LegacyHookWarning, Model
 from ._run_context import RunContext
-from ._statistics import BusStatistics, SubscriberStatistics
-from ._subscription import Subscription
 
 # --- compute: tensors, parameters, context, serialization ------------------------
 from ._serialization import load_checkpoint, load_param_into_net, save_checkpoint
-from ._tensor import Parameter, Tensor
+from ._statistics import BusStatistics, SubscriberStatistics
+from ._subscription import Subscription
+from ._tensor import Parameter, ParameterTuple, Tensor
 from ._util import fixup_module_metadata
 
 __all__ = [
+    "GRAPH_MODE",
+    "PYNATIVE_MODE",
     "BusStatistics",
     "CadenceError",
     "CadenceInternalError",
@@ -75,6 +102,7 @@ __all__ = [
     "MissingKeyError",
     "Model",
     "Parameter",
+    "ParameterTuple",
     "QueueFullError",
     "RunCancelled",
     "RunCompleted",
@@ -93,12 +121,29 @@ __all__ = [
     "TrainEpochEnd",
     "TrainStepBegin",
     "TrainStepEnd",
+    "Type",
+    "bool_",
     "decode_event",
     "encode_event",
     "event_types",
+    "float16",
+    "float32",
+    "float64",
+    "get_context",
+    "get_seed",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
     "load_checkpoint",
     "load_param_into_net",
     "save_checkpoint",
+    "set_context",
+    "set_seed",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
 ]
 
 fixup_module_metadata(__name__, globals())

@@ -1,63 +1,616 @@
-"""`Tensor` and `Parameter`: numpy-backed arrays with MindSpore's surface.
+"""`Tensor`, `Parameter` and `ParameterTuple`: numpy-backed arrays with MindSpore's surface.
 
-Minimal first version; the compute work (autograd, ops, dtypes) extends it.
+Arithmetic and methods go through `cadence.ops`, so they are recorded on the
+autograd tape when it is on (see `_autograd`).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, final
 
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["Parameter", "Tensor"]
+from . import _dtype
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
+
+    from ._autograd import Node
+    from ._dtype import Type
+
+__all__ = ["Parameter", "ParameterTuple", "Tensor", "format_value"]
+
+NDArray = npt.NDArray[Any]
+
+
+def _to_array(data: Any, dtype: Any) -> NDArray:
+    if isinstance(data, Tensor):
+        data = data._data
+    if dtype is not None:
+        return np.asarray(data, dtype=_dtype.to_numpy(dtype))
+    if isinstance(data, np.ndarray):
+        arr = data
+    else:
+        arr = np.asarray(data)
+        # MindSpore: Python floats become Float32, Python ints Int64.
+        if arr.dtype == np.float64 and not isinstance(data, np.generic):
+            arr = arr.astype(np.float32)
+    _dtype.from_numpy(arr.dtype)  # reject strings, objects, complex
+    return arr
+
+
+def _float_item(v: float) -> str:
+    s = f"{v:+.8e}"
+    return " " + s[1:] if s[0] == "+" else s
+
+
+def format_value(a: NDArray) -> str:
+    """Format array data the way MindSpore's Tensor repr shows it after `value=`."""
+    if a.ndim == 0:
+        v = a.item()
+        if isinstance(v, float):
+            return " " + f"{v:g}"
+        return " " + str(v)
+    formatter: Any = {"float_kind": _float_item} if a.dtype.kind == "f" else None
+    body = np.array2string(
+        a,
+        separator=", ",
+        max_line_width=1 << 30,
+        formatter=formatter,
+        threshold=1000,
+        edgeitems=3,
+    )
+    return (" " if a.ndim == 1 else "\n") + body
 
 
 class Tensor:
-    """A numpy-backed tensor.
+    """A numpy-backed tensor with MindSpore's surface.
 
     Args:
-        input_data: Anything `numpy.asarray` accepts, or another Tensor.
-        dtype: A numpy dtype (cadence dtypes come with the compute layer).
+        input_data: A Tensor, number, bool, list, tuple or numpy array. Python
+            floats become `float32` and Python ints `int64`, as in MindSpore.
+        dtype: A cadence type (`cadence.float32`, ...); None keeps the data's type.
+        shape: With `init`, the shape of a tensor to initialize.
+        init: With `shape` and `dtype`, an initializer (name, number or Initializer).
+
+    Example:
+        >>> import cadence as ms
+        >>> ms.Tensor([1.0, 2.0]) * 2
+        Tensor(shape=[2], dtype=Float32, value= [ 2.00000000e+00,  4.00000000e+00])
     """
 
-    __slots__ = ("_data",)
+    __slots__ = ("__weakref__", "_data", "_node", "_tracked")
+    # Make numpy defer to Tensor's reflected operators (ndarray + Tensor -> Tensor).
+    __array_ufunc__ = None
 
-    def __init__(self, input_data: Any = None, dtype: Any = None) -> None:
-        if isinstance(input_data, Tensor):
-            input_data = input_data._data
-        self._data: npt.NDArray[Any] = np.asarray(input_data, dtype=dtype)
+    def __init__(
+        self,
+        input_data: Any = None,
+        dtype: Type | None = None,
+        shape: Any = None,
+        init: Any = None,
+        internal: bool = False,
+        const_arg: bool = False,
+    ) -> None:
+        if input_data is None:
+            if shape is None or init is None:
+                raise TypeError(
+                    "For 'Tensor', `input_data` must be given unless both `shape` and `init` are."
+                )
+            from .common.initializer import initializer
 
-    def asnumpy(self) -> npt.NDArray[Any]:
-        """Return the data as a numpy array (shared, not copied)."""
+            input_data = initializer(init, shape, dtype or _dtype.float32)._data
+        self._data: NDArray = _to_array(input_data, dtype)
+        self._node: Node | None = None
+        self._tracked = False
+
+    @classmethod
+    def _wrap(cls, data: NDArray) -> Tensor:
+        """Wrap an array without copying or checking (internal fast path)."""
+        t = object.__new__(Tensor)
+        t._data = data
+        t._node = None
+        t._tracked = False
+        return t
+
+    # --- data access -----------------------------------------------------------
+    def asnumpy(self) -> NDArray:
+        """Return the data as a numpy array (shared with the tensor, not copied)."""
         return self._data
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> NDArray:
+        return self._data if dtype is None else self._data.astype(dtype)
 
     @property
     def shape(self) -> tuple[int, ...]:
-        """The shape, as a tuple."""
-        return tuple(self._data.shape)
+        """The shape, as a tuple of ints."""
+        return self._data.shape
+
+    @property
+    def dtype(self) -> Type:
+        """The element type (`cadence.float32`, ...)."""
+        return _dtype.from_numpy(self._data.dtype)
+
+    @property
+    def ndim(self) -> int:
+        """The number of dimensions."""
+        return self._data.ndim
+
+    @property
+    def size(self) -> int:
+        """The number of elements."""
+        return self._data.size
+
+    @property
+    def itemsize(self) -> int:
+        """Bytes per element."""
+        return self._data.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of data."""
+        return self._data.nbytes
+
+    @property
+    def requires_grad(self) -> bool:
+        """Whether the tensor takes part in gradient computation."""
+        return self._tracked
+
+    def item(self, index: Any = None) -> Any:
+        """Return one element as a Python number (the only one when `index` is None)."""
+        return self._data.item() if index is None else self._data.item(index)
+
+    def tolist(self) -> Any:
+        """Return the data as nested Python lists."""
+        return self._data.tolist()
+
+    def __float__(self) -> float:
+        return float(self._data)
+
+    def __int__(self) -> int:
+        return int(self._data)
+
+    def __index__(self) -> int:
+        if self._data.dtype.kind not in "iu":
+            raise TypeError(
+                f"Only integer tensors can be used as an index, but got dtype {self.dtype!r}."
+            )
+        return int(self._data)
+
+    def __bool__(self) -> bool:
+        return bool(self._data)
+
+    def __len__(self) -> int:
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor is not defined.")
+        return len(self._data)
+
+    def __iter__(self) -> Iterator[Tensor]:
+        for i in range(len(self)):
+            yield self[i]
+
+    def __hash__(self) -> int:
+        return id(self)
 
     def __repr__(self) -> str:
-        return f"Tensor(shape={list(self._data.shape)}, value={self._data!s})"
+        return f"Tensor(shape={list(self._data.shape)}, dtype={self.dtype!r}, value={format_value(self._data)})"
+
+    def __str__(self) -> str:
+        return str(self._data)
+
+    def __copy__(self) -> Tensor:
+        return Tensor._wrap(self._data.copy())
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Tensor:
+        return self.__copy__()
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Tensor, (self._data,))
+
+    def copy(self) -> Tensor:
+        """Return a tensor holding a copy of the data (not recorded on the tape)."""
+        return Tensor._wrap(self._data.copy())
+
+    # --- operators (differentiable through cadence.ops) ------------------------
+    def __add__(self, other: Any) -> Tensor:
+        return F.add(self, other)
+
+    def __radd__(self, other: Any) -> Tensor:
+        return F.add(other, self)
+
+    def __sub__(self, other: Any) -> Tensor:
+        return F.sub(self, other)
+
+    def __rsub__(self, other: Any) -> Tensor:
+        return F.sub(other, self)
+
+    def __mul__(self, other: Any) -> Tensor:
+        return F.mul(self, other)
+
+    def __rmul__(self, other: Any) -> Tensor:
+        return F.mul(other, self)
+
+    def __truediv__(self, other: Any) -> Tensor:
+        return F.div(self, other)
+
+    def __rtruediv__(self, other: Any) -> Tensor:
+        return F.div(other, self)
+
+    def __pow__(self, other: Any) -> Tensor:
+        return F.pow(self, other)
+
+    def __rpow__(self, other: Any) -> Tensor:
+        return F.pow(other, self)
+
+    def __matmul__(self, other: Any) -> Tensor:
+        return F.matmul(self, other)
+
+    def __rmatmul__(self, other: Any) -> Tensor:
+        return F.matmul(other, self)
+
+    def __neg__(self) -> Tensor:
+        return F.neg(self)
+
+    def __pos__(self) -> Tensor:
+        return self
+
+    def __abs__(self) -> Tensor:
+        return F.abs(self)
+
+    def __floordiv__(self, other: Any) -> Tensor:
+        return F.floor_divide(self, other)
+
+    def __mod__(self, other: Any) -> Tensor:
+        return F.mod(self, other)
+
+    def __eq__(self, other: object) -> Tensor:  # type: ignore[override]
+        return F.equal(self, other)
+
+    def __ne__(self, other: object) -> Tensor:  # type: ignore[override]
+        return F.not_equal(self, other)
+
+    def __lt__(self, other: Any) -> Tensor:
+        return F.less(self, other)
+
+    def __le__(self, other: Any) -> Tensor:
+        return F.less_equal(self, other)
+
+    def __gt__(self, other: Any) -> Tensor:
+        return F.greater(self, other)
+
+    def __ge__(self, other: Any) -> Tensor:
+        return F.greater_equal(self, other)
+
+    def __getitem__(self, index: Any) -> Tensor:
+        return F.getitem(self, index)
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        self._data[_unwrap_index(index)] = (
+            value._data if isinstance(value, Tensor) else value
+        )
+
+    # --- methods ---------------------------------------------------------------
+    def astype(self, dtype: Type, copy: bool = True) -> Tensor:
+        """Return the tensor converted to `dtype`."""
+        return F.cast(self, dtype)
+
+    def to(self, dtype: Type) -> Tensor:
+        """Return the tensor converted to `dtype`."""
+        return F.cast(self, dtype)
+
+    def float(self) -> Tensor:
+        """Return the tensor as float32."""
+        return F.cast(self, _dtype.float32)
+
+    def reshape(self, *shape: Any) -> Tensor:
+        """Return the data in a new shape (`reshape(2, 3)` or `reshape((2, 3))`)."""
+        return F.reshape(
+            self,
+            shape[0] if len(shape) == 1 and not isinstance(shape[0], int) else shape,
+        )
+
+    def view(self, *shape: Any) -> Tensor:
+        """Same as `reshape`."""
+        return self.reshape(*shape)
+
+    def flatten(
+        self, order: str = "C", *, start_dim: int = 0, end_dim: int = -1
+    ) -> Tensor:
+        """Return the data flattened (between `start_dim` and `end_dim`)."""
+        return F.flatten(self, start_dim=start_dim, end_dim=end_dim)
+
+    def transpose(self, *axes: Any) -> Tensor:
+        """Return the tensor with its axes permuted (reversed when none are given)."""
+        if len(axes) == 1 and not isinstance(axes[0], int):
+            axes = tuple(axes[0])
+        return F.transpose(self, axes or None)
+
+    @property
+    def T(self) -> Tensor:  # noqa: N802 - numpy and MindSpore spell it this way
+        """The tensor with its axes reversed."""
+        return F.transpose(self, None)
+
+    def squeeze(self, axis: Any = None) -> Tensor:
+        """Remove dimensions of size 1 (all, or those in `axis`)."""
+        return F.squeeze(self, axis)
+
+    def expand_dims(self, axis: int) -> Tensor:
+        """Insert a dimension of size 1 at `axis`."""
+        return F.expand_dims(self, axis)
+
+    def sum(
+        self,
+        axis: Any = None,
+        dtype: Any = None,
+        keepdims: bool = False,
+        initial: Any = None,
+    ) -> Tensor:
+        """Sum over `axis` (all axes when None)."""
+        out = F.sum(self, axis, keepdims)
+        return out if dtype is None else F.cast(out, dtype)
+
+    def mean(self, axis: Any = None, keep_dims: bool = False) -> Tensor:
+        """Mean over `axis` (all axes when None or `()`)."""
+        return F.mean(self, axis, keep_dims)
+
+    def max(self, axis: Any = None, keepdims: bool = False) -> Tensor:
+        """Maximum over `axis`."""
+        return F.amax(self, axis, keepdims)
+
+    def min(self, axis: Any = None, keepdims: bool = False) -> Tensor:
+        """Minimum over `axis`."""
+        return F.amin(self, axis, keepdims)
+
+    def argmax(self, axis: int | None = None, keepdims: bool = False) -> Tensor:
+        """Indices of the maxima along `axis`."""
+        return F.argmax(self, axis, keepdims)
+
+    def argmin(self, axis: int | None = None, keepdims: bool = False) -> Tensor:
+        """Indices of the minima along `axis`."""
+        return F.argmin(self, axis, keepdims)
+
+    def exp(self) -> Tensor:
+        """Elementwise e**x."""
+        return F.exp(self)
+
+    def log(self) -> Tensor:
+        """Elementwise natural logarithm."""
+        return F.log(self)
+
+    def sqrt(self) -> Tensor:
+        """Elementwise square root."""
+        return F.sqrt(self)
+
+    def square(self) -> Tensor:
+        """Elementwise x*x."""
+        return F.square(self)
+
+    def abs(self) -> Tensor:
+        """Elementwise absolute value."""
+        return F.abs(self)
+
+    def pow(self, exponent: Any) -> Tensor:
+        """Elementwise x**exponent."""
+        return F.pow(self, exponent)
+
+    def clip(self, xmin: Any = None, xmax: Any = None) -> Tensor:
+        """Limit values to [xmin, xmax]."""
+        return F.clip(self, xmin, xmax)
+
+    def add(self, other: Any) -> Tensor:
+        """Elementwise sum."""
+        return F.add(self, other)
+
+    def sub(self, other: Any) -> Tensor:
+        """Elementwise difference."""
+        return F.sub(self, other)
+
+    def mul(self, other: Any) -> Tensor:
+        """Elementwise product."""
+        return F.mul(self, other)
+
+    def div(self, other: Any) -> Tensor:
+        """Elementwise quotient."""
+        return F.div(self, other)
+
+    def matmul(self, other: Any) -> Tensor:
+        """Matrix product."""
+        return F.matmul(self, other)
+
+    def all(self, axis: Any = None, keep_dims: bool = False) -> Tensor:
+        """Whether all elements are true."""
+        return Tensor._wrap(
+            np.asarray(np.all(self._data, axis=axis, keepdims=keep_dims))
+        )
+
+    def any(self, axis: Any = None, keep_dims: bool = False) -> Tensor:
+        """Whether any element is true."""
+        return Tensor._wrap(
+            np.asarray(np.any(self._data, axis=axis, keepdims=keep_dims))
+        )
+
+    def stop_gradient(self) -> Tensor:
+        """Return the same data, cut off from the tape."""
+        return Tensor._wrap(self._data)
+
+    def assign_value(self, value: Any) -> Tensor:
+        """Replace the data in place and return self."""
+        self._data = _to_array(value, None)
+        return self
+
+
+def _unwrap_index(index: Any) -> Any:
+    if isinstance(index, Tensor):
+        return index._data
+    if isinstance(index, tuple):
+        return tuple(i._data if isinstance(i, Tensor) else i for i in index)
+    return index
 
 
 class Parameter(Tensor):
-    """A named, trainable tensor held by a cell.
+    """A named tensor held by a cell; optimizers update those with `requires_grad`.
 
     Args:
-        default_input: The initial value.
-        name: The parameter's name in the cell tree.
-        requires_grad: Whether optimizers update it.
+        default_input: The initial value: a Tensor, numpy array, number or list.
+        name: The parameter's name; cells prefix it with their attribute path
+            (`"1.weight"`). Defaults to `"Parameter"` until a cell names it.
+        requires_grad: Whether gradients are computed for it and optimizers update it.
+        layerwise_parallel: Accepted for MindSpore compatibility; ignored.
+        parallel_optimizer: Accepted for MindSpore compatibility; ignored.
+
+    Example:
+        >>> import numpy as np, cadence as ms
+        >>> ms.Parameter(np.zeros((2, 3), np.float32), name="w")
+        Parameter (name=w, shape=(2, 3), dtype=Float32, requires_grad=True)
     """
 
-    __slots__ = ("name", "requires_grad")
+    __slots__ = ("_name", "_requires_grad", "_user_named")
 
-    def __init__(self, default_input: Any, name: str | None = None, requires_grad: bool = True) -> None:
-        super().__init__(default_input)
-        self.name = name
-        self.requires_grad = requires_grad
+    def __init__(
+        self,
+        default_input: Any,
+        name: str | None = None,
+        requires_grad: bool = True,
+        layerwise_parallel: bool = False,
+        parallel_optimizer: bool = True,
+    ) -> None:
+        if name is not None and not isinstance(name, str):
+            raise TypeError(
+                f"For 'Parameter', `name` must be a str or None, but got {name!r}."
+            )
+        if not isinstance(requires_grad, bool):
+            raise TypeError(
+                f"For 'Parameter', `requires_grad` must be a bool, but got {requires_grad!r}."
+            )
+        data = _to_array(default_input, None)
+        if not data.flags.writeable or not data.flags.c_contiguous:
+            data = np.ascontiguousarray(data).copy()
+        self._data = data
+        self._node = None
+        self._name = "Parameter" if name is None else name
+        self._user_named = name is not None
+        self._requires_grad = requires_grad
+        self._tracked = requires_grad
 
-    def set_data(self, data: Any) -> Parameter:
-        """Replace the value in place and return self."""
-        self._data = np.asarray(data.asnumpy() if isinstance(data, Tensor) else data)
+    @property
+    def name(self) -> str:
+        """The parameter's name (checkpoint key)."""
+        return self._name
+
+    @name.setter
+    def name(self, value: str) -> None:
+        if not isinstance(value, str):
+            raise TypeError(f"`Parameter.name` must be a str, but got {value!r}.")
+        self._name = value
+        self._user_named = True
+
+    @property
+    def requires_grad(self) -> bool:
+        """Whether gradients are computed for it and optimizers update it."""
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        if not isinstance(value, bool):
+            raise TypeError(
+                f"`Parameter.requires_grad` must be a bool, but got {value!r}."
+            )
+        self._requires_grad = value
+        self._tracked = value
+
+    @property
+    def data(self) -> Parameter:
+        """The parameter itself (as in MindSpore)."""
         return self
+
+    def set_data(self, data: Any, slice_shape: bool = False) -> Parameter:
+        """Replace the value and return self.
+
+        A value of the same shape is copied into the existing buffer (keeping the
+        dtype), so views held by optimizers stay valid; another shape replaces it.
+
+        Raises:
+            TypeError: If `data` is not a Tensor, array or number.
+        """
+        if not isinstance(
+            data, (Tensor, np.ndarray, int, float, bool, np.generic, list, tuple)
+        ):
+            raise TypeError(
+                f"For 'Parameter.set_data', `data` must be a Tensor, numpy array or number, but got {data!r}."
+            )
+        arr = data._data if isinstance(data, Tensor) else np.asarray(data)
+        if arr.shape == self._data.shape:
+            np.copyto(self._data, arr, casting="unsafe")
+        else:
+            self._data = np.array(
+                arr,
+                dtype=self._data.dtype
+                if arr.dtype.kind == self._data.dtype.kind
+                else None,
+            )
+        return self
+
+    def init_data(self, *args: Any, **kwargs: Any) -> Parameter:
+        """Return self (data is always initialized)."""
+        return self
+
+    def value(self) -> Tensor:
+        """Return the current value as a plain Tensor sharing the data."""
+        return Tensor._wrap(self._data)
+
+    def clone(self, init: Any = "same") -> Parameter:
+        """Return a copy (`init="same"`) or a same-shaped parameter filled by `init`."""
+        if isinstance(init, str) and init == "same":
+            data = self._data.copy()
+        else:
+            from .common.initializer import initializer
+
+            data = initializer(
+                init, self._data.shape, _dtype.from_numpy(self._data.dtype)
+            )._data
+        p = Parameter(data, name=self._name, requires_grad=self._requires_grad)
+        p._user_named = self._user_named
+        return p
+
+    def __repr__(self) -> str:
+        return f"Parameter (name={self._name}, shape={self._data.shape}, dtype={self.dtype!r}, requires_grad={self._requires_grad})"
+
+    __str__ = __repr__
+
+    def __copy__(self) -> Parameter:
+        return self.clone()
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Parameter:
+        return self.clone()
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Parameter, (self._data, self._name, self._requires_grad))
+
+
+@final
+class ParameterTuple(tuple[Parameter, ...]):
+    """An immutable sequence of parameters (what `Cell.trainable_params()` feeds optimizers)."""
+
+    __slots__ = ()
+
+    def __new__(cls, iterable: Iterable[Parameter] = ()) -> ParameterTuple:
+        items = tuple(iterable)
+        for i, p in enumerate(items):
+            if not isinstance(p, Parameter):
+                raise TypeError(
+                    f"For 'ParameterTuple', element {i} must be a Parameter, but got {p!r}."
+                )
+        return super().__new__(cls, items)
+
+    def clone(self, prefix: str, init: Any = "same") -> ParameterTuple:
+        """Return copies named `<prefix>.<name>` and filled by `init` (optimizer state)."""
+        out = []
+        for p in self:
+            c = p.clone(init)
+            c.name = f"{prefix}.{p.name}"
+            out.append(c)
+        return ParameterTuple(out)
+
+
+from .ops import _functional as F  # noqa: E402, N812 - ops import Tensor from this module

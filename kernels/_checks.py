@@ -1,0 +1,45 @@
+"""Argument checks run in Python before a JIT call, so errors name arguments, not LLVM types."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+__all__ = ["check_float_array", "check_same_shape", "check_shape"]
+
+
+def check_float_array(name: str, a: Any, ndim: int | None = None) -> None:
+    """Raise unless `a` is a C-contiguous float32/float64 array (of `ndim` dimensions)."""
+    if not isinstance(a, np.ndarray):
+        raise TypeError(
+            f"Kernel argument `{name}` must be a numpy array, but got {type(a).__name__}."
+        )
+    if a.dtype not in (np.float32, np.float64):
+        raise TypeError(
+            f"Kernel argument `{name}` must be float32 or float64, but got {a.dtype}."
+        )
+    if ndim is not None and a.ndim != ndim:
+        raise ValueError(
+            f"Kernel argument `{name}` must have {ndim} dimensions, but got shape {a.shape}."
+        )
+    if not a.flags.c_contiguous:
+        raise ValueError(f"Kernel argument `{name}` must be C-contiguous.")
+
+
+def check_same_shape(names: tuple[str, ...], *arrays: np.ndarray[Any, Any]) -> None:
+    """Raise unless all arrays have the same shape."""
+    shapes = [a.shape for a in arrays]
+    if any(s != shapes[0] for s in shapes):
+        listed = ", ".join(f"`{n}` {s}" for n, s in zip(names, shapes, strict=True))
+        raise ValueError(
+            f"Kernel arguments must have the same shape, but got {listed}."
+        )
+
+
+def check_shape(name: str, a: np.ndarray[Any, Any], shape: tuple[int, ...]) -> None:
+    """Raise unless `a` has exactly `shape`."""
+    if a.shape != shape:
+        raise ValueError(
+            f"Kernel argument `{name}` must have shape {shape}, but got {a.shape}."
+        )

@@ -1,0 +1,135 @@
+"""The define-by-run tape: ops record backward closures while recording is on.
+
+An op whose output depends on a tracked tensor (a `Parameter` with
+`requires_grad`, or the output of a recorded op) attaches a `Node` to its
+output: the input tensors and a closure mapping the output's gradient to one
+gradient per input (None where an input needs none). `backward` walks the
+nodes from the loss in reverse creation order and accumulates gradients.
+
+Recording is off by default (inference and metrics pay nothing) and per thread;
+`TrainOneStepCell`, `grad` and `value_and_grad` switch it on around the forward.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from ._tensor import Tensor
+
+__all__ = ["Node", "backward", "enable_grad", "is_recording", "no_grad"]
+
+BackwardFn = Callable[[np.ndarray[Any, Any]], Sequence["np.ndarray[Any, Any] | None"]]
+
+
+_SEQ = itertools.count()
+
+
+class Node:
+    """One recorded op: its inputs and the closure computing their gradients."""
+
+    __slots__ = ("backward", "inputs", "seq")
+
+    def __init__(self, inputs: tuple[Tensor, ...], backward: BackwardFn) -> None:
+        self.inputs = inputs
+        self.backward = backward
+        # Creation order is a topological order: a node's inputs were made before it.
+        self.seq = next(_SEQ)
+
+
+class _State(threading.local):
+    recording: bool = False
+
+
+_state = _State()
+
+
+def is_recording() -> bool:
+    """Return whether ops on this thread record backward closures."""
+    return _state.recording
+
+
+@contextmanager
+def enable_grad() -> Iterator[None]:
+    """Record ops on this thread inside the block."""
+    prev = _state.recording
+    _state.recording = True
+    try:
+        yield
+    finally:
+        _state.recording = prev
+
+
+@contextmanager
+def no_grad() -> Iterator[None]:
+    """Record nothing on this thread inside the block."""
+    prev = _state.recording
+    _state.recording = False
+    try:
+        yield
+    finally:
+        _state.recording = prev
+
+
+def _collect(root: Tensor) -> list[Tensor]:
+    """Return every tensor with a node reachable from `root`, newest node first."""
+    seen: set[int] = set()
+    found: list[Tensor] = []
+    stack = [root]
+    while stack:
+        t = stack.pop()
+        node = t._node
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        found.append(t)
+        stack.extend(node.inputs)
+    found.sort(key=lambda t: t._node.seq, reverse=True)  # type: ignore[union-attr]
+    return found
+
+
+def backward(
+    loss: Tensor, targets: Sequence[Tensor], sens: Any = None
+) -> list[np.ndarray[Any, Any]]:
+    """Return d(loss)/d(target) for each target, zeros where the loss does not depend on it.
+
+    Args:
+        loss: The tensor to differentiate; non-scalar losses are seeded with `sens`.
+        targets: Tensors (usually parameters) to return gradients for.
+        sens: The seed gradient; ones shaped like `loss` when None.
+    """
+    data = loss._data
+    seed = (
+        np.ones_like(data)
+        if sens is None
+        else np.broadcast_to(np.asarray(sens, dtype=data.dtype), data.shape)
+    )
+    grads: dict[int, np.ndarray[Any, Any]] = {id(loss): seed}
+    wanted = {id(t) for t in targets}
+    for t in _collect(loss):
+        g = grads.get(id(t)) if id(t) in wanted else grads.pop(id(t), None)
+        if g is None:
+            continue
+        node = t._node
+        assert node is not None
+        for inp, gi in zip(node.inputs, node.backward(g), strict=True):
+            if gi is None or not inp._tracked:
+                continue
+            key = id(inp)
+            prev = grads.get(key)
+            grads[key] = gi if prev is None else prev + gi
+    return [_fit(grads.get(id(t)), t) for t in targets]
+
+
+def _fit(g: np.ndarray[Any, Any] | None, t: Tensor) -> np.ndarray[Any, Any]:
+    if g is None:
+        return np.zeros_like(t._data)
+    if g.dtype != t._data.dtype:
+        g = g.astype(t._data.dtype)
+    return g

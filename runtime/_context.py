@@ -1,0 +1,174 @@
+"""Global execution context: `set_context`, `get_context`, `set_seed` and the random streams.
+
+Both MindSpore modes run eagerly here; `mode` is recorded so scripts that set
+and read it behave as they do under MindSpore.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from typing import Any, Final
+
+import numpy as np
+
+from ._targets import Target, get_target
+
+__all__ = [
+    "GRAPH_MODE",
+    "PYNATIVE_MODE",
+    "current_target",
+    "get_context",
+    "get_seed",
+    "rng",
+    "set_context",
+    "set_seed",
+]
+
+GRAPH_MODE: Final = 0
+PYNATIVE_MODE: Final = 1
+
+# Keys accepted by set_context. Keys cadence acts on are handled below; the others
+# are recorded so scripts written for MindSpore run unchanged.
+_DEFAULTS: Final[dict[str, Any]] = {
+    "mode": PYNATIVE_MODE,
+    "device_target": "CPU",
+    "device_id": 0,
+    "runtime_num_threads": None,
+    "save_graphs": False,
+    "save_graphs_path": ".",
+    "max_call_depth": 1000,
+    "pynative_synchronize": False,
+    "enable_graph_kernel": False,
+    "jit_config": None,
+    "deterministic": "OFF",
+    "max_device_memory": "1024GB",
+    "memory_optimize_level": "O0",
+    "jit_syntax_level": None,
+    "debug_level": None,
+}
+
+_lock = threading.Lock()
+_values: dict[str, Any] = dict(_DEFAULTS)
+_target: Target | None = None
+_seed: int | None = None
+_streams: dict[str, np.random.Generator] = {}
+
+
+def set_context(**kwargs: Any) -> None:
+    """Set context attributes, as `mindspore.set_context`.
+
+    Args:
+        **kwargs: `mode` (`GRAPH_MODE` or `PYNATIVE_MODE`; both run eagerly),
+            `device_target` (`"CPU"`; others once their plugin is installed),
+            `runtime_num_threads` (threads BLAS and kernels may use together),
+            and MindSpore's other keys, which are recorded and otherwise ignored.
+
+    Raises:
+        ValueError: For an unknown key, a bad mode, or an unknown or unavailable target.
+
+    Example:
+        >>> import cadence as ms
+        >>> ms.set_context(mode=ms.PYNATIVE_MODE, device_target="CPU")
+    """
+    global _target
+    for key, value in kwargs.items():
+        if key not in _DEFAULTS:
+            raise ValueError(
+                f"For 'set_context', the keyword argument {key!r} is not recognized; valid keys: {sorted(_DEFAULTS)}."
+            )
+        if key == "mode" and (
+            isinstance(value, bool) or value not in (GRAPH_MODE, PYNATIVE_MODE)
+        ):
+            raise ValueError(
+                f"For 'set_context', `mode` must be GRAPH_MODE (0) or PYNATIVE_MODE (1), but got {value!r}."
+            )
+        if key == "runtime_num_threads" and (
+            not isinstance(value, int) or isinstance(value, bool) or value < 1
+        ):
+            raise ValueError(
+                f"For 'set_context', `runtime_num_threads` must be a positive int, but got {value!r}."
+            )
+    with _lock:
+        if "device_target" in kwargs:
+            target = get_target(kwargs["device_target"])
+            _target = target
+            kwargs = {**kwargs, "device_target": target.name}
+        _values.update(kwargs)
+        if kwargs.get("runtime_num_threads") is not None:
+            current_target().configure_threads(kwargs["runtime_num_threads"])
+
+
+def get_context(attr_key: str) -> Any:
+    """Return the value of one context attribute, as `mindspore.get_context`.
+
+    Raises:
+        ValueError: If `attr_key` is not a context attribute.
+    """
+    if attr_key not in _values:
+        raise ValueError(
+            f"For 'get_context', the attribute {attr_key!r} is not supported; valid keys: {sorted(_values)}."
+        )
+    return _values[attr_key]
+
+
+def current_target() -> Target:
+    """Return the target compute runs on (resolved from `device_target`)."""
+    global _target
+    target = _target
+    if target is None:
+        with _lock:
+            if _target is None:
+                _target = get_target(_values["device_target"])
+            target = _target
+    return target
+
+
+def set_seed(seed: int) -> None:
+    """Seed every random source cadence uses: parameter init, shuffling and dropout.
+
+    Each consumer draws from its own stream (see `rng`), derived from `seed` and
+    the stream's name, so adding dropout does not change the shuffle order.
+
+    Raises:
+        TypeError: If `seed` is not an int.
+        ValueError: If `seed` is negative.
+    """
+    global _seed
+    if not isinstance(seed, int) or isinstance(seed, bool):  # type: ignore[redundant-expr]
+        raise TypeError(f"For 'set_seed', `seed` must be an int, but got {seed!r}.")
+    if seed < 0:
+        raise ValueError(
+            f"For 'set_seed', `seed` must be non-negative, but got {seed!r}."
+        )
+    with _lock:
+        _seed = seed
+        _streams.clear()
+
+
+def get_seed() -> int | None:
+    """Return the seed given to `set_seed`, or None if none was set."""
+    return _seed
+
+
+def rng(stream: str = "global") -> np.random.Generator:
+    """Return the random generator of a named stream (`"init"`, `"dropout"`, `"shuffle"`, ...).
+
+    The generator is created on first use: from the `set_seed` seed and the
+    stream's name when a seed was set, from OS entropy otherwise. `set_seed`
+    resets every stream.
+    """
+    gen = _streams.get(stream)
+    if gen is None:
+        with _lock:
+            gen = _streams.get(stream)
+            if gen is None:
+                if _seed is None:
+                    gen = np.random.default_rng()
+                else:
+                    salt = int.from_bytes(
+                        hashlib.sha256(stream.encode()).digest()[:8], "little"
+                    )
+                    gen = np.random.default_rng([_seed, salt])
+                _streams[stream] = gen
+    return gen

@@ -1,0 +1,249 @@
+"""Differentiable neural-network ops backed by the current target's kernels."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .._context import current_target, rng
+from ._functional import Array, GradFn, as_tensor, record
+
+if TYPE_CHECKING:
+    from .._tensor import Tensor
+
+__all__ = [
+    "avg_pool2d",
+    "batch_norm",
+    "conv2d",
+    "dense",
+    "dropout",
+    "log_softmax",
+    "max_pool2d",
+    "relu",
+    "sigmoid",
+    "softmax",
+    "softmax_cross_entropy",
+    "tanh",
+]
+
+ACT_CODES = {None: 0, "relu": 1, "sigmoid": 2, "tanh": 3}
+
+
+def _k() -> Any:
+    return current_target().kernels
+
+
+def _float(t: Tensor) -> Array:
+    d = t._data
+    if d.dtype.kind != "f":
+        raise TypeError(f"Expected a float tensor, but got dtype {t.dtype!r}.")
+    return d if d.flags.c_contiguous else np.ascontiguousarray(d)
+
+
+def _activation(name: str, x: Any) -> Tensor:
+    t = as_tensor(x)
+    k = _k()
+    xd = _float(t)
+    y = getattr(k, f"{name}_forward")(xd)
+    back = getattr(k, f"{name}_backward")
+    return record(y, (t,), lambda: lambda g: (back(np.ascontiguousarray(g), y),))
+
+
+def relu(input: Any) -> Tensor:
+    """max(input, 0)."""
+    return _activation("relu", input)
+
+
+def sigmoid(input: Any) -> Tensor:
+    """1 / (1 + exp(-input))."""
+    return _activation("sigmoid", input)
+
+
+def tanh(input: Any) -> Tensor:
+    """Hyperbolic tangent."""
+    return _activation("tanh", input)
+
+
+def _rowwise(name: str, x: Any, axis: int) -> Tensor:
+    t = as_tensor(x)
+    xd = _float(t)
+    k = _k()
+    moved = np.moveaxis(xd, axis, -1)
+    shape = moved.shape
+    y2 = getattr(k, f"{name}_forward")(
+        np.ascontiguousarray(moved).reshape(-1, shape[-1])
+    )
+    y = np.moveaxis(y2.reshape(shape), -1, axis)
+    back = getattr(k, f"{name}_backward")
+
+    def grad_fn() -> GradFn:
+        def backward(g: Array) -> tuple[Array]:
+            g2 = np.ascontiguousarray(np.moveaxis(g, axis, -1)).reshape(-1, shape[-1])
+            return (np.moveaxis(back(g2, y2).reshape(shape), -1, axis),)
+
+        return backward
+
+    return record(y, (t,), grad_fn)
+
+
+def softmax(input: Any, axis: int = -1) -> Tensor:
+    """Softmax along `axis`."""
+    return _rowwise("softmax", input, axis)
+
+
+def log_softmax(input: Any, axis: int = -1) -> Tensor:
+    """log(softmax(input)) along `axis`."""
+    return _rowwise("log_softmax", input, axis)
+
+
+def dense(
+    x: Any, weight: Tensor, bias: Tensor | None = None, activation: str | None = None
+) -> Tensor:
+    """act(x @ weight.T + bias) in one fused op; x may have extra leading axes."""
+    tx = as_tensor(x)
+    code = ACT_CODES[activation]
+    k = _k()
+    xd = _float(tx)
+    lead = xd.shape[:-1]
+    x2 = xd.reshape(-1, xd.shape[-1]) if xd.ndim != 2 else xd
+    w = weight._data
+    b = None if bias is None else bias._data
+    y = k.dense_forward(x2, w, b, code)
+    inputs = (tx, weight) if bias is None else (tx, weight, bias)
+
+    def grad_fn() -> GradFn:
+        def backward(g: Array) -> list[Array | None]:
+            g2 = np.ascontiguousarray(g).reshape(y.shape)
+            dx, dw, db = k.dense_backward(g2, x2, w, y, code, tx._tracked)
+            out = [None if dx is None else dx.reshape(xd.shape), dw]
+            if bias is not None:
+                out.append(db)
+            return out
+
+        return backward
+
+    out = record(y if xd.ndim == 2 else y.reshape(*lead, y.shape[-1]), inputs, grad_fn)
+    return out
+
+
+def conv2d(
+    x: Any,
+    weight: Tensor,
+    stride: tuple[int, int],
+    padding: tuple[int, int, int, int],
+    dilation: tuple[int, int],
+) -> Tensor:
+    """2-D cross-correlation, NCHW; `padding` is (top, bottom, left, right)."""
+    tx = as_tensor(x)
+    k = _k()
+    xd = _float(tx)
+    w = weight._data
+    y = k.conv2d_forward(xd, w, stride, padding, dilation)
+
+    def grad_fn() -> GradFn:
+        def backward(g: Array) -> tuple[Array | None, Array]:
+            dx, dw = k.conv2d_backward(
+                np.ascontiguousarray(g), xd, w, stride, padding, dilation, tx._tracked
+            )
+            return dx, dw
+
+        return backward
+
+    return record(y, (tx, weight), grad_fn)
+
+
+def max_pool2d(x: Any, kernel: tuple[int, int], stride: tuple[int, int]) -> Tensor:
+    """Max pooling over NCHW input without padding."""
+    tx = as_tensor(x)
+    k = _k()
+    xd = _float(tx)
+    y, idx = k.max_pool2d_forward(xd, kernel[0], kernel[1], stride[0], stride[1])
+    shape = xd.shape
+    return record(
+        y,
+        (tx,),
+        lambda: lambda g: (k.max_pool2d_backward(np.ascontiguousarray(g), idx, shape),),
+    )
+
+
+def avg_pool2d(x: Any, kernel: tuple[int, int], stride: tuple[int, int]) -> Tensor:
+    """Average pooling over NCHW input without padding."""
+    tx = as_tensor(x)
+    k = _k()
+    xd = _float(tx)
+    y = k.avg_pool2d_forward(xd, kernel[0], kernel[1], stride[0], stride[1])
+    shape = xd.shape
+    return record(
+        y,
+        (tx,),
+        lambda: (
+            lambda g: (
+                k.avg_pool2d_backward(
+                    np.ascontiguousarray(g),
+                    shape,
+                    kernel[0],
+                    kernel[1],
+                    stride[0],
+                    stride[1],
+                ),
+            )
+        ),
+    )
+
+
+def softmax_cross_entropy(logits: Any, labels: Any, sparse: bool) -> Tensor:
+    """Per-sample softmax cross-entropy of (N, C) logits; forward and backward in one kernel."""
+    tl = as_tensor(logits)
+    k = _k()
+    ld = _float(tl)
+    lab = as_tensor(labels)._data
+    if sparse:
+        loss, dlogits = k.softmax_cross_entropy_sparse(
+            ld, np.ascontiguousarray(lab.reshape(-1))
+        )
+    else:
+        loss, dlogits = k.softmax_cross_entropy_dense(
+            ld, np.ascontiguousarray(lab, dtype=ld.dtype)
+        )
+    return record(loss, (tl,), lambda: lambda g: (dlogits * g[:, None],))
+
+
+def batch_norm(
+    x: Any, gamma: Tensor, beta: Tensor, eps: float
+) -> tuple[Tensor, Array, Array]:
+    """Normalize (N, C, ...) input with batch statistics; return (y, batch mean, biased batch var)."""
+    tx = as_tensor(x)
+    k = _k()
+    xd = _float(tx)
+    shape = xd.shape
+    x3 = xd.reshape(shape[0], shape[1], -1)
+    y, mean, var = k.batch_norm_forward(x3, gamma._data, beta._data, eps)
+
+    def grad_fn() -> GradFn:
+        def backward(g: Array) -> tuple[Array, Array, Array]:
+            dx, dg, db = k.batch_norm_backward(
+                np.ascontiguousarray(g).reshape(x3.shape),
+                x3,
+                gamma._data,
+                mean,
+                var,
+                eps,
+            )
+            return dx.reshape(shape), dg, db
+
+        return backward
+
+    return record(y.reshape(shape), (tx, gamma, beta), grad_fn), mean, var
+
+
+def dropout(x: Any, p: float) -> Tensor:
+    """Zero each element with probability `p` and scale the rest by 1/(1-p) (stream `"dropout"`)."""
+    tx = as_tensor(x)
+    xd = tx._data
+    if p <= 0:
+        return tx
+    keep = 1.0 - p
+    scale = np.asarray(0.0 if keep == 0 else 1.0 / keep, dtype=xd.dtype)
+    mask = (rng("dropout").random(xd.shape, dtype=np.float32) < keep) * scale
+    return record(xd * mask, (tx,), lambda: lambda g: (g * mask,))
