@@ -14,6 +14,7 @@ worker subscriber in a synchronous program (`PortalHost`).
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import threading
 import time
 from collections import deque
@@ -44,7 +45,16 @@ def current_call_soon() -> Callable[[Callable[[], object]], object]:
     """Return a thread-safe "run this soon on the current event loop" for asyncio or trio."""
     library = sniffio.current_async_library()
     if library == "asyncio":
-        return asyncio.get_running_loop().call_soon_threadsafe
+        loop = asyncio.get_running_loop()
+
+        def call_soon(fn: Callable[[], object]) -> None:
+            # A plain loop callback has no current task, so anyio could not tell its
+            # backend (task groups need that): mark the callback's context as asyncio.
+            context = contextvars.copy_context()
+            context.run(sniffio.current_async_library_cvar.set, "asyncio")
+            loop.call_soon_threadsafe(context.run, fn)
+
+        return call_soon
     if library == "trio":
         import trio
 
