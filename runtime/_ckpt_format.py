@@ -217,13 +217,11 @@ def _parse(data: bytes) -> Any:
     except DecodeError as error:
         if data[-_CRC_TRAILER_BYTES:].startswith(_CRC_MARKER):
             return _parse(data[:-_CRC_TRAILER_BYTES])
-        raise ValueError(f"not a MindSpore checkpoint or truncated: {error}") from error
+        raise ValueError(f"invalid protobuf data: {error}") from error
     unknown = message.ByteSize()
     message.DiscardUnknownFields()
     if message.ByteSize() != unknown:
-        raise ValueError(
-            "not a MindSpore checkpoint: the data holds fields outside the checkpoint schema"
-        )
+        raise ValueError("the data holds fields outside the checkpoint schema")
     return message
 
 

@@ -223,12 +223,12 @@ def test_empty_data_has_no_entries():
 @pytest.mark.parametrize("cut", [1, 5, 30, -1])
 def test_truncated_record_is_a_value_error(cut):
     record = _record("w", "Float32", np.zeros(8, np.float32).tobytes(), [8])
-    with pytest.raises(ValueError, match="not a MindSpore checkpoint or truncated"):
+    with pytest.raises(ValueError, match="invalid protobuf data"):
         fmt.decode(record[:cut])
 
 
 def test_text_file_is_a_value_error():
-    with pytest.raises(ValueError, match="not a MindSpore checkpoint"):
+    with pytest.raises(ValueError, match="invalid protobuf data"):
         fmt.decode(b"this is not a checkpoint\n")
 
 
