@@ -50,6 +50,7 @@ from ._errors import (
     SubscriberError,
 )
 from ._events import (
+    CheckpointSaved,
     EvalBegin,
     EvalEnd,
     EvalEpochBegin,
@@ -89,6 +90,7 @@ __all__ = [
     "CadenceWarning",
     "Callback",
     "CallbackParams",
+    "CheckpointSaved",
     "DrainTimeoutError",
     "EvalBegin",
     "EvalEnd",

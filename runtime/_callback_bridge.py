@@ -172,6 +172,7 @@ def _snapshot(rc: RunContext) -> Callable[[Any], RunContext]:
     def prepare(event: Any) -> RunContext:
         snap = RunContext(CallbackParams(rc.original_args()))
         snap._on_stop = rc.request_stop
+        snap._bus = rc._bus
         return snap
 
     return prepare

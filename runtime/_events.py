@@ -19,6 +19,7 @@ __all__ = [
     "EvalEpochEnd",
     "EvalStepBegin",
     "EvalStepEnd",
+    "CheckpointSaved",
     "Event",
     "RunCancelled",
     "RunCompleted",
@@ -211,3 +212,25 @@ class RunFailed(RunEnded, kw_only=True):
 
 class RunCancelled(RunEnded, kw_only=True):
     """The run was cancelled from its host event loop (`train_async` and friends)."""
+
+
+# --- artifacts ---------------------------------------------------------------------
+
+
+class CheckpointSaved(Event, kw_only=True):
+    """A checkpoint file was written and committed (atomically renamed into place).
+
+    Published by `ModelCheckpoint` (and anything else that saves checkpoints);
+    uploaders subscribe to it as workers.
+    """
+
+    path: str
+    """Absolute path of the committed file."""
+    epoch: int | None
+    step: int
+    """Global step (`cb_params.cur_step_num`) at which it was saved."""
+    format: str
+    """`"ckpt"` or `"safetensors"`."""
+    size_bytes: int
+    sha256: str | None = None
+    """Hex digest of the file's bytes, when the writer computed it."""

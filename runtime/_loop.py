@@ -111,7 +111,7 @@ class Run:
         self.bus = bus
         self.callbacks = CallbackSet(bus, callbacks)
         self.cb = cb_params
-        self.rc = RunContext(cb_params)
+        self.rc = self.context()
         self.drain_timeout = drain_timeout
         self.owns_host = owns_host
         self._cancel = threading.Event()
@@ -126,6 +126,12 @@ class Run:
         self.result: Any = None
         self._eval_loss = math.nan
         self._stop_published = False
+
+    def context(self) -> RunContext:
+        """Return a new RunContext over this run's `cb_params`, connected to its bus."""
+        rc = RunContext(self.cb)
+        rc._bus = self.bus
+        return rc
 
     def cancel(self) -> None:
         """Ask the loop to end as cancelled at its next step boundary (thread-safe)."""
@@ -285,7 +291,7 @@ class Run:
         cb["batch_num"] = dataset_size(self.valid_dataset)
         cb["mode"] = "eval"
         cb["cur_step_num"] = 0
-        eval_rc = RunContext(cb)
+        eval_rc = self.context()
         with ExitStack() as stack:
             nested = CallbackSet(self.bus, self.callbacks.callbacks)
             nested.enter(stack)

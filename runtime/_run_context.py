@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, final
+from typing import TYPE_CHECKING, Any, final
+
+if TYPE_CHECKING:
+    from ._bus import EventBus
+    from ._events import Event
 
 __all__ = ["RunContext"]
 
@@ -25,7 +29,7 @@ class RunContext:
         True
     """
 
-    __slots__ = ("_on_stop", "_original_args", "_stop_requested")
+    __slots__ = ("_bus", "_on_stop", "_original_args", "_stop_requested")
 
     def __init__(self, original_args: dict[str, Any]) -> None:
         if not isinstance(original_args, dict):
@@ -36,6 +40,7 @@ class RunContext:
         self._original_args = original_args
         self._stop_requested = False
         self._on_stop: Callable[[], None] | None = None
+        self._bus: EventBus | None = None
 
     def original_args(self) -> Any:
         """Return `cb_params`, the same object for every hook of one loop."""
@@ -52,3 +57,18 @@ class RunContext:
     def get_stop_requested(self) -> bool:
         """Return whether a stop was requested."""
         return self._stop_requested
+
+    @property
+    def bus(self) -> EventBus | None:
+        """The event bus of the run (a cadence extension); None for a context built by hand."""
+        return self._bus
+
+    def publish(self, event: Event) -> None:
+        """Publish `event` on the run's bus, e.g. `CheckpointSaved` from a checkpoint callback.
+
+        Raises:
+            RuntimeError: This context belongs to no run (built by hand).
+        """
+        if self._bus is None:
+            raise RuntimeError("This RunContext belongs to no run, so it has no event bus to publish on.")
+        self._bus.publish(event)

@@ -1,0 +1,52 @@
+"""The `cadence` command line: one module per subcommand, loaded only when used."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from ._errors import CadenceError
+
+__all__ = ["UsageError", "main"]
+
+# Subcommand name -> module with `register(subparsers)`; each module adds its own
+# parser and sets `func` (args -> exit code) as the parser default. Modules are
+# imported on demand so `cadence --help` stays fast.
+COMMANDS: dict[str, str] = {
+    "train": "cadence._cmd_train",
+}
+
+
+class UsageError(CadenceError):
+    """A command-line input is wrong; printed as one line, exit status 2."""
+
+
+def build_parser(names: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """Return the argument parser with the subcommands in `names` (all by default)."""
+    parser = argparse.ArgumentParser(
+        prog="cadence",
+        description="cadence: a training runtime built around an event bus with MindSpore-compatible callbacks.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name in names if names is not None else COMMANDS:
+        importlib.import_module(COMMANDS[name]).register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit status (0 on success)."""
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    first = next((a for a in args_list if not a.startswith("-")), None)
+    parser = build_parser([first] if first in COMMANDS else None)
+    args = parser.parse_args(args_list)
+    try:
+        code: int = args.func(args)
+    except (UsageError, FileNotFoundError, NotADirectoryError, PermissionError, ValueError) as exc:
+        print(f"cadence {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"cadence {args.command}: interrupted", file=sys.stderr)
+        return 130
+    return code
