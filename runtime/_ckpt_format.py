@@ -27,7 +27,12 @@ import math
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+from google.protobuf import (
+    descriptor_pb2,
+    descriptor_pool,
+    message_factory,
+    unknown_fields,
+)
 from google.protobuf.message import DecodeError
 
 if TYPE_CHECKING:
@@ -218,11 +223,21 @@ def _parse(data: bytes) -> Any:
         if data[-_CRC_TRAILER_BYTES:].startswith(_CRC_MARKER):
             return _parse(data[:-_CRC_TRAILER_BYTES])
         raise ValueError(f"invalid protobuf data: {error}") from error
-    unknown = message.ByteSize()
-    message.DiscardUnknownFields()
-    if message.ByteSize() != unknown:
+    if _has_unknown_fields(message):
         raise ValueError("the data holds fields outside the checkpoint schema")
     return message
+
+
+def _has_unknown_fields(message: Any) -> bool:
+    # Checked per level rather than with ByteSize(), which re-measures every tensor (slow on big files).
+    if len(unknown_fields.UnknownFieldSet(message)):
+        return True
+    for value in message.value:
+        if len(unknown_fields.UnknownFieldSet(value)) or len(
+            unknown_fields.UnknownFieldSet(value.tensor)
+        ):
+            return True
+    return False
 
 
 def _decode_entry(records: list[Any]) -> tuple[str, npt.NDArray[Any] | str]:

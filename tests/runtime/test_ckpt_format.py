@@ -238,6 +238,13 @@ def test_bytes_outside_the_schema_are_a_value_error():
         fmt.decode(record + _field(7, b"junk"))
 
 
+def test_unknown_field_inside_an_entry_is_a_value_error():
+    tensor = b"\x08\x01" + _field(2, b"Int8") + _field(3, b"\x01") + _field(9, b"junk")
+    record = _field(1, _field(1, b"w") + _field(2, tensor))
+    with pytest.raises(ValueError, match="fields outside the checkpoint schema"):
+        fmt.decode(record)
+
+
 def test_content_not_matching_dims_is_a_value_error():
     with pytest.raises(
         ValueError,
