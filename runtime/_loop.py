@@ -219,8 +219,14 @@ class Run:
         try:
             version = -1
             wants_begin = wants_end = True
-            if bus.wants(ev.TrainBegin):
+            rc._resume_limit = self.epoch
+            try:
                 bus.publish(ev.TrainBegin(epochs=self.epoch, initial_epoch=self.initial_epoch, steps_per_epoch=cb["batch_num"]))
+            finally:
+                rc._resume_limit = None
+            if rc._resume_epoch is not None and rc._resume_epoch > self.initial_epoch:
+                self.initial_epoch = rc._resume_epoch
+                cb["epoch_num"] = self.epoch - self.initial_epoch
             batch_num = cb["batch_num"]
             needs_two = cb.get("loss_fn") is not None
             for epoch in range(self.initial_epoch + 1, self.epoch + 1):

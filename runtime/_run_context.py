@@ -29,7 +29,7 @@ class RunContext:
         True
     """
 
-    __slots__ = ("_bus", "_on_stop", "_original_args", "_stop_requested")
+    __slots__ = ("_resume_limit", "_bus", "_on_stop", "_original_args", "_resume_epoch", "_stop_requested")
 
     def __init__(self, original_args: dict[str, Any]) -> None:
         if not isinstance(original_args, dict):
@@ -41,6 +41,9 @@ class RunContext:
         self._stop_requested = False
         self._on_stop: Callable[[], None] | None = None
         self._bus: EventBus | None = None
+        self._resume_epoch: int | None = None
+        # The run's last epoch while `on_train_begin` runs (resume allowed), else None.
+        self._resume_limit: int | None = None
 
     def original_args(self) -> Any:
         """Return `cb_params`, the same object for every hook of one loop."""
@@ -57,6 +60,28 @@ class RunContext:
     def get_stop_requested(self) -> bool:
         """Return whether a stop was requested."""
         return self._stop_requested
+
+    def resume_after_epoch(self, epoch: int) -> None:
+        """Continue a training run after `epoch` epochs already done (a cadence extension).
+
+        Callable only from `on_train_begin` (e.g. by `BackupAndRestore` after it
+        restored a backup): the loop then starts at epoch `epoch + 1`, as if the
+        run had been called with `initial_epoch=epoch`; `cb_params.epoch_num` is
+        updated. Counting `cur_step_num` restarts at 0, as MindSpore does for
+        `initial_epoch`.
+
+        Raises:
+            RuntimeError: Called outside `on_train_begin`.
+            ValueError: `epoch` is negative or not before the run's last epoch.
+        """
+        last = self._resume_limit
+        if last is None:
+            raise RuntimeError("`resume_after_epoch()` can only be called from `on_train_begin`.")
+        if not isinstance(epoch, int) or isinstance(epoch, bool) or epoch < 0:
+            raise ValueError(f"`epoch` must be an int >= 0, got {epoch!r}.")
+        if epoch >= last:
+            raise ValueError(f"`epoch` must be less than the run's last epoch {last}, got {epoch!r}.")
+        self._resume_epoch = epoch
 
     @property
     def bus(self) -> EventBus | None:

@@ -179,3 +179,28 @@ def test_loss_fn_requires_two_columns():
     model._loss_fn = object()  # as if built with a loss: checked per batch like MindSpore
     with pytest.raises(ValueError, match="'train_dataset' should return two elements, but got 3"):
         model.train(1, ListDataset.of_steps(1, columns=3))
+
+
+def test_a_callback_can_resume_after_an_epoch_from_on_train_begin(three_steps):
+    rec = HookRecorder(keys=False, on={"on_train_begin": lambda rc: rc.resume_after_epoch(2)})
+    seen: list[int] = []
+    probe = HookRecorder(on={"on_train_epoch_begin": lambda rc: seen.append(rc.original_args().epoch_num)})
+    Model(constant_network()).train(4, three_steps, callbacks=[rec, probe])
+    epochs = [i["cur_epoch_num"] for n, i in rec.calls if n == "on_train_epoch_begin"]
+    assert epochs == [3, 4]
+    assert seen == [2, 2]
+
+
+def test_resume_is_refused_outside_on_train_begin_and_checked(three_steps):
+    errors: list[BaseException] = []
+
+    def late(rc):
+        try:
+            rc.resume_after_epoch(1)
+        except RuntimeError as exc:
+            errors.append(exc)
+
+    Model(constant_network()).train(2, three_steps, callbacks=HookRecorder(on={"on_train_epoch_begin": late}))
+    assert "only be called from `on_train_begin`" in str(errors[0])
+    with pytest.raises(ValueError, match="must be less than the run's last epoch 2, got 2"):
+        Model(constant_network()).train(2, three_steps, callbacks=HookRecorder(on={"on_train_begin": lambda rc: rc.resume_after_epoch(2)}))
