@@ -1,5 +1,12 @@
-"""`cadence.dataset.transforms`."""
+"""General dataset operations with MindSpore's names (`cadence.dataset.transforms`)."""
 
 from __future__ import annotations
 
-__all__: list[str] = []
+from ..._util import fixup_module_metadata
+from .._transform import TensorOperation
+from ._ops import Compose, OneHot, TypeCast
+
+__all__ = ["Compose", "OneHot", "TensorOperation", "TypeCast"]
+
+fixup_module_metadata(__name__, globals())
+del fixup_module_metadata

@@ -1,5 +1,16 @@
-"""`cadence.dataset.vision`."""
+"""Image operations with MindSpore's names (`cadence.dataset.vision`).
+
+They work on numpy arrays: eagerly on one image (`vision.HWC2CHW()(image)`) or
+inside `Dataset.map`, where cadence applies them to many images at once.
+"""
 
 from __future__ import annotations
 
-__all__: list[str] = []
+from ..._util import fixup_module_metadata
+from ._ops import HWC2CHW, Normalize, Rescale
+from ._resize import Inter, Resize
+
+__all__ = ["HWC2CHW", "Inter", "Normalize", "Rescale", "Resize"]
+
+fixup_module_metadata(__name__, globals())
+del fixup_module_metadata

@@ -1,0 +1,139 @@
+"""Argument checks shared by the dataset classes and operations.
+
+Messages name the call, the argument, what was expected and what was received.
+The exception class is MindSpore's: TypeError for a wrong type, ValueError for a
+wrong value.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+__all__ = [
+    "check_bool",
+    "check_column_list",
+    "check_int",
+    "check_names_exist",
+    "check_number",
+    "check_optional_bool",
+    "check_unsupported",
+]
+
+
+def _received(value: Any) -> str:
+    return f"{value!r} of type {type(value).__name__!r}"
+
+
+def check_int(
+    value: Any,
+    name: str,
+    owner: str,
+    *,
+    minimum: int | None = None,
+    maximum: int | None = None,
+) -> int:
+    """Return `value` if it is an int (not a bool) within the inclusive bounds."""
+    bound = _bound_text(minimum, maximum)
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TypeError(
+            f"For '{owner}', the argument '{name}' must be an int{bound}, but got {_received(value)}."
+        )
+    if (minimum is not None and value < minimum) or (
+        maximum is not None and value > maximum
+    ):
+        raise ValueError(
+            f"For '{owner}', the argument '{name}' must be an int{bound}, but got {value!r}."
+        )
+    return value
+
+
+def _bound_text(minimum: int | None, maximum: int | None) -> str:
+    if minimum is not None and maximum is not None:
+        return f" in [{minimum}, {maximum}]"
+    if minimum is not None:
+        return f" >= {minimum}"
+    return "" if maximum is None else f" <= {maximum}"
+
+
+def check_number(
+    value: Any,
+    name: str,
+    owner: str,
+    *,
+    low: float | None = None,
+    high: float | None = None,
+    low_open: bool = False,
+    high_open: bool = False,
+) -> float:
+    """Return `value` as a float if it is an int or float (not a bool) within the bounds."""
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        raise TypeError(
+            f"For '{owner}', the argument '{name}' must be a number, but got {_received(value)}."
+        )
+    below = low is not None and (value <= low if low_open else value < low)
+    above = high is not None and (value >= high if high_open else value > high)
+    if below or above:
+        left = "(" if low_open else "["
+        right = ")" if high_open else "]"
+        lo = "-inf" if low is None else low
+        hi = "inf" if high is None else high
+        raise ValueError(
+            f"For '{owner}', the argument '{name}' must be in {left}{lo}, {hi}{right}, but got {value!r}."
+        )
+    return float(value)
+
+
+def check_bool(value: Any, name: str, owner: str) -> bool:
+    """Return `value` if it is a bool."""
+    if not isinstance(value, bool):
+        raise TypeError(
+            f"For '{owner}', the argument '{name}' must be a bool, but got {_received(value)}."
+        )
+    return value
+
+
+def check_optional_bool(value: Any, name: str, owner: str) -> bool | None:
+    """Return `value` if it is a bool or None."""
+    return None if value is None else check_bool(value, name, owner)
+
+
+def check_column_list(value: Any, name: str, owner: str) -> list[str]:
+    """Return a column argument (a str or a non-empty list/tuple of unique str) as a list."""
+    if isinstance(value, str):
+        return [value]
+    if (
+        not isinstance(value, list | tuple)
+        or not value
+        or not all(isinstance(v, str) for v in value)
+    ):
+        raise TypeError(
+            f"For '{owner}', the argument '{name}' must be a str or a non-empty list of str, but got {_received(value)}."
+        )
+    if len(set(value)) != len(value):
+        raise ValueError(
+            f"For '{owner}', the argument '{name}' must not repeat a column, but got {list(value)!r}."
+        )
+    return list(value)
+
+
+def check_unsupported(owner: str, **kwargs: Any) -> None:
+    """Raise NotImplementedError for a MindSpore argument cadence accepts only at its default (None)."""
+    for name, value in kwargs.items():
+        if value is not None:
+            raise NotImplementedError(
+                f"For '{owner}', the argument '{name}' is not supported by cadence yet; leave it at None (got {value!r})."
+            )
+
+
+def check_names_exist(
+    columns: Sequence[str], available: Sequence[str], name: str, owner: str
+) -> None:
+    """Raise ValueError if a requested column is not among `available`."""
+    for col in columns:
+        if col not in available:
+            raise ValueError(
+                f"For '{owner}', the column {col!r} in '{name}' does not exist; the dataset's columns are {list(available)!r}."
+            )

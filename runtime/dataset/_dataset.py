@@ -1,0 +1,431 @@
+"""`Dataset`: the base of every dataset, with MindSpore's pipeline methods.
+
+A pipeline is a chain of immutable nodes: each operation (`batch`, `map`,
+`shuffle`, ...) returns a new dataset wrapping the old one. Iterating starts a
+*pass*: rows are pulled from the source in blocks (see `_block`), and where the
+chain below allows random access (see `_access`), a batch is one slice or one
+gather per column.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ._access import Access, spans
+from ._block import Block, Row, block_len, group_rows, split_rows
+from ._checks import check_column_list, check_int, check_names_exist
+from ._random import Pass
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Sequence
+
+    import numpy as np
+
+    from ._iterators import DictIterator, TupleIterator
+    from ._pipeline import (
+        BatchDataset,
+        ColumnsDataset,
+        MapDataset,
+        RepeatDataset,
+        ShuffleDataset,
+        SkipDataset,
+        TakeDataset,
+    )
+
+__all__ = ["INFINITE", "ROW_CHUNK", "Dataset"]
+
+INFINITE = -1
+"""Row count of a pipeline that repeats forever."""
+
+ROW_CHUNK = 64
+"""Rows fetched at once when a pipeline without batch is iterated row by row."""
+
+_INT32_MAX = 2**31 - 1
+_FIXED_PASS = Pass(
+    (0,)
+)  # for size counting and shape peeking: never draws from the seed source
+
+
+class Dataset:
+    """Base class of every dataset; not meant to be subclassed by users.
+
+    Use a source (`NumpySlicesDataset`, `GeneratorDataset`, `MnistDataset`, ...)
+    and chain operations on it, as in MindSpore.
+
+    Args:
+        children: The datasets this one reads from.
+    """
+
+    def __init__(self, children: Sequence[Dataset] = ()) -> None:
+        self.children: list[Dataset] = list(children)
+        self._counted: int | None = None
+
+    # --- the node protocol (internal) -----------------------------------------------
+    def _names(self) -> list[str]:
+        """Return the column names."""
+        return self.children[0]._names()
+
+    def _row_count(self) -> int | None:
+        """Return the rows per pass, `INFINITE`, or None when unknown without iterating."""
+        raise NotImplementedError
+
+    @property
+    def _random_accessible(self) -> bool:
+        """Whether `_access` returns an `Access` (decided without starting a pass)."""
+        return False
+
+    @property
+    def _prefers_rows(self) -> bool:
+        """Whether this node produces rows more cheaply than blocks."""
+        return False
+
+    def _access(self, p: Pass) -> Access | None:
+        """Return random access to the rows of pass `p`, or None."""
+        return None
+
+    def _blocks(self, p: Pass, size: int) -> Iterator[Block]:
+        """Yield the rows of pass `p` as blocks of about `size` rows."""
+        access = self._access(p)
+        if access is not None:
+            return spans(access, size)
+        return self._stream_blocks(p, size)
+
+    def _rows(self, p: Pass) -> Iterator[Row]:
+        """Yield the rows of pass `p` one by one."""
+        access = self._access(p)
+        if access is not None:
+            return split_rows(spans(access, ROW_CHUNK))
+        return self._stream_rows(p)
+
+    def _stream_blocks(self, p: Pass, size: int) -> Iterator[Block]:
+        return group_rows(self._stream_rows(p), size)
+
+    def _stream_rows(self, p: Pass) -> Iterator[Row]:
+        return split_rows(self._stream_blocks(p, ROW_CHUNK))
+
+    # --- operations ---------------------------------------------------------------
+    def batch(
+        self,
+        batch_size: int,
+        drop_remainder: bool = False,
+        num_parallel_workers: int | None = None,
+        **kwargs: Any,
+    ) -> BatchDataset:
+        """Combine `batch_size` consecutive rows into one, stacking each column.
+
+        Args:
+            batch_size: Rows per batch, an int in [1, 2**31 - 1].
+            drop_remainder: Drop the last batch if it has fewer than `batch_size` rows.
+            num_parallel_workers: Accepted for compatibility; batching runs in the
+                calling thread.
+            **kwargs: MindSpore's `per_batch_map`, `input_columns`, `output_columns`
+                and `pad_info` are not supported (must stay None);
+                `python_multiprocessing` and `max_rowsize` are accepted and ignored.
+
+        Returns:
+            The batched dataset: each row holds arrays with a leading batch axis.
+
+        Raises:
+            TypeError: If `batch_size` is not an int or `drop_remainder` not a bool.
+            ValueError: If `batch_size` is out of range.
+            RuntimeError: While iterating, if rows of one batch differ in shape or dtype.
+
+        Example:
+            >>> import numpy as np
+            >>> import cadence.dataset as ds
+            >>> data = ds.NumpySlicesDataset({"x": np.zeros((10, 3))}, shuffle=False)
+            >>> data.batch(4, drop_remainder=True).get_dataset_size()
+            2
+        """
+        from ._pipeline import BatchDataset
+
+        return BatchDataset(self, batch_size, drop_remainder, kwargs)
+
+    def shuffle(self, buffer_size: int) -> ShuffleDataset:
+        """Shuffle rows through a buffer of `buffer_size` rows, as MindSpore does.
+
+        The first `buffer_size` rows fill the buffer; each output row is drawn at
+        random from it and replaced by the next input row. A buffer at least as
+        large as the dataset gives a uniform shuffle. Every pass draws a new order;
+        the orders are reproducible through `cadence.set_seed` or
+        `cadence.dataset.config.set_seed`.
+
+        Args:
+            buffer_size: An int in [2, 2**31 - 1].
+
+        Raises:
+            TypeError: If `buffer_size` is not an int.
+            ValueError: If `buffer_size` is out of range.
+        """
+        from ._pipeline import ShuffleDataset
+
+        return ShuffleDataset(
+            self,
+            check_int(
+                buffer_size,
+                "buffer_size",
+                "Dataset.shuffle",
+                minimum=2,
+                maximum=_INT32_MAX,
+            ),
+        )
+
+    def map(
+        self,
+        operations: Any,
+        input_columns: str | Sequence[str] | None = None,
+        output_columns: str | Sequence[str] | None = None,
+        num_parallel_workers: int | None = None,
+        **kwargs: Any,
+    ) -> MapDataset:
+        """Apply operations to columns of every row.
+
+        Args:
+            operations: One operation or a list applied in order: cadence's
+                `vision`/`transforms` operations or any callable taking the input
+                columns (numpy arrays) and returning an array or a tuple of arrays.
+            input_columns: The columns fed to the first operation; default the
+                first column.
+            output_columns: Names of the columns the last operation returns;
+                default `input_columns`. Required when their number differs. They
+                take the place of the input columns.
+            num_parallel_workers: Accepted for compatibility; maps run in the
+                calling thread.
+            **kwargs: MindSpore's `python_multiprocessing`, `max_rowsize`,
+                `offload`, `cache` and `callbacks` are accepted; `cache` and
+                `callbacks` must stay None.
+
+        Raises:
+            TypeError: If an operation is not callable or a column argument is not str/list of str.
+            ValueError: If a column does not exist or output names collide.
+
+        Example:
+            >>> import numpy as np
+            >>> import cadence.dataset as ds
+            >>> data = ds.NumpySlicesDataset({"x": np.arange(3)}, shuffle=False)
+            >>> [int(r[0].asnumpy()) for r in data.map(lambda x: x * 10, "x")]
+            [0, 10, 20]
+        """
+        from ._pipeline import MapDataset
+
+        return MapDataset(self, operations, input_columns, output_columns, kwargs)
+
+    def repeat(self, count: int | None = None) -> RepeatDataset:
+        """Repeat the dataset `count` times; None or -1 repeats forever.
+
+        Each repetition is a new pass (new shuffle orders). A batch after
+        `repeat` may span two repetitions, as in MindSpore.
+
+        Raises:
+            TypeError: If `count` is not an int or None.
+            ValueError: If `count` is 0 or below -1.
+        """
+        from ._pipeline import RepeatDataset
+
+        if count is None:
+            count = INFINITE
+        check_int(count, "count", "Dataset.repeat", minimum=-1, maximum=_INT32_MAX)
+        if count == 0:
+            raise ValueError(
+                "For 'Dataset.repeat', the argument 'count' must be -1 (forever) or >= 1, but got 0."
+            )
+        return RepeatDataset(self, count)
+
+    def take(self, count: int = -1) -> TakeDataset:
+        """Keep only the first `count` rows (-1 keeps all).
+
+        Raises:
+            TypeError: If `count` is not an int.
+            ValueError: If `count` is 0 or below -1.
+        """
+        from ._pipeline import TakeDataset
+
+        check_int(count, "count", "Dataset.take", minimum=-1, maximum=_INT32_MAX)
+        if count == 0:
+            raise ValueError(
+                "For 'Dataset.take', the argument 'count' must be -1 (all) or >= 1, but got 0."
+            )
+        return TakeDataset(self, count)
+
+    def skip(self, count: int) -> SkipDataset:
+        """Drop the first `count` rows.
+
+        Raises:
+            TypeError: If `count` is not an int.
+            ValueError: If `count` is negative.
+        """
+        from ._pipeline import SkipDataset
+
+        return SkipDataset(
+            self,
+            check_int(count, "count", "Dataset.skip", minimum=0, maximum=_INT32_MAX),
+        )
+
+    def project(self, columns: str | Sequence[str]) -> ColumnsDataset:
+        """Keep only `columns`, in the given order.
+
+        Raises:
+            TypeError: If `columns` is not a str or list of str.
+            ValueError: If a column does not exist.
+        """
+        from ._pipeline import ColumnsDataset
+
+        cols = check_column_list(columns, "columns", "Dataset.project")
+        names = self._names()
+        check_names_exist(cols, names, "columns", "Dataset.project")
+        return ColumnsDataset(self, [names.index(c) for c in cols], cols)
+
+    def rename(
+        self, input_columns: str | Sequence[str], output_columns: str | Sequence[str]
+    ) -> ColumnsDataset:
+        """Rename `input_columns` to `output_columns` (same length).
+
+        Raises:
+            TypeError: If an argument is not a str or list of str.
+            ValueError: If a column does not exist, the lengths differ or names collide.
+        """
+        from ._pipeline import ColumnsDataset
+
+        old = check_column_list(input_columns, "input_columns", "Dataset.rename")
+        new = check_column_list(output_columns, "output_columns", "Dataset.rename")
+        names = self._names()
+        check_names_exist(old, names, "input_columns", "Dataset.rename")
+        if len(old) != len(new):
+            raise ValueError(
+                f"For 'Dataset.rename', 'input_columns' and 'output_columns' must have the same length, but got {old!r} and {new!r}."
+            )
+        mapping = dict(zip(old, new, strict=True))
+        renamed = [mapping.get(n, n) for n in names]
+        if len(set(renamed)) != len(renamed):
+            raise ValueError(
+                f"For 'Dataset.rename', the renamed columns {renamed!r} contain a duplicate."
+            )
+        return ColumnsDataset(self, list(range(len(names))), renamed)
+
+    # --- queries ------------------------------------------------------------------
+    def get_dataset_size(self) -> int:
+        """Return the number of rows (batches after `batch`) one pass yields; -1 if it repeats forever.
+
+        For a generator source without `__len__` the pipeline is iterated once
+        to count, as MindSpore does; the count is remembered.
+        """
+        n = self._row_count()
+        if n is not None:
+            return n
+        if self._counted is None:
+            if self._prefers_rows:
+                self._counted = sum(1 for _ in self._rows(_FIXED_PASS))
+            else:
+                self._counted = sum(
+                    block_len(b) for b in self._blocks(_FIXED_PASS, 1024)
+                )
+        return self._counted
+
+    def get_col_names(self) -> list[str]:
+        """Return the column names, in row order."""
+        return list(self._names())
+
+    def get_batch_size(self) -> int:
+        """Return the batch size of the last `batch` in the pipeline, 1 without one."""
+        node: Dataset | None = self
+        while node is not None:
+            size = getattr(node, "batch_size", None)
+            if isinstance(size, int):
+                return size
+            node = node.children[0] if node.children else None
+        return 1
+
+    def get_repeat_count(self) -> int:
+        """Return the count of the last `repeat` in the pipeline (-1 forever), 1 without one."""
+        node: Dataset | None = self
+        while node is not None:
+            count = getattr(node, "repeat_count", None)
+            if isinstance(count, int):
+                return count
+            node = node.children[0] if node.children else None
+        return 1
+
+    def output_shapes(self) -> list[list[int]]:
+        """Return the shape of each column of the first row (batch).
+
+        Raises:
+            RuntimeError: If the dataset has no rows.
+        """
+        return [list(a.shape) for a in self._first_row("output_shapes")]
+
+    def output_types(self) -> list[np.dtype[Any]]:
+        """Return the numpy dtype of each column of the first row (batch).
+
+        Raises:
+            RuntimeError: If the dataset has no rows.
+        """
+        return [a.dtype for a in self._first_row("output_types")]
+
+    def _first_row(self, caller: str) -> Row:
+        for row in self._rows(_FIXED_PASS):
+            return row
+        raise RuntimeError(
+            f"For 'Dataset.{caller}', the dataset has no rows to read shapes and types from."
+        )
+
+    # --- iteration ----------------------------------------------------------------
+    def create_tuple_iterator(
+        self,
+        columns: str | Sequence[str] | None = None,
+        num_epochs: int = -1,
+        output_numpy: bool = False,
+        do_copy: bool = True,
+    ) -> TupleIterator:
+        """Return an iterator yielding each row as a list of `cadence.Tensor` (or numpy arrays).
+
+        The iterator runs `num_epochs` passes (-1: forever): a `for` loop over it
+        ends at the end of a pass, and the next loop starts the next pass.
+
+        Args:
+            columns: The columns to output, in order; default all.
+            num_epochs: Number of passes, -1 for no limit.
+            output_numpy: Yield numpy arrays instead of Tensors.
+            do_copy: Accepted for compatibility. cadence never hands out memory
+                that a later row overwrites: arrays are fresh, or read-only views
+                of the dataset's own copy of the data (copy with `.copy()` to
+                modify in place).
+
+        Raises:
+            TypeError: If an argument has the wrong type.
+            ValueError: If a column does not exist or `num_epochs` is 0 or below -1.
+
+        Example:
+            >>> import numpy as np
+            >>> import cadence.dataset as ds
+            >>> data = ds.NumpySlicesDataset(([1, 2], [3, 4]), shuffle=False)
+            >>> [[int(t.asnumpy()) for t in row] for row in data.create_tuple_iterator()]
+            [[1, 3], [2, 4]]
+        """
+        from ._iterators import TupleIterator
+
+        return TupleIterator(self, columns, num_epochs, output_numpy, do_copy)
+
+    def create_dict_iterator(
+        self, num_epochs: int = -1, output_numpy: bool = False, do_copy: bool = True
+    ) -> DictIterator:
+        """Return an iterator yielding each row as a dict `{column name: Tensor}`.
+
+        Arguments as in `create_tuple_iterator`.
+        """
+        from ._iterators import DictIterator
+
+        return DictIterator(self, num_epochs, output_numpy, do_copy)
+
+    def __iter__(self) -> Iterator[list[Any]]:
+        """Iterate one pass, each row a list of Tensors (as `create_tuple_iterator`)."""
+        return iter(self.create_tuple_iterator(num_epochs=1))
+
+    def reset(self) -> None:
+        """Mark the end of an epoch (called by the training loop, as in MindSpore).
+
+        Each iteration of a dataset already starts a fresh pass with a new
+        shuffle order, so there is nothing to rewind.
+        """
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(columns={self._names()!r})"

@@ -1,0 +1,148 @@
+"""Image operations on numpy arrays: `Rescale`, `Normalize`, `HWC2CHW`."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .._checks import check_bool, check_number
+from .._transform import UnaryOperation
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from .._block import Array
+
+__all__ = ["HWC2CHW", "Normalize", "Rescale", "sample_ndim"]
+
+
+def sample_ndim(x: Array, batched: bool, op: str, layouts: str) -> int:
+    """Return the rank of one image, checking it is 2 or 3."""
+    ndim = x.ndim - int(batched)
+    if ndim not in (2, 3):
+        shape = x.shape[1:] if batched else x.shape
+        raise RuntimeError(
+            f"{op}: the image must have shape {layouts}, but got shape {tuple(shape)}."
+        )
+    return ndim
+
+
+class Rescale(UnaryOperation):
+    """Compute `image * rescale + shift` as float32.
+
+    Args:
+        rescale: The scale factor.
+        shift: The offset added after scaling.
+
+    Raises:
+        TypeError: If `rescale` or `shift` is not a number.
+
+    Example:
+        >>> import numpy as np
+        >>> from cadence.dataset import vision
+        >>> vision.Rescale(1.0 / 255.0, 0)(np.array([[0, 255]], dtype=np.uint8))
+        array([[0., 1.]], dtype=float32)
+    """
+
+    def __init__(self, rescale: float, shift: float) -> None:
+        self.rescale = check_number(rescale, "rescale", "Rescale")
+        self.shift = check_number(shift, "shift", "Rescale")
+
+    def _apply(self, x: Array, batched: bool) -> Array:
+        out = np.multiply(x, np.float32(self.rescale), dtype=np.float32)
+        if self.shift:
+            out += np.float32(self.shift)
+        return out
+
+
+class Normalize(UnaryOperation):
+    """Compute `(image - mean) / std` per channel, as float32.
+
+    Args:
+        mean: One mean per channel (or one for all), each in [0, 255].
+        std: One standard deviation per channel (or one for all), each in (0, 255].
+        is_hwc: Whether images are <H, W, C> (True) or <C, H, W> (False).
+            <H, W> images count as one channel.
+
+    Raises:
+        TypeError: If `mean` or `std` is not a list/tuple of numbers, or `is_hwc` not a bool.
+        ValueError: If their lengths differ or a value is out of range.
+        RuntimeError: When applied, if the image's channel count matches neither
+            the number of means nor 1.
+
+    Example:
+        >>> import numpy as np
+        >>> from cadence.dataset import vision
+        >>> vision.Normalize(mean=(0.5,), std=(0.25,))(np.ones((1, 2, 1), np.float32))
+        array([[[2.],
+                [2.]]], dtype=float32)
+    """
+
+    def __init__(
+        self, mean: Sequence[float], std: Sequence[float], is_hwc: bool = True
+    ) -> None:
+        owner = "Normalize"
+        self.mean = _channel_values(mean, "mean", owner)
+        self.std = _channel_values(std, "std", owner)
+        if len(self.mean) != len(self.std):
+            raise ValueError(
+                f"For '{owner}', 'mean' and 'std' must have the same length, but got {len(self.mean)} and {len(self.std)}."
+            )
+        if any(not 0.0 <= m <= 255.0 for m in self.mean):
+            raise ValueError(
+                f"For '{owner}', every value of 'mean' must be in [0, 255], but got {self.mean!r}."
+            )
+        if any(not 0.0 < s <= 255.0 for s in self.std):
+            raise ValueError(
+                f"For '{owner}', every value of 'std' must be in (0, 255], but got {self.std!r}."
+            )
+        self.is_hwc = check_bool(is_hwc, "is_hwc", owner)
+
+    def _apply(self, x: Array, batched: bool) -> Array:
+        layouts = "<H, W> or <H, W, C>" if self.is_hwc else "<H, W> or <C, H, W>"
+        ndim = sample_ndim(x, batched, "Normalize", layouts)
+        channels = 1 if ndim == 2 else x.shape[-1 if self.is_hwc else -3]
+        count = len(self.mean)
+        if count not in (1, channels):
+            raise RuntimeError(
+                f"Normalize: the image has {channels} channels, but 'mean' and 'std' have {count} values."
+            )
+        shape: tuple[int, ...] = (
+            () if ndim == 2 else (count,) if self.is_hwc else (count, 1, 1)
+        )
+        mean = np.asarray(self.mean, dtype=np.float32).reshape(shape)
+        std = np.asarray(self.std, dtype=np.float32).reshape(shape)
+        out = np.subtract(x, mean, dtype=np.float32)
+        out /= std
+        return out
+
+
+def _channel_values(value: Any, name: str, owner: str) -> list[float]:
+    if not isinstance(value, list | tuple) or not value:
+        raise TypeError(
+            f"For '{owner}', the argument '{name}' must be a non-empty list or tuple of numbers, but got {value!r}."
+        )
+    return [check_number(v, name, owner) for v in value]
+
+
+class HWC2CHW(UnaryOperation):
+    """Transpose an image from <H, W, C> to <C, H, W>; <H, W> images pass unchanged.
+
+    Raises:
+        RuntimeError: When applied to an array that is not <H, W> or <H, W, C>.
+
+    Example:
+        >>> import numpy as np
+        >>> from cadence.dataset import vision
+        >>> vision.HWC2CHW()(np.zeros((28, 28, 1), np.uint8)).shape
+        (1, 28, 28)
+    """
+
+    def _apply(self, x: Array, batched: bool) -> Array:
+        if sample_ndim(x, batched, "HWC2CHW", "<H, W> or <H, W, C>") == 2:
+            return x
+        return np.ascontiguousarray(np.moveaxis(x, -1, -3))
+
+    def __repr__(self) -> str:
+        return "HWC2CHW()"

@@ -1,0 +1,138 @@
+"""`Resize` and the interpolation modes `Inter`, in numpy.
+
+Coordinates follow OpenCV's `cv2.resize` (which MindSpore uses): output pixel
+`i` samples input position `(i + 0.5) * in / out - 0.5` for LINEAR and
+`floor(i * in / out)` for NEAREST.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .._transform import UnaryOperation
+from ._ops import sample_ndim
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from .._block import Array
+
+__all__ = ["Inter", "Resize"]
+
+
+class Inter(enum.IntEnum):
+    """Interpolation modes, with MindSpore's names and values."""
+
+    NEAREST = 0
+    ANTIALIAS = 1
+    LINEAR = 2
+    BILINEAR = 2
+    CUBIC = 3
+    BICUBIC = 3
+    AREA = 4
+    PILCUBIC = 5
+
+
+_SUPPORTED = (Inter.NEAREST, Inter.LINEAR)
+
+
+class Resize(UnaryOperation):
+    """Resize <H, W> or <H, W, C> images.
+
+    Args:
+        size: (height, width), or one int: the shorter side becomes `size` and
+            the other keeps the aspect ratio (rounded down).
+        interpolation: `Inter.LINEAR` (= `Inter.BILINEAR`) or `Inter.NEAREST`.
+            The output keeps the input's dtype (integer images are rounded and clipped).
+
+    Raises:
+        TypeError: If `size` is not an int or a sequence of one or two ints, or
+            `interpolation` is not an `Inter`.
+        ValueError: If a size is not positive.
+        NotImplementedError: For interpolation modes cadence does not implement.
+        RuntimeError: When applied to an array that is not <H, W> or <H, W, C>.
+
+    Example:
+        >>> import numpy as np
+        >>> from cadence.dataset import vision
+        >>> vision.Resize((14, 14))(np.zeros((28, 28, 1), np.uint8)).shape
+        (14, 14, 1)
+    """
+
+    def __init__(
+        self, size: int | Sequence[int], interpolation: Inter = Inter.LINEAR
+    ) -> None:
+        self.size = _check_size(size)
+        if not isinstance(interpolation, Inter):
+            raise TypeError(
+                f"For 'Resize', the argument 'interpolation' must be an Inter, but got {interpolation!r}."
+            )
+        if interpolation not in _SUPPORTED:
+            raise NotImplementedError(
+                f"For 'Resize', the interpolation {interpolation!r} is not supported by cadence yet; use one of {[m.name for m in _SUPPORTED]}."
+            )
+        self.interpolation = interpolation
+
+    def _apply(self, x: Array, batched: bool) -> Array:
+        ndim = sample_ndim(x, batched, "Resize", "<H, W> or <H, W, C>")
+        h_axis = x.ndim - ndim
+        out_h, out_w = self._target(x.shape[h_axis], x.shape[h_axis + 1])
+        work = x if x.dtype.kind == "f" else x.astype(np.float32)
+        out = _resize_axis(work, h_axis, out_h, self.interpolation)
+        out = _resize_axis(out, h_axis + 1, out_w, self.interpolation)
+        if x.dtype.kind == "f":
+            return out.astype(x.dtype, copy=False)
+        info = np.iinfo(x.dtype) if x.dtype.kind in "iu" else None
+        if info is not None:
+            out = np.clip(np.rint(out), info.min, info.max)
+        return out.astype(x.dtype)
+
+    def _target(self, h: int, w: int) -> tuple[int, int]:
+        if len(self.size) == 2:
+            return self.size[0], self.size[1]
+        s = self.size[0]
+        if h <= w:
+            return s, max(1, int(w * s / h))
+        return max(1, int(h * s / w)), s
+
+
+def _check_size(size: Any) -> tuple[int, ...]:
+    values = [size] if isinstance(size, int) and not isinstance(size, bool) else size
+    if (
+        not isinstance(values, list | tuple)
+        or len(values) not in (1, 2)
+        or not all(isinstance(v, int) and not isinstance(v, bool) for v in values)
+    ):
+        raise TypeError(
+            f"For 'Resize', the argument 'size' must be an int or a sequence of 1 or 2 ints, but got {size!r}."
+        )
+    if any(v <= 0 for v in values):
+        raise ValueError(
+            f"For 'Resize', every value of 'size' must be positive, but got {size!r}."
+        )
+    return tuple(values)
+
+
+def _resize_axis(x: Array, axis: int, out_len: int, mode: Inter) -> Array:
+    in_len = x.shape[axis]
+    if in_len == out_len:
+        return x
+    scale = in_len / out_len
+    if mode == Inter.NEAREST:
+        idx = np.minimum(
+            np.floor(np.arange(out_len) * scale).astype(np.intp), in_len - 1
+        )
+        picked: Array = np.take(x, idx, axis=axis)
+        return picked
+    src = np.clip((np.arange(out_len) + 0.5) * scale - 0.5, 0.0, in_len - 1)
+    lo = np.floor(src).astype(np.intp)
+    hi = np.minimum(lo + 1, in_len - 1)
+    shape = [1] * x.ndim
+    shape[axis] = out_len
+    weight = (src - lo).astype(x.dtype).reshape(shape)
+    low = np.take(x, lo, axis=axis)
+    mixed: Array = low + (np.take(x, hi, axis=axis) - low) * weight
+    return mixed
