@@ -31,9 +31,13 @@ __all__ = ["EventBus"]
 
 E = TypeVar("E", bound=Event)
 
-# One entry per subscriber in a delivery plan: the function to call, the fixed
-# argument to pass instead of the event (None: pass the event), the subscription.
+# One entry per subscriber: the function to call, the fixed argument to pass
+# instead of the event (None: pass the event), the subscription.
 _Entry = tuple[Callable[[Any], object], Any, Subscription[Any]]
+# A delivery plan groups consecutive entries that take the same argument into
+# segments `(argument or None, (call, call, ...))`, so delivering to a callback
+# list costs one tight loop of calls, as a hand-written loop would.
+_Segment = tuple[Any, tuple[Callable[[Any], object], ...]]
 _Backends = Literal["asyncio", "trio"]
 # How long workers may finish queued events after the block or run they serve failed.
 _ABORT_DRAIN_S = 30.0
@@ -80,7 +84,8 @@ class EventBus:
         self._subs: list[Subscription[Any]] = []
         self._seq = 0
         # Event class -> delivery plan; rebuilt lazily after any (un)subscribe.
-        self._plans: dict[type[Event], tuple[_Entry, ...]] = {}
+        self._plans: dict[type[Event], tuple[_Segment, ...]] = {}
+        self._entries: dict[type[Event], tuple[_Entry, ...]] = {}
         # Bumped on every (un)subscribe, so publishers caching `wants()` know to ask again.
         self.version = 0
         self._published: dict[type[Event], int] = {}
@@ -237,6 +242,7 @@ class EventBus:
             index -= 1
         self._subs.insert(index, sub)
         self._plans = {}
+        self._entries = {}
         self.version += 1
 
     def unsubscribe(self, subscription: Subscription[Any]) -> None:
@@ -246,6 +252,7 @@ class EventBus:
                 subscription._frozen_calls = subscription.count_calls(self._published)
                 self._subs.remove(subscription)
                 self._plans = {}
+                self._entries = {}
                 self.version += 1
                 queue = subscription.queue
                 if queue is not None:
@@ -269,12 +276,15 @@ class EventBus:
         if not plan:
             return
         self._published[cls] += 1
-        call = sub = None
+        call = None
         try:
-            for call, arg, sub in plan:
-                call(event if arg is None else arg)
+            for arg, calls in plan:
+                if arg is None:
+                    arg = event
+                for call in calls:
+                    call(arg)
         except BaseException as exc:
-            self._blame(exc, plan, sub, event)
+            self._blame(exc, cls, call, event)
             raise
 
     def wants(self, event_type: type[Event]) -> bool:
@@ -287,11 +297,19 @@ class EventBus:
             plan = self._build_plan(event_type)
         return bool(plan)
 
-    def _build_plan(self, cls: type[Event]) -> tuple[_Entry, ...]:
+    def _build_plan(self, cls: type[Event]) -> tuple[_Segment, ...]:
         if not (isinstance(cls, type) and issubclass(cls, Event)):
             raise TypeError(f"Only cadence Events can be published, got an object of type {cls.__name__!r}.")
         with self._lock:
-            plan = tuple(self._entry(sub) for sub in self._subs if issubclass(cls, sub.event_types))
+            entries = tuple(self._entry(sub) for sub in self._subs if issubclass(cls, sub.event_types))
+            segments: list[tuple[Any, list[Callable[[Any], object]]]] = []
+            for call, arg, _ in entries:
+                if segments and segments[-1][0] is arg:
+                    segments[-1][1].append(call)
+                else:
+                    segments.append((arg, [call]))
+            plan = tuple((arg, tuple(calls)) for arg, calls in segments)
+            self._entries[cls] = entries
             self._plans[cls] = plan
             self._published.setdefault(cls, 0)
         return plan
@@ -326,17 +344,19 @@ class EventBus:
 
         return put
 
-    def _blame(self, exc: BaseException, plan: tuple[_Entry, ...], sub: Subscription[Any] | None, event: Event) -> None:
-        if sub is None or getattr(exc, "_cadence_blamed", False):
+    def _blame(self, exc: BaseException, cls: type[Event], call: object, event: Event) -> None:
+        entries = self._entries.get(cls, ())
+        index = next((i for i, entry in enumerate(entries) if entry[0] is call), None)
+        if index is None or getattr(exc, "_cadence_blamed", False):
             return
         try:
             exc._cadence_blamed = True  # type: ignore[attr-defined]
         except AttributeError:  # exceptions with __slots__ cannot carry the marker
             pass
+        sub = entries[index][2]
         exc.add_note(f"cadence: raised by subscriber {sub.name!r} while handling {_describe_event(event)}")
         # Subscribers after the failing one were never called: keep derived counts honest.
-        index = next(i for i, entry in enumerate(plan) if entry[2] is sub)
-        for _, _, later in plan[index + 1 :]:
+        for _, _, later in entries[index + 1 :]:
             if not later.counted:
                 later.calls -= 1
 
@@ -523,6 +543,7 @@ class EventBus:
             for sub in self._subs:
                 sub.set_counted(self._timing, self._published)
             self._plans = {}
+            self._entries = {}
             self.version += 1
 
     @property

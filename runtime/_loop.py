@@ -33,13 +33,15 @@ class Cancelled(BaseException):
 
 def mean_loss(outputs: Any) -> float | None:
     """Return the mean of a step's output (first element of a tuple), or None if it is not numeric."""
+    if outputs.__class__ is float:
+        return outputs  # type: ignore[no-any-return]
     if isinstance(outputs, tuple | list):
         if not outputs:
             return None
         outputs = outputs[0]
     data = outputs.asnumpy() if hasattr(outputs, "asnumpy") else outputs
     try:
-        if isinstance(data, float | int):
+        if getattr(data, "ndim", None) == 0 or isinstance(data, int | float):
             return float(data)
         return float(data.mean())
     except (TypeError, ValueError, AttributeError):

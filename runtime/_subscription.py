@@ -96,9 +96,7 @@ class Subscription(Generic[E]):
         self.retries = retries
         self.arg = arg
         self.prepare = prepare
-        self.is_async = inspect.iscoroutinefunction(handler) or inspect.iscoroutinefunction(
-            getattr(handler, "__call__", None)  # noqa: B004 - async callable objects
-        )
+        self.is_async = is_async_callable(handler)
         self.queue: WorkerQueue | None = None
         # Counters. Unfiltered, untimed inline subscribers are not counted per call
         # (it would double their cost); their calls derive from the bus's publish
@@ -204,30 +202,47 @@ def check_event_types(event_types: object) -> tuple[type[Event], ...]:
     return tuple(items)
 
 
+# Functions whose signature already passed `check_handler` (weakly held): the
+# callback bridge subscribes the same hook functions on every run.
+_CHECKED: weakref.WeakKeyDictionary[Any, bool] = weakref.WeakKeyDictionary()
+
+
+def is_async_callable(fn: object) -> bool:
+    """Return whether calling `fn` returns a coroutine (async functions and async `__call__`)."""
+    return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None))  # noqa: B004
+
+
 def check_handler(handler: object, mode: str, *, takes_arg: bool = True) -> None:
     """Raise TypeError unless `handler` is callable with one positional argument and fits `mode`."""
     if not callable(handler):
         raise TypeError(f"`handler` must be callable, got {handler!r} of type {type(handler).__name__!r}.")
-    try:
-        sig = inspect.signature(handler)
-    except (TypeError, ValueError):  # some builtins have no signature; trust them
-        sig = None
-    if sig is not None and takes_arg:
-        try:
-            sig.bind(object())
-        except TypeError:
-            raise TypeError(
-                f"`handler` {describe_callable(handler)} must accept exactly one positional argument "
-                f"(the event), but its signature is {sig}."
-            ) from None
-    is_async = inspect.iscoroutinefunction(handler) or inspect.iscoroutinefunction(
-        getattr(handler, "__call__", None)  # noqa: B004
-    )
-    if is_async and mode == "inline":
+    if is_async_callable(handler) and mode == "inline":
         raise TypeError(
             f"`handler` {describe_callable(handler)} is a coroutine function; inline handlers run in "
             "the publishing thread and must be synchronous. Subscribe it with mode='worker'."
         )
+    if not takes_arg:
+        return
+    key = getattr(handler, "__func__", handler)
+    bound = hasattr(handler, "__func__")
+    try:
+        if _CHECKED.get(key) is bound:
+            return
+    except TypeError:  # not weakly referenceable: check every time
+        key = None
+    try:
+        sig = inspect.signature(handler)
+    except (TypeError, ValueError):  # some builtins have no signature; trust them
+        return
+    try:
+        sig.bind(object())
+    except TypeError:
+        raise TypeError(
+            f"`handler` {describe_callable(handler)} must accept exactly one positional argument "
+            f"(the event), but its signature is {sig}."
+        ) from None
+    if key is not None:
+        _CHECKED[key] = bound
 
 
 def check_choice(name: str, value: object, choices: object) -> None:

@@ -1,0 +1,41 @@
+"""Run every benchmark script in this folder, one after the other: `python tests/bench/run_all.py`.
+
+Each `bench_*.py` prints its own markdown tables with ratios measured in the same run;
+copy the latest into docs/performance.md together with the machine details printed here.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import subprocess
+import sys
+from pathlib import Path
+
+
+def machine() -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, {platform.system()} {platform.release()}"
+
+
+def main() -> int:
+    here = Path(__file__).parent
+    print(f"Machine: {machine()}\n")
+    failed = 0
+    for script in sorted(here.glob("bench_*.py")):
+        print(f"## {script.stem}\n", flush=True)
+        code = subprocess.call([sys.executable, str(script)])
+        failed += code != 0
+        print()
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
