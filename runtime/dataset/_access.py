@@ -69,14 +69,14 @@ class ColumnsAccess(Access):
     def gather(self, idx: IndexArray) -> Block:
         """Return the rows at positions `idx` (one gather per column)."""
         rows = idx if self.order is None else self.order[idx]
-        return [col[rows] for col in self.columns]
+        return [np.take(col, rows, axis=0) for col in self.columns]
 
     def span(self, start: int, stop: int) -> Block:
         """Return a range of rows: views of the columns when unshuffled."""
         if self.order is None:
             return [col[start:stop] for col in self.columns]
         rows = self.order[start:stop]
-        return [col[rows] for col in self.columns]
+        return [np.take(col, rows, axis=0) for col in self.columns]
 
 
 class MappedAccess(Access):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Final
 
 import numpy as np
@@ -14,8 +15,12 @@ __all__ = ["DigitsDataset", "load_digits_arrays"]
 _USAGES: Final = ("train", "test", "all")
 
 
+@functools.lru_cache(maxsize=1)
 def load_digits_arrays() -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
-    """Return all 1,797 digits: images float32 (N, 1, 8, 8) in [0, 1], labels int32 (N,)."""
+    """Return all 1,797 digits: images float32 (N, 1, 8, 8) in [0, 1], labels int32 (N,).
+
+    Loaded once per process; the arrays are read-only (datasets index copies of them).
+    """
     # Imported here: scikit-learn is slow to import and only this loader needs it.
     from sklearn.datasets import load_digits  # type: ignore[import-untyped]
 
@@ -24,7 +29,10 @@ def load_digits_arrays() -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
     images = (np.asarray(bunch.images, dtype=np.float32) / np.float32(16.0)).reshape(
         -1, 1, 8, 8
     )
-    return images, np.asarray(bunch.target, dtype=np.int32)
+    labels = np.asarray(bunch.target, dtype=np.int32)
+    images.flags.writeable = False
+    labels.flags.writeable = False
+    return images, labels
 
 
 def split_indices(
@@ -67,7 +75,7 @@ class DigitsDataset(InMemoryDataset):
         >>> train = ds.DigitsDataset("train").batch(32)
         >>> test = ds.DigitsDataset("test", shuffle=False)
         >>> test.get_dataset_size(), test.output_shapes()
-        (360, [[1, 8, 8], []])
+        (359, [[1, 8, 8], []])
     """
 
     def __init__(

@@ -48,7 +48,9 @@ class TensorOperation:
         return True
 
     def __repr__(self) -> str:
-        fields = ", ".join(f"{k.lstrip('_')}={v!r}" for k, v in vars(self).items())
+        fields = ", ".join(
+            f"{k}={v!r}" for k, v in vars(self).items() if not k.startswith("_")
+        )
         return f"{type(self).__name__}({fields})"
 
 

@@ -50,7 +50,8 @@ class Rescale(UnaryOperation):
         self.shift = check_number(shift, "shift", "Rescale")
 
     def _apply(self, x: Array, batched: bool) -> Array:
-        out = np.multiply(x, np.float32(self.rescale), dtype=np.float32)
+        out = x.astype(np.float32)  # always a fresh array, so scaling in place is safe
+        out *= np.float32(self.rescale)
         if self.shift:
             out += np.float32(self.shift)
         return out
@@ -98,6 +99,10 @@ class Normalize(UnaryOperation):
                 f"For '{owner}', every value of 'std' must be in (0, 255], but got {self.std!r}."
             )
         self.is_hwc = check_bool(is_hwc, "is_hwc", owner)
+        # Broadcastable forms for <H, W, C> (or <H, W>) and <C, H, W> images, built once.
+        shape = (-1,) if is_hwc else (-1, 1, 1)
+        self._mean = np.asarray(self.mean, dtype=np.float32).reshape(shape)
+        self._std = np.asarray(self.std, dtype=np.float32).reshape(shape)
 
     def _apply(self, x: Array, batched: bool) -> Array:
         layouts = "<H, W> or <H, W, C>" if self.is_hwc else "<H, W> or <C, H, W>"
@@ -108,11 +113,11 @@ class Normalize(UnaryOperation):
             raise RuntimeError(
                 f"Normalize: the image has {channels} channels, but 'mean' and 'std' have {count} values."
             )
-        shape: tuple[int, ...] = (
-            () if ndim == 2 else (count,) if self.is_hwc else (count, 1, 1)
+        mean, std = (
+            (self._mean.ravel()[0], self._std.ravel()[0])
+            if ndim == 2
+            else (self._mean, self._std)
         )
-        mean = np.asarray(self.mean, dtype=np.float32).reshape(shape)
-        std = np.asarray(self.std, dtype=np.float32).reshape(shape)
         out = np.subtract(x, mean, dtype=np.float32)
         out /= std
         return out
@@ -142,7 +147,7 @@ class HWC2CHW(UnaryOperation):
     def _apply(self, x: Array, batched: bool) -> Array:
         if sample_ndim(x, batched, "HWC2CHW", "<H, W> or <H, W, C>") == 2:
             return x
-        return np.ascontiguousarray(np.moveaxis(x, -1, -3))
+        return np.ascontiguousarray(x.transpose((0, 3, 1, 2) if batched else (2, 0, 1)))
 
     def __repr__(self) -> str:
         return "HWC2CHW()"
