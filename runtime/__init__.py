@@ -71,6 +71,7 @@ from ._events import (
     TrainStepBegin,
     TrainStepEnd,
 )
+from ._grad import grad, value_and_grad
 from ._model import LegacyHookWarning, Model
 from ._run_context import RunContext
 
@@ -133,6 +134,7 @@ __all__ = [
     "float64",
     "get_context",
     "get_seed",
+    "grad",
     "int8",
     "int16",
     "int32",
@@ -146,6 +148,7 @@ __all__ = [
     "uint16",
     "uint32",
     "uint64",
+    "value_and_grad",
 ]
 
 fixup_module_metadata(__name__, globals())

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 
 if TYPE_CHECKING:
+    from types import TracebackType
+
     from ._run_context import RunContext
 
 __all__ = ["LEGACY_HOOKS", "NEW_HOOKS", "RUN_HOOKS", "Callback"]
@@ -26,7 +27,14 @@ NEW_HOOKS: tuple[str, ...] = (
 )
 """The twelve MindSpore hooks, in the order a `fit` epoch first reaches them."""
 
-LEGACY_HOOKS: tuple[str, ...] = ("begin", "epoch_begin", "step_begin", "step_end", "epoch_end", "end")
+LEGACY_HOOKS: tuple[str, ...] = (
+    "begin",
+    "epoch_begin",
+    "step_begin",
+    "step_end",
+    "epoch_end",
+    "end",
+)
 """MindSpore's deprecated names; each is the default body of one train and one eval hook."""
 
 RUN_HOOKS: tuple[str, ...] = ("on_run_failed", "on_run_ended")
@@ -55,12 +63,12 @@ class Callback:
         >>> class StopAtStep(Callback):
         ...     def __init__(self, last: int) -> None:
         ...         self.last = last
-        ...     def on_train_step_end(self, run_context: RunContext) -> None:
+        ...     def on_train_step_end(self, run_context: RunContext) -> object:
         ...         if run_context.original_args().cur_step_num >= self.last:
         ...             run_context.request_stop()
     """
 
-    def __enter__(self) -> Callback:
+    def __enter__(self) -> Self:
         """Return self; called once before the run (and around each eval pass in `fit`)."""
         return self
 
@@ -75,80 +83,82 @@ class Callback:
 
     # --- legacy names (deprecated in MindSpore, still dispatched) ---------------
 
-    def begin(self, run_context: RunContext) -> None:
+    def begin(self, run_context: RunContext) -> object:
         """Called at the beginning of training and of evaluation (legacy)."""
 
-    def epoch_begin(self, run_context: RunContext) -> None:
+    def epoch_begin(self, run_context: RunContext) -> object:
         """Called before each epoch, training or evaluation (legacy)."""
 
-    def step_begin(self, run_context: RunContext) -> None:
+    def step_begin(self, run_context: RunContext) -> object:
         """Called before each step, training or evaluation (legacy)."""
 
-    def step_end(self, run_context: RunContext) -> None:
+    def step_end(self, run_context: RunContext) -> object:
         """Called after each step, training or evaluation (legacy)."""
 
-    def epoch_end(self, run_context: RunContext) -> None:
+    def epoch_end(self, run_context: RunContext) -> object:
         """Called after each epoch, training or evaluation (legacy)."""
 
-    def end(self, run_context: RunContext) -> None:
+    def end(self, run_context: RunContext) -> object:
         """Called at the end of training and of evaluation (legacy)."""
 
     # --- training ---------------------------------------------------------------
 
-    def on_train_begin(self, run_context: RunContext) -> None:
+    def on_train_begin(self, run_context: RunContext) -> object:
         """Called once before the first training epoch."""
-        self.begin(run_context)
+        return self.begin(run_context)
 
-    def on_train_epoch_begin(self, run_context: RunContext) -> None:
+    def on_train_epoch_begin(self, run_context: RunContext) -> object:
         """Called before each training epoch."""
-        self.epoch_begin(run_context)
+        return self.epoch_begin(run_context)
 
-    def on_train_step_begin(self, run_context: RunContext) -> None:
+    def on_train_step_begin(self, run_context: RunContext) -> object:
         """Called before each training step."""
-        self.step_begin(run_context)
+        return self.step_begin(run_context)
 
-    def on_train_step_end(self, run_context: RunContext) -> None:
+    def on_train_step_end(self, run_context: RunContext) -> object:
         """Called after each training step; `cb_params.net_outputs` holds its output."""
-        self.step_end(run_context)
+        return self.step_end(run_context)
 
-    def on_train_epoch_end(self, run_context: RunContext) -> None:
+    def on_train_epoch_end(self, run_context: RunContext) -> object:
         """Called after each training epoch, also after a stop request."""
-        self.epoch_end(run_context)
+        return self.epoch_end(run_context)
 
-    def on_train_end(self, run_context: RunContext) -> None:
+    def on_train_end(self, run_context: RunContext) -> object:
         """Called once after training, also after a stop request; not after an exception."""
-        self.end(run_context)
+        return self.end(run_context)
 
     # --- evaluation -------------------------------------------------------------
 
-    def on_eval_begin(self, run_context: RunContext) -> None:
+    def on_eval_begin(self, run_context: RunContext) -> object:
         """Called before an evaluation pass."""
-        self.begin(run_context)
+        return self.begin(run_context)
 
-    def on_eval_epoch_begin(self, run_context: RunContext) -> None:
+    def on_eval_epoch_begin(self, run_context: RunContext) -> object:
         """Called before the evaluation pass's epoch."""
-        self.epoch_begin(run_context)
+        return self.epoch_begin(run_context)
 
-    def on_eval_step_begin(self, run_context: RunContext) -> None:
+    def on_eval_step_begin(self, run_context: RunContext) -> object:
         """Called before each evaluation step."""
-        self.step_begin(run_context)
+        return self.step_begin(run_context)
 
-    def on_eval_step_end(self, run_context: RunContext) -> None:
+    def on_eval_step_end(self, run_context: RunContext) -> object:
         """Called after each evaluation step."""
-        self.step_end(run_context)
+        return self.step_end(run_context)
 
-    def on_eval_epoch_end(self, run_context: RunContext) -> None:
+    def on_eval_epoch_end(self, run_context: RunContext) -> object:
         """Called after the evaluation pass's epoch; metrics are not in `cb_params` yet."""
-        self.epoch_end(run_context)
+        return self.epoch_end(run_context)
 
-    def on_eval_end(self, run_context: RunContext) -> None:
+    def on_eval_end(self, run_context: RunContext) -> object:
         """Called after an evaluation pass; `cb_params.metrics` holds its metrics."""
-        self.end(run_context)
+        return self.end(run_context)
 
     # --- cadence finalization -----------------------------------------------------
 
-    def on_run_failed(self, run_context: RunContext, exception: BaseException) -> None:
+    def on_run_failed(
+        self, run_context: RunContext, exception: BaseException
+    ) -> object:
         """Called when the run raised, before `on_run_ended`; MindSpore has no such hook."""
 
-    def on_run_ended(self, run_context: RunContext) -> None:
+    def on_run_ended(self, run_context: RunContext) -> object:
         """Called last for every outcome; `cb_params.outcome` says which ('completed', 'stopped', 'failed', 'cancelled')."""

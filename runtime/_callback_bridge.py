@@ -5,7 +5,6 @@ from __future__ import annotations
 import inspect
 import warnings
 from collections.abc import Callable, Iterable
-from contextlib import ExitStack
 from typing import TYPE_CHECKING, Any
 
 from . import _events as ev
@@ -15,6 +14,8 @@ from ._errors import CadenceWarning
 from ._run_context import RunContext
 
 if TYPE_CHECKING:
+    from contextlib import ExitStack
+
     from ._bus import EventBus
     from ._subscription import Subscription
 
@@ -22,7 +23,9 @@ __all__ = ["CallbackSet", "effective_hook", "normalize_callbacks"]
 
 # Hook name -> event class: the event is the hook's name without `on_`, in PascalCase.
 HOOK_EVENTS: dict[str, type[ev.Event]] = {
-    hook: getattr(ev, "".join(part.title() for part in hook.removeprefix("on_").split("_")))
+    hook: getattr(
+        ev, "".join(part.title() for part in hook.removeprefix("on_").split("_"))
+    )
     for hook in NEW_HOOKS
 }
 # Hook name -> the legacy name its default body calls.
@@ -53,7 +56,9 @@ def normalize_callbacks(callbacks: object) -> list[Callback]:
 
 
 def _overrides(cb: Callback, name: str) -> bool:
-    if name in getattr(cb, "__dict__", {}):  # set on the instance, as LambdaCallback does
+    if name in getattr(
+        cb, "__dict__", {}
+    ):  # set on the instance, as LambdaCallback does
         return True
     return getattr(type(cb), name, None) is not getattr(Callback, name)
 
@@ -76,7 +81,9 @@ def effective_hook(cb: Callback, hook: str) -> Callable[[RunContext], Any] | Non
 
 def warn_unknown_hooks(cb: Callback) -> None:
     """Warn about `on_*` methods that look like hooks but match none (`on_train_stepend`)."""
-    names = {n for n in dir(type(cb)) if n.startswith("on_")} | {n for n in vars(cb) if n.startswith("on_")}
+    names = {n for n in dir(type(cb)) if n.startswith("on_")} | {
+        n for n in vars(cb) if n.startswith("on_")
+    }
     for name in sorted(names - _KNOWN):
         if callable(getattr(cb, name, None)):
             warnings.warn(
@@ -107,7 +114,7 @@ class CallbackSet:
     def enter(self, stack: ExitStack) -> None:
         """Enter every callback in order; a `Callback` returned by `__enter__` replaces it (as MindSpore)."""
         for index, cb in enumerate(self.callbacks):
-            target = stack.enter_context(cb)
+            target: Any = stack.enter_context(cb)  # user code may return anything
             if isinstance(target, Callback):
                 self.callbacks[index] = target
             else:
@@ -118,7 +125,9 @@ class CallbackSet:
                     stacklevel=3,
                 )
 
-    def subscribe(self, hooks: tuple[str, ...], rc: RunContext) -> list[Subscription[Any]]:
+    def subscribe(
+        self, hooks: tuple[str, ...], rc: RunContext
+    ) -> list[Subscription[Any]]:
         """Subscribe the hooks each callback overrides, in list order, called with `rc`."""
         subs: list[Subscription[Any]] = []
         for cb in self.callbacks:
@@ -129,10 +138,18 @@ class CallbackSet:
                 name = f"{type(cb).__name__}.{hook}"
                 if inspect.iscoroutinefunction(fn):
                     subs.append(
-                        self.bus._subscribe(HOOK_EVENTS[hook], fn, mode="worker", name=name, prepare=_snapshot(rc))
+                        self.bus._subscribe(
+                            HOOK_EVENTS[hook],
+                            fn,
+                            mode="worker",
+                            name=name,
+                            prepare=_snapshot(rc),
+                        )
                     )
                 else:
-                    subs.append(self.bus._subscribe(HOOK_EVENTS[hook], fn, name=name, arg=rc))
+                    subs.append(
+                        self.bus._subscribe(HOOK_EVENTS[hook], fn, name=name, arg=rc)
+                    )
         return subs
 
     def subscribe_final(self, rc: RunContext) -> list[Subscription[Any]]:
@@ -145,7 +162,9 @@ class CallbackSet:
                 subs.append(self._final(ev.RunEnded, cb, "on_run_ended", rc))
         return subs
 
-    def _final(self, event_type: type[ev.Event], cb: Callback, hook: str, rc: RunContext) -> Subscription[Any]:
+    def _final(
+        self, event_type: type[ev.Event], cb: Callback, hook: str, rc: RunContext
+    ) -> Subscription[Any]:
         method = getattr(cb, hook)
         errors = self.final_errors
         name = f"{type(cb).__name__}.{hook}"

@@ -42,4 +42,6 @@ class CallbackParams(dict[str, Any]):
         try:
             del self[key]
         except KeyError:
-            raise MissingKeyError(f"`cb_params` has no key {key!r} to delete.") from None
+            raise MissingKeyError(
+                f"`cb_params` has no key {key!r} to delete."
+            ) from None

@@ -5,9 +5,12 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from ._errors import CadenceError
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 __all__ = ["UsageError", "main"]
 
@@ -43,7 +46,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(args_list)
     try:
         code: int = args.func(args)
-    except (UsageError, FileNotFoundError, NotADirectoryError, PermissionError, ValueError) as exc:
+    except (
+        UsageError,
+        FileNotFoundError,
+        NotADirectoryError,
+        PermissionError,
+        ValueError,
+    ) as exc:
         print(f"cadence {args.command}: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
 import numpy as np
 
 from ._events import Event
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 __all__ = ["decode_event", "encode_event", "event_types"]
 
@@ -16,15 +18,18 @@ Format = Literal["json", "msgpack"]
 
 
 def event_types() -> tuple[type[Event], ...]:
-    """Return every `Event` class defined so far, user-defined ones included, in definition order."""
-    found: list[type[Event]] = []
+    """Return every `Event` class defined so far, user-defined ones included, in definition order.
+
+    Tags (class names) must be unique in a union; when two classes share a name (a
+    class redefined in a notebook, say), the one defined last is used.
+    """
+    by_tag: dict[str, type[Event]] = {}
     pending: list[type[Event]] = [Event]
     while pending:
         cls = pending.pop(0)
-        if cls not in found:
-            found.append(cls)
-            pending.extend(cls.__subclasses__())
-    return tuple(found)
+        by_tag[str(cls.__struct_config__.tag)] = cls
+        pending.extend(cls.__subclasses__())
+    return tuple(by_tag.values())
 
 
 def _enc_hook(obj: Any) -> Any:
@@ -41,7 +46,7 @@ _msgpack_encoder = msgspec.msgpack.Encoder(enc_hook=_enc_hook)
 _decoders: dict[tuple[Format, tuple[type[Event], ...]], Any] = {}
 
 
-def encode_event(event: Event, *, format: Format = "json") -> bytes:  # noqa: A002
+def encode_event(event: Event, *, format: Format = "json") -> bytes:
     """Encode an event as JSON or MessagePack, with its class name in the `"type"` field.
 
     Example:
@@ -50,7 +55,9 @@ def encode_event(event: Event, *, format: Format = "json") -> bytes:  # noqa: A0
         b'{"type":"TrainEpochBegin","time_ns":5,"epoch":1}'
     """
     if not isinstance(event, Event):
-        raise TypeError(f"`event` must be a cadence Event, got {event!r} of type {type(event).__name__!r}.")
+        raise TypeError(
+            f"`event` must be a cadence Event, got {event!r} of type {type(event).__name__!r}."
+        )
     if format == "json":
         return _json_encoder.encode(event)
     if format == "msgpack":
@@ -61,7 +68,7 @@ def encode_event(event: Event, *, format: Format = "json") -> bytes:  # noqa: A0
 def decode_event(
     data: bytes | str,
     *,
-    format: Format = "json",  # noqa: A002
+    format: Format = "json",
     types: Iterable[type[Event]] | None = None,
 ) -> Event:
     """Decode one event encoded by `encode_event`, validating every field.
@@ -86,7 +93,7 @@ def decode_event(
         else:
             raise ValueError(f"`format` must be 'json' or 'msgpack', got {format!r}.")
         _decoders[key] = decoder
-    result: Event = decoder.decode(data)
+    result: Event = decoder.decode(data.encode() if isinstance(data, str) else data)
     return result
 
 

@@ -13,13 +13,13 @@ from typing import Any, Literal
 import msgspec
 
 __all__ = [
+    "CheckpointSaved",
     "EvalBegin",
     "EvalEnd",
     "EvalEpochBegin",
     "EvalEpochEnd",
     "EvalStepBegin",
     "EvalStepEnd",
-    "CheckpointSaved",
     "Event",
     "RunCancelled",
     "RunCompleted",
@@ -52,12 +52,13 @@ class Event(msgspec.Struct, frozen=True, kw_only=True, tag=True, gc=False):
     Counting follows `cb_params`: `epoch` counts from 1, `step` is the global step
     of the run counting from 1, `step_in_epoch` restarts at 1 every epoch.
 
-    Subclasses repeat `kw_only=True`. Events are not tracked by the cyclic garbage
+    Subclasses repeat `frozen=True, kw_only=True` (msgspec inherits them at run
+    time, but type checkers read each class's own keywords). Events are not tracked by the cyclic garbage
     collector (`gc=False`); a subclass whose fields may reference the event itself
     must pass `gc=True`.
 
     Example:
-        >>> class LrChanged(Event, kw_only=True):
+        >>> class LrChanged(Event, frozen=True, kw_only=True):
         ...     lr: float
         >>> LrChanged(lr=0.1, time_ns=0)
         LrChanged(time_ns=0, lr=0.1)
@@ -70,7 +71,7 @@ class Event(msgspec.Struct, frozen=True, kw_only=True, tag=True, gc=False):
 # --- training ------------------------------------------------------------------
 
 
-class TrainBegin(Event, kw_only=True):
+class TrainBegin(Event, frozen=True, kw_only=True):
     """A training run begins (`on_train_begin`)."""
 
     epochs: int
@@ -81,13 +82,13 @@ class TrainBegin(Event, kw_only=True):
     """`cb_params.batch_num`."""
 
 
-class TrainEpochBegin(Event, kw_only=True):
+class TrainEpochBegin(Event, frozen=True, kw_only=True):
     """A training epoch begins (`on_train_epoch_begin`)."""
 
     epoch: int
 
 
-class TrainStepBegin(Event, kw_only=True):
+class TrainStepBegin(Event, frozen=True, kw_only=True):
     """A training step begins (`on_train_step_begin`)."""
 
     epoch: int
@@ -95,7 +96,7 @@ class TrainStepBegin(Event, kw_only=True):
     step_in_epoch: int
 
 
-class TrainStepEnd(Event, kw_only=True):
+class TrainStepEnd(Event, frozen=True, kw_only=True):
     """A training step ended (`on_train_step_end`).
 
     `loss` is the mean of the network's output (or of its first element when it
@@ -108,7 +109,7 @@ class TrainStepEnd(Event, kw_only=True):
     loss: float | None
 
 
-class TrainEpochEnd(Event, kw_only=True):
+class TrainEpochEnd(Event, frozen=True, kw_only=True):
     """A training epoch ended (`on_train_epoch_end`); `metrics` is set in `fit` epochs with an eval pass."""
 
     epoch: int
@@ -117,7 +118,7 @@ class TrainEpochEnd(Event, kw_only=True):
     metrics: Metrics | None = None
 
 
-class TrainEnd(Event, kw_only=True):
+class TrainEnd(Event, frozen=True, kw_only=True):
     """Training ended normally or by a stop request (`on_train_end`)."""
 
     epoch: int
@@ -127,27 +128,27 @@ class TrainEnd(Event, kw_only=True):
 # --- evaluation ------------------------------------------------------------------
 
 
-class EvalBegin(Event, kw_only=True):
+class EvalBegin(Event, frozen=True, kw_only=True):
     """An evaluation pass begins (`on_eval_begin`); `epoch` is the training epoch in `fit`, else None."""
 
     epoch: int | None
     steps: int
 
 
-class EvalEpochBegin(Event, kw_only=True):
+class EvalEpochBegin(Event, frozen=True, kw_only=True):
     """An evaluation pass's single epoch begins (`on_eval_epoch_begin`)."""
 
     epoch: int | None
 
 
-class EvalStepBegin(Event, kw_only=True):
+class EvalStepBegin(Event, frozen=True, kw_only=True):
     """An evaluation step begins (`on_eval_step_begin`); `step` counts the pass's steps from 1."""
 
     epoch: int | None
     step: int
 
 
-class EvalStepEnd(Event, kw_only=True):
+class EvalStepEnd(Event, frozen=True, kw_only=True):
     """An evaluation step ended (`on_eval_step_end`)."""
 
     epoch: int | None
@@ -155,14 +156,14 @@ class EvalStepEnd(Event, kw_only=True):
     loss: float | None
 
 
-class EvalEpochEnd(Event, kw_only=True):
+class EvalEpochEnd(Event, frozen=True, kw_only=True):
     """An evaluation pass's epoch ended (`on_eval_epoch_end`); metrics are not final yet."""
 
     epoch: int | None
     step: int
 
 
-class EvalEnd(Event, kw_only=True):
+class EvalEnd(Event, frozen=True, kw_only=True):
     """An evaluation pass ended (`on_eval_end`) with its metrics."""
 
     epoch: int | None
@@ -173,7 +174,7 @@ class EvalEnd(Event, kw_only=True):
 # --- control and outcome ---------------------------------------------------------
 
 
-class StopRequested(Event, kw_only=True):
+class StopRequested(Event, frozen=True, kw_only=True):
     """Someone asked the run to stop; it stops at the next step boundary."""
 
     phase: Literal["train", "eval"]
@@ -181,7 +182,7 @@ class StopRequested(Event, kw_only=True):
     step: int
 
 
-class RunEnded(Event, kw_only=True):
+class RunEnded(Event, frozen=True, kw_only=True):
     """Base of the terminal events: every run publishes exactly one subclass, last.
 
     Subscribe to `RunEnded` to hear how any run ended.
@@ -194,15 +195,15 @@ class RunEnded(Event, kw_only=True):
     """The last step begun (global)."""
 
 
-class RunCompleted(RunEnded, kw_only=True):
+class RunCompleted(RunEnded, frozen=True, kw_only=True):
     """The run did all its epochs and steps."""
 
 
-class RunStopped(RunEnded, kw_only=True):
+class RunStopped(RunEnded, frozen=True, kw_only=True):
     """The run ended early because `request_stop()` was called."""
 
 
-class RunFailed(RunEnded, kw_only=True):
+class RunFailed(RunEnded, frozen=True, kw_only=True):
     """The run ended with an exception (also published when a `__exit__` later suppresses it)."""
 
     error_type: str
@@ -210,14 +211,14 @@ class RunFailed(RunEnded, kw_only=True):
     message: str
 
 
-class RunCancelled(RunEnded, kw_only=True):
+class RunCancelled(RunEnded, frozen=True, kw_only=True):
     """The run was cancelled from its host event loop (`train_async` and friends)."""
 
 
 # --- artifacts ---------------------------------------------------------------------
 
 
-class CheckpointSaved(Event, kw_only=True):
+class CheckpointSaved(Event, frozen=True, kw_only=True):
     """A checkpoint file was written and committed (atomically renamed into place).
 
     Published by `ModelCheckpoint` (and anything else that saves checkpoints);

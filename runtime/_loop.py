@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Callable, Iterable, Iterator
 from contextlib import ExitStack
 from typing import TYPE_CHECKING, Any
 
@@ -16,13 +15,15 @@ import anyio
 
 from . import _events as ev
 from ._callback_bridge import EVAL_HOOKS, TRAIN_HOOKS, CallbackSet
-from ._cb_params import CallbackParams
-from ._events import RunKind
 from ._run_context import RunContext
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Iterator
+
     from ._bus import EventBus
     from ._callback import Callback
+    from ._cb_params import CallbackParams
+    from ._events import RunKind
 
 __all__ = ["Cancelled", "EvalSpec", "Run", "mean_loss"]
 
@@ -34,7 +35,7 @@ class Cancelled(BaseException):
 def mean_loss(outputs: Any) -> float | None:
     """Return the mean of a step's output (first element of a tuple), or None if it is not numeric."""
     if outputs.__class__ is float:
-        return outputs  # type: ignore[no-any-return]
+        return outputs
     if isinstance(outputs, tuple | list):
         if not outputs:
             return None
@@ -65,7 +66,12 @@ def dataset_size(dataset: Any) -> int:
 class EvalSpec:
     """What an evaluation pass needs: network, metrics and how outputs feed them."""
 
-    def __init__(self, network: Callable[..., Any], metrics: dict[str, Any], eval_indexes: list[int] | None) -> None:
+    def __init__(
+        self,
+        network: Callable[..., Any],
+        metrics: dict[str, Any],
+        eval_indexes: list[int] | None,
+    ) -> None:
         self.network = network
         self.metrics = metrics
         self.eval_indexes = eval_indexes
@@ -78,7 +84,10 @@ class EvalSpec:
         for metric in self.metrics.values():
             if idx is None:
                 metric.update(*outputs)
-            elif getattr(metric, "_cadence_loss_metric", False) or type(metric).__name__ == "Loss":
+            elif (
+                getattr(metric, "_cadence_loss_metric", False)
+                or type(metric).__name__ == "Loss"
+            ):
                 metric.update(outputs[idx[0]])
             else:
                 metric.update(outputs[idx[1]], outputs[idx[2]])
@@ -151,7 +160,9 @@ class Run:
             try:
                 self._body()
                 self.bus.drain_sync(timeout=self.drain_timeout)
-                self.outcome = "stopped" if self.rc.get_stop_requested() else "completed"
+                self.outcome = (
+                    "stopped" if self.rc.get_stop_requested() else "completed"
+                )
             except BaseException as exc:
                 self.outcome = "cancelled" if _is_cancellation(exc) else "failed"
                 error = exc
@@ -169,10 +180,18 @@ class Run:
         if error is not None:
             cb["exception"] = error
         terminal: ev.RunEnded
-        common: dict[str, Any] = {"kind": self.kind, "epoch": cb.get("cur_epoch_num"), "step": cb.get("cur_step_num", 0)}
+        common: dict[str, Any] = {
+            "kind": self.kind,
+            "epoch": cb.get("cur_epoch_num"),
+            "step": cb.get("cur_step_num", 0),
+        }
         if self.outcome == "failed" and error is not None:
             cls = type(error)
-            terminal = ev.RunFailed(error_type=f"{cls.__module__}.{cls.__qualname__}", message=str(error), **common)
+            terminal = ev.RunFailed(
+                error_type=f"{cls.__module__}.{cls.__qualname__}",
+                message=str(error),
+                **common,
+            )
         elif self.outcome == "cancelled":
             terminal = ev.RunCancelled(**common)
         elif self.outcome == "stopped":
@@ -181,7 +200,9 @@ class Run:
             terminal = ev.RunCompleted(**common)
         try:
             self.bus.publish(terminal)
-            timeout = self.drain_timeout if error is None else (self.drain_timeout or 30.0)
+            timeout = (
+                self.drain_timeout if error is None else (self.drain_timeout or 30.0)
+            )
             if self.owns_host:
                 self.bus.close(timeout=timeout)
             else:
@@ -189,12 +210,17 @@ class Run:
         except BaseException as exc:
             if error is None:
                 raise
-            error.add_note(f"cadence: while finalizing, also: {type(exc).__name__}: {exc}")
+            error.add_note(
+                f"cadence: while finalizing, also: {type(exc).__name__}: {exc}"
+            )
         finally:
             for sub in final_subs:
                 sub.unsubscribe()
-            for late in self.callbacks.final_errors if error is not None else ():
-                error.add_note(f"cadence: during finalization {type(late).__name__}: {late}")
+            if error is not None:
+                for late in self.callbacks.final_errors:
+                    error.add_note(
+                        f"cadence: during finalization {type(late).__name__}: {late}"
+                    )
 
     # --- phases -------------------------------------------------------------------
 
@@ -223,7 +249,13 @@ class Run:
             wants_begin = wants_end = True
             rc._resume_limit = self.epoch
             try:
-                bus.publish(ev.TrainBegin(epochs=self.epoch, initial_epoch=self.initial_epoch, steps_per_epoch=cb["batch_num"]))
+                bus.publish(
+                    ev.TrainBegin(
+                        epochs=self.epoch,
+                        initial_epoch=self.initial_epoch,
+                        steps_per_epoch=cb["batch_num"],
+                    )
+                )
             finally:
                 rc._resume_limit = None
             if rc._resume_epoch is not None and rc._resume_epoch > self.initial_epoch:
@@ -246,16 +278,30 @@ class Run:
                     step_in_epoch += 1
                     cb["cur_step_num"] = step
                     cb["train_dataset_element"] = batch
-                    if bus.version != version:  # subscriptions changed: re-ask who listens
+                    if (
+                        bus.version != version
+                    ):  # subscriptions changed: re-ask who listens
                         version = bus.version
-                        wants_begin, wants_end = bus.wants(ev.TrainStepBegin), bus.wants(ev.TrainStepEnd)
+                        wants_begin, wants_end = (
+                            bus.wants(ev.TrainStepBegin),
+                            bus.wants(ev.TrainStepEnd),
+                        )
                     if wants_begin:
-                        bus.publish(ev.TrainStepBegin(epoch=epoch, step=step, step_in_epoch=step_in_epoch))
+                        bus.publish(
+                            ev.TrainStepBegin(
+                                epoch=epoch, step=step, step_in_epoch=step_in_epoch
+                            )
+                        )
                     outputs = network(*batch)
                     cb["net_outputs"] = outputs
                     if wants_end:
                         bus.publish(
-                            ev.TrainStepEnd(epoch=epoch, step=step, step_in_epoch=step_in_epoch, loss=mean_loss(outputs))
+                            ev.TrainStepEnd(
+                                epoch=epoch,
+                                step=step,
+                                step_in_epoch=step_in_epoch,
+                                loss=mean_loss(outputs),
+                            )
                         )
                     self._boundary()
                     if rc._stop_requested:
@@ -267,7 +313,10 @@ class Run:
                 self._publish_stop_once()
                 bus.publish(
                     ev.TrainEpochEnd(
-                        epoch=epoch, step=cb["cur_step_num"], loss=mean_loss(cb.get("net_outputs")), metrics=cb.get("metrics")
+                        epoch=epoch,
+                        step=cb["cur_step_num"],
+                        loss=mean_loss(cb.get("net_outputs")),
+                        metrics=cb.get("metrics"),
                     )
                 )
                 cb.pop("metrics", None)
@@ -275,7 +324,12 @@ class Run:
                 self._publish_stop_once()
                 if rc._stop_requested:
                     break
-            bus.publish(ev.TrainEnd(epoch=cb.get("cur_epoch_num", self.initial_epoch), step=cb["cur_step_num"]))
+            bus.publish(
+                ev.TrainEnd(
+                    epoch=cb.get("cur_epoch_num", self.initial_epoch),
+                    step=cb["cur_step_num"],
+                )
+            )
         finally:
             for sub in subs:
                 sub.unsubscribe()
@@ -283,7 +337,13 @@ class Run:
     def _publish_stop_once(self) -> None:
         if self.rc._stop_requested and not self._stop_published:
             self._stop_published = True
-            self.bus.publish(ev.StopRequested(phase="train", epoch=self.cb.get("cur_epoch_num"), step=self.cb["cur_step_num"]))
+            self.bus.publish(
+                ev.StopRequested(
+                    phase="train",
+                    epoch=self.cb.get("cur_epoch_num"),
+                    step=self.cb["cur_step_num"],
+                )
+            )
 
     def _maybe_eval(self, epoch: int) -> None:
         if self.valid_dataset is None or self.eval_spec is None:
@@ -293,7 +353,11 @@ class Run:
         if not due:
             return
         cb = self.cb
-        saved = {k: cb[k] for k in ("cur_step_num", "batch_num", "dataset_sink_mode", "net_outputs") if k in cb}
+        saved = {
+            k: cb[k]
+            for k in ("cur_step_num", "batch_num", "dataset_sink_mode", "net_outputs")
+            if k in cb
+        }
         cb["eval_network"] = self.eval_spec.network
         cb["valid_dataset"] = self.valid_dataset
         cb["batch_num"] = dataset_size(self.valid_dataset)
@@ -324,7 +388,10 @@ class Run:
             cb["dataset_sink_mode"] = False
             bus.publish(ev.EvalBegin(epoch=epoch, steps=cb["batch_num"]))
             bus.publish(ev.EvalEpochBegin(epoch=epoch))
-            wants_begin, wants_end = bus.wants(ev.EvalStepBegin), bus.wants(ev.EvalStepEnd)
+            wants_begin, wants_end = (
+                bus.wants(ev.EvalStepBegin),
+                bus.wants(ev.EvalStepEnd),
+            )
             loss_sum, loss_n = 0.0, 0
             for batch in iterate(self.valid_dataset):
                 batch = list(batch)
@@ -349,7 +416,9 @@ class Run:
             metrics = spec.results()
             cb["metrics"] = metrics
             self._eval_loss = loss_sum / loss_n if loss_n else math.nan
-            bus.publish(ev.EvalEnd(epoch=epoch, step=cb["cur_step_num"], metrics=metrics))
+            bus.publish(
+                ev.EvalEnd(epoch=epoch, step=cb["cur_step_num"], metrics=metrics)
+            )
             return metrics
         finally:
             for sub in subs:

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import threading
 import warnings
-from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import anyio.to_thread
 
 from ._bus import EventBus
-from ._callback import Callback
 from ._callback_bridge import legacy_methods, normalize_callbacks
 from ._cb_params import CallbackParams
 from ._errors import CadenceWarning
@@ -19,9 +17,19 @@ from ._loop import EvalSpec, Run, dataset_size
 from ._workers import current_call_soon
 from .validation import check_bool, check_non_negative_int, check_positive_int
 
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+
+    from ._callback import Callback
+
 __all__ = ["LegacyHookWarning", "Model"]
 
-_KWARGS = ("loss_scale_manager", "keep_batchnorm_fp32", "boost_config_dict", "acc_level")
+_KWARGS = (
+    "loss_scale_manager",
+    "keep_batchnorm_fp32",
+    "boost_config_dict",
+    "acc_level",
+)
 _AMP_LEVELS = ("O0", "O1", "O2", "O3", "auto")
 
 
@@ -70,7 +78,9 @@ class Model:
         **kwargs: Any,
     ) -> None:
         if not callable(network):
-            raise TypeError(f"For 'Model', the argument 'network' must be a Cell or callable, but got {network!r}.")
+            raise TypeError(
+                f"For 'Model', the argument 'network' must be a Cell or callable, but got {network!r}."
+            )
         for key in kwargs:
             if key not in _KWARGS:
                 raise ValueError(
@@ -78,15 +88,21 @@ class Model:
                     f"{', '.join(repr(k) for k in _KWARGS)}."
                 )
         if amp_level not in _AMP_LEVELS:
-            raise ValueError(f"For 'Model', the argument 'amp_level' must be one of {_AMP_LEVELS}, but got {amp_level!r}.")
+            raise ValueError(
+                f"For 'Model', the argument 'amp_level' must be one of {_AMP_LEVELS}, but got {amp_level!r}."
+            )
         if amp_level != "O0" and optimizer is None:
             raise ValueError(
                 f"For 'Model', auto mixed precision (amp_level={amp_level!r}) needs an 'optimizer', but got None. "
                 "Set amp_level='O0' or pass an optimizer."
             )
-        if bus is not None and not isinstance(bus, EventBus):
-            raise TypeError(f"For 'Model', the argument 'bus' must be an EventBus or None, but got {bus!r}.")
-        if eval_indexes is not None and (not isinstance(eval_indexes, list) or len(eval_indexes) != 3):
+        given_bus: Any = bus  # checked at run time: callers may pass anything
+        if given_bus is not None and not isinstance(given_bus, EventBus):
+            raise TypeError(
+                f"For 'Model', the argument 'bus' must be an EventBus or None, but got {bus!r}."
+            )
+        indexes: Any = eval_indexes  # checked at run time: callers may pass anything
+        if indexes is not None and (not isinstance(indexes, list) or len(indexes) != 3):
             raise ValueError(
                 f"For 'Model', the argument 'eval_indexes' must be a list of 3 ints (loss, logits, labels), but got {eval_indexes!r}."
             )
@@ -99,7 +115,9 @@ class Model:
         self._bus = bus if bus is not None else EventBus()
         self._drain_timeout = drain_timeout
         self._train_network = self._build_train_network()
-        self._eval_network, self._eval_indexes = self._build_eval_network(eval_network, eval_indexes)
+        self._eval_network, self._eval_indexes = self._build_eval_network(
+            eval_network, eval_indexes
+        )
         self._metric_fns = self._build_metrics(metrics)
         self._current: Run | None = None
         self._lock = threading.Lock()
@@ -107,16 +125,18 @@ class Model:
     # --- construction ----------------------------------------------------------------
 
     def _build_train_network(self) -> Callable[..., Any]:
-        net, loss_fn, opt = self._network, self._loss_fn, self._optimizer
-        if loss_fn is None and opt is None:
-            return net
-        from cadence import nn
+        net: Any = self._network  # any callable; nn cells accept duck-typed cells
+        loss_fn: Any = self._loss_fn
+        opt = self._optimizer
+        if loss_fn is not None or opt is not None:
+            from cadence import nn
 
-        if loss_fn is not None:
-            net = nn.WithLossCell(net, loss_fn)
-        if opt is not None:
-            net = nn.TrainOneStepCell(net, opt)
-        return net
+            if loss_fn is not None:
+                net = nn.WithLossCell(net, loss_fn)
+            if opt is not None:
+                net = nn.TrainOneStepCell(net, opt)
+        built: Callable[..., Any] = net
+        return built
 
     def _build_eval_network(
         self, eval_network: Callable[..., Any] | None, eval_indexes: list[int] | None
@@ -126,7 +146,9 @@ class Model:
         if self._loss_fn is not None:
             from cadence import nn
 
-            return nn.WithEvalCell(self._network, self._loss_fn), [0, 1, 2]
+            network: Any = self._network
+            loss_fn: Any = self._loss_fn
+            return nn.WithEvalCell(network, loss_fn), [0, 1, 2]
         return None, None
 
     def _build_metrics(self, metrics: Any) -> dict[str, Any]:
@@ -149,7 +171,9 @@ class Model:
                 f"{{name: Metric}}, but got {metrics!r}."
             )
         for name, metric in built.items():
-            if not all(callable(getattr(metric, m, None)) for m in ("clear", "update", "eval")):
+            if not all(
+                callable(getattr(metric, m, None)) for m in ("clear", "update", "eval")
+            ):
                 raise TypeError(
                     f"For 'Model', metric {name!r} must have `clear`, `update` and `eval` methods, but got {metric!r}."
                 )
@@ -192,7 +216,7 @@ class Model:
         self,
         epoch: int,
         train_dataset: Any,
-        callbacks: Callback | list[Callback] | None = None,
+        callbacks: Callback | Iterable[Callback] | None = None,
         dataset_sink_mode: bool = False,
         sink_size: int = -1,
         initial_epoch: int = 0,
@@ -218,7 +242,17 @@ class Model:
             >>> net = nn.Dense(4, 2)
             >>> ms.Model(net, nn.MSELoss(), nn.SGD(net.trainable_params(), 0.1)).train(2, data)
         """
-        self._execute(self._prepare_train("train", epoch, train_dataset, callbacks, dataset_sink_mode, sink_size, initial_epoch))
+        self._execute(
+            self._prepare_train(
+                "train",
+                epoch,
+                train_dataset,
+                callbacks,
+                dataset_sink_mode,
+                sink_size,
+                initial_epoch,
+            )
+        )
 
     def fit(
         self,
@@ -226,7 +260,7 @@ class Model:
         train_dataset: Any,
         valid_dataset: Any = None,
         valid_frequency: int | list[int] = 1,
-        callbacks: Callback | list[Callback] | None = None,
+        callbacks: Callback | Iterable[Callback] | None = None,
         dataset_sink_mode: bool = False,
         valid_dataset_sink_mode: bool = False,
         sink_size: int = -1,
@@ -240,21 +274,33 @@ class Model:
         hooks; its metrics are in `cb_params.metrics` and `cb_params.eval_results`
         (which adds `eval_loss`) until the end of that training epoch.
         """
-        run = self._prepare_train("fit", epoch, train_dataset, callbacks, dataset_sink_mode, sink_size, initial_epoch)
+        run = self._prepare_train(
+            "fit",
+            epoch,
+            train_dataset,
+            callbacks,
+            dataset_sink_mode,
+            sink_size,
+            initial_epoch,
+        )
         self._prepare_fit(run, valid_dataset, valid_frequency, valid_dataset_sink_mode)
         self._execute(run)
 
     def eval(
         self,
         valid_dataset: Any,
-        callbacks: Callback | list[Callback] | None = None,
+        callbacks: Callback | Iterable[Callback] | None = None,
         dataset_sink_mode: bool = False,
     ) -> dict[str, Any]:
         """Evaluate on `valid_dataset` and return `{metric name: value}`."""
-        result: dict[str, Any] = self._execute(self._prepare_eval(valid_dataset, callbacks, dataset_sink_mode))
+        result: dict[str, Any] = self._execute(
+            self._prepare_eval(valid_dataset, callbacks, dataset_sink_mode)
+        )
         return result
 
-    def predict(self, *predict_data: Any, backend: Any = None, config: Any = None) -> Any:
+    def predict(
+        self, *predict_data: Any, backend: Any = None, config: Any = None
+    ) -> Any:
         """Return the network's output for `predict_data` (in inference mode)."""
         set_train = getattr(self._network, "set_train", None)
         if callable(set_train):
@@ -267,7 +313,7 @@ class Model:
         self,
         epoch: int,
         train_dataset: Any,
-        callbacks: Callback | list[Callback] | None = None,
+        callbacks: Callback | Iterable[Callback] | None = None,
         dataset_sink_mode: bool = False,
         sink_size: int = -1,
         initial_epoch: int = 0,
@@ -278,7 +324,15 @@ class Model:
         task ends the run at the next step boundary with `RunCancelled`, drains the
         workers, exits the callbacks, then re-raises the cancellation.
         """
-        run = self._prepare_train("train", epoch, train_dataset, callbacks, dataset_sink_mode, sink_size, initial_epoch)
+        run = self._prepare_train(
+            "train",
+            epoch,
+            train_dataset,
+            callbacks,
+            dataset_sink_mode,
+            sink_size,
+            initial_epoch,
+        )
         await self._execute_async(run)
 
     async def fit_async(
@@ -287,25 +341,35 @@ class Model:
         train_dataset: Any,
         valid_dataset: Any = None,
         valid_frequency: int | list[int] = 1,
-        callbacks: Callback | list[Callback] | None = None,
+        callbacks: Callback | Iterable[Callback] | None = None,
         dataset_sink_mode: bool = False,
         valid_dataset_sink_mode: bool = False,
         sink_size: int = -1,
         initial_epoch: int = 0,
     ) -> None:
         """`fit` inside a running event loop; see `train_async`."""
-        run = self._prepare_train("fit", epoch, train_dataset, callbacks, dataset_sink_mode, sink_size, initial_epoch)
+        run = self._prepare_train(
+            "fit",
+            epoch,
+            train_dataset,
+            callbacks,
+            dataset_sink_mode,
+            sink_size,
+            initial_epoch,
+        )
         self._prepare_fit(run, valid_dataset, valid_frequency, valid_dataset_sink_mode)
         await self._execute_async(run)
 
     async def eval_async(
         self,
         valid_dataset: Any,
-        callbacks: Callback | list[Callback] | None = None,
+        callbacks: Callback | Iterable[Callback] | None = None,
         dataset_sink_mode: bool = False,
     ) -> dict[str, Any]:
         """`eval` inside a running event loop; see `train_async`."""
-        result: dict[str, Any] = await self._execute_async(self._prepare_eval(valid_dataset, callbacks, dataset_sink_mode))
+        result: dict[str, Any] = await self._execute_async(
+            self._prepare_eval(valid_dataset, callbacks, dataset_sink_mode)
+        )
         return result
 
     async def _execute_async(self, run: Run) -> Any:
@@ -350,9 +414,13 @@ class Model:
             )
         check_bool(dataset_sink_mode, "dataset_sink_mode", where)
         if not isinstance(sink_size, int) or isinstance(sink_size, bool):
-            raise TypeError(f"For '{where}', the argument 'sink_size' must be an int, but got {sink_size!r}.")
+            raise TypeError(
+                f"For '{where}', the argument 'sink_size' must be an int, but got {sink_size!r}."
+            )
         if sink_size == 0 or sink_size < -1:
-            raise ValueError(f"For '{where}', the argument 'sink_size' must be -1 or positive, but got {sink_size!r}.")
+            raise ValueError(
+                f"For '{where}', the argument 'sink_size' must be -1 or positive, but got {sink_size!r}."
+            )
         size = _checked_size(train_dataset, "train_dataset", where)
         cbs = self._callbacks(callbacks, where)
         batch_num = sink_size if dataset_sink_mode and sink_size > 0 else size
@@ -383,9 +451,13 @@ class Model:
         run.epoch, run.initial_epoch = epoch, initial_epoch
         return run
 
-    def _prepare_fit(self, run: Run, valid_dataset: Any, valid_frequency: Any, valid_sink: Any) -> None:
+    def _prepare_fit(
+        self, run: Run, valid_dataset: Any, valid_frequency: Any, valid_sink: Any
+    ) -> None:
         check_bool(valid_sink, "valid_dataset_sink_mode", "Model.fit")
-        if not isinstance(valid_frequency, int | list) or isinstance(valid_frequency, bool):
+        if not isinstance(valid_frequency, int | list) or isinstance(
+            valid_frequency, bool
+        ):
             raise TypeError(
                 "For 'Model.fit', the argument 'valid_frequency' must be an int or a list of epoch numbers, "
                 f"but got {valid_frequency!r} of type {type(valid_frequency).__name__!r}."
@@ -402,9 +474,13 @@ class Model:
             )
         run.valid_dataset = valid_dataset
         run.valid_frequency = valid_frequency
-        run.eval_spec = EvalSpec(self._eval_network, self._metric_fns, self._eval_indexes)
+        run.eval_spec = EvalSpec(
+            self._eval_network, self._metric_fns, self._eval_indexes
+        )
 
-    def _prepare_eval(self, valid_dataset: Any, callbacks: Any, dataset_sink_mode: Any) -> Run:
+    def _prepare_eval(
+        self, valid_dataset: Any, callbacks: Any, dataset_sink_mode: Any
+    ) -> Run:
         check_bool(dataset_sink_mode, "dataset_sink_mode", "Model.eval")
         if not self._metric_fns or self._eval_network is None:
             raise ValueError(
@@ -425,7 +501,9 @@ class Model:
         )
         run = self._new_run("eval", cbs, cb)
         run.valid_dataset = valid_dataset
-        run.eval_spec = EvalSpec(self._eval_network, self._metric_fns, self._eval_indexes)
+        run.eval_spec = EvalSpec(
+            self._eval_network, self._metric_fns, self._eval_indexes
+        )
         return run
 
     def _callbacks(self, callbacks: Any, where: str) -> list[Callback]:
@@ -443,7 +521,14 @@ class Model:
         return cbs
 
     def _new_run(self, kind: Any, cbs: list[Callback], cb: CallbackParams) -> Run:
-        return Run(kind=kind, bus=self._bus, callbacks=cbs, cb_params=cb, drain_timeout=self._drain_timeout, owns_host=True)
+        return Run(
+            kind=kind,
+            bus=self._bus,
+            callbacks=cbs,
+            cb_params=cb,
+            drain_timeout=self._drain_timeout,
+            owns_host=True,
+        )
 
     def _execute(self, run: Run) -> Any:
         with self._lock:
@@ -460,7 +545,9 @@ class Model:
 
 
 def _checked_size(dataset: Any, name: str, where: str) -> int:
-    if dataset is None or not (hasattr(dataset, "create_tuple_iterator") or hasattr(dataset, "__iter__")):
+    if dataset is None or not (
+        hasattr(dataset, "create_tuple_iterator") or hasattr(dataset, "__iter__")
+    ):
         raise TypeError(
             f"For '{where}', the argument '{name}' must be a dataset (e.g. `cadence.dataset.NumpySlicesDataset(...)`), "
             f"but got {dataset!r}."
@@ -473,5 +560,7 @@ def _checked_size(dataset: Any, name: str, where: str) -> int:
             f"but {type(dataset).__name__!r} does not."
         ) from None
     if size <= 0:
-        raise ValueError(f"For '{where}', the argument '{name}' has no data (size {size}); check the dataset's source.")
+        raise ValueError(
+            f"For '{where}', the argument '{name}' has no data (size {size}); check the dataset's source."
+        )
     return size

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, final
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ._bus import EventBus
     from ._events import Event
 
@@ -29,7 +30,14 @@ class RunContext:
         True
     """
 
-    __slots__ = ("_resume_limit", "_bus", "_on_stop", "_original_args", "_resume_epoch", "_stop_requested")
+    __slots__ = (
+        "_bus",
+        "_on_stop",
+        "_original_args",
+        "_resume_epoch",
+        "_resume_limit",
+        "_stop_requested",
+    )
 
     def __init__(self, original_args: dict[str, Any]) -> None:
         if not isinstance(original_args, dict):
@@ -76,11 +84,16 @@ class RunContext:
         """
         last = self._resume_limit
         if last is None:
-            raise RuntimeError("`resume_after_epoch()` can only be called from `on_train_begin`.")
-        if not isinstance(epoch, int) or isinstance(epoch, bool) or epoch < 0:
+            raise RuntimeError(
+                "`resume_after_epoch()` can only be called from `on_train_begin`."
+            )
+        value: Any = epoch  # checked at run time: callers may pass anything
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
             raise ValueError(f"`epoch` must be an int >= 0, got {epoch!r}.")
         if epoch >= last:
-            raise ValueError(f"`epoch` must be less than the run's last epoch {last}, got {epoch!r}.")
+            raise ValueError(
+                f"`epoch` must be less than the run's last epoch {last}, got {epoch!r}."
+            )
         self._resume_epoch = epoch
 
     @property
@@ -95,5 +108,7 @@ class RunContext:
             RuntimeError: This context belongs to no run (built by hand).
         """
         if self._bus is None:
-            raise RuntimeError("This RunContext belongs to no run, so it has no event bus to publish on.")
+            raise RuntimeError(
+                "This RunContext belongs to no run, so it has no event bus to publish on."
+            )
         self._bus.publish(event)

@@ -39,7 +39,9 @@ class BusStatistics(msgspec.Struct, frozen=True, kw_only=True):
 
     def format(self) -> str:
         """Return a plain-text table, one line per subscriber."""
-        lines = [f"{'subscriber':<40} {'mode':<6} {'calls':>8} {'total s':>9} {'max ms':>8} {'queue':>5} {'drops':>5} {'errors':>6}"]
+        lines = [
+            f"{'subscriber':<40} {'mode':<6} {'calls':>8} {'total s':>9} {'max ms':>8} {'queue':>5} {'drops':>5} {'errors':>6}"
+        ]
         for s in self.subscribers:
             total = "-" if s.total_time_s is None else f"{s.total_time_s:.3f}"
             peak = "-" if s.max_time_s is None else f"{s.max_time_s * 1e3:.2f}"

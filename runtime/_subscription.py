@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import inspect
 import weakref
-from collections.abc import Callable
-from types import TracebackType
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, final, get_args
 
 from ._events import Event
 from ._statistics import SubscriberStatistics
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from types import TracebackType
+
     from ._bus import EventBus
     from ._workers import WorkerQueue
 
@@ -144,7 +145,9 @@ class Subscription(Generic[E]):
         state = "" if self.active else ", inactive"
         return f"<Subscription {self.name!r} to ({types}), mode={self.mode!r}, order={self.order}{state}>"
 
-    def statistics(self, published: dict[type[Event], int], timing: bool) -> SubscriberStatistics:
+    def statistics(
+        self, published: dict[type[Event], int], timing: bool
+    ) -> SubscriberStatistics:
         """Return this subscriber's counters (`published` is the bus's publish count per type)."""
         queue = self.queue
         timed = self.mode == "worker" or timing
@@ -176,7 +179,12 @@ class Subscription(Generic[E]):
     @property
     def derivable(self) -> bool:
         """Whether calls can be derived from publish counts (unfiltered, non-isolated inline subscribers)."""
-        return self.mode == "inline" and self.every is None and self.when is None and self.on_error == "raise"
+        return (
+            self.mode == "inline"
+            and self.every is None
+            and self.when is None
+            and self.on_error == "raise"
+        )
 
     def set_counted(self, counted: bool, published: dict[type[Event], int]) -> None:
         """Switch between counting calls one by one and deriving them, keeping the total."""
@@ -192,7 +200,9 @@ def check_event_types(event_types: object) -> tuple[type[Event], ...]:
     """Return `event_types` as a non-empty tuple of Event classes, or raise TypeError."""
     items = event_types if isinstance(event_types, tuple | list) else (event_types,)
     if not items:
-        raise TypeError("`event_types` must name at least one Event class, got an empty sequence.")
+        raise TypeError(
+            "`event_types` must name at least one Event class, got an empty sequence."
+        )
     for item in items:
         if not (isinstance(item, type) and issubclass(item, Event)):
             raise TypeError(
@@ -209,13 +219,18 @@ _CHECKED: weakref.WeakKeyDictionary[Any, bool] = weakref.WeakKeyDictionary()
 
 def is_async_callable(fn: object) -> bool:
     """Return whether calling `fn` returns a coroutine (async functions and async `__call__`)."""
-    return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None))  # noqa: B004
+    call = vars(type(fn)).get(
+        "__call__"
+    )  # an object whose class defines `async def __call__`
+    return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(call)
 
 
 def check_handler(handler: object, mode: str, *, takes_arg: bool = True) -> None:
     """Raise TypeError unless `handler` is callable with one positional argument and fits `mode`."""
     if not callable(handler):
-        raise TypeError(f"`handler` must be callable, got {handler!r} of type {type(handler).__name__!r}.")
+        raise TypeError(
+            f"`handler` must be callable, got {handler!r} of type {type(handler).__name__!r}."
+        )
     if is_async_callable(handler) and mode == "inline":
         raise TypeError(
             f"`handler` {describe_callable(handler)} is a coroutine function; inline handlers run in "
@@ -253,19 +268,25 @@ def check_choice(name: str, value: object, choices: object) -> None:
         raise ValueError(f"`{name}` must be one of {listed}; got {value!r}.")
 
 
-def check_int(name: str, value: object, *, minimum: int, allow_none: bool = False) -> None:
+def check_int(
+    name: str, value: object, *, minimum: int, allow_none: bool = False
+) -> None:
     """Raise TypeError/ValueError unless `value` is an int (not bool) >= `minimum`."""
     if value is None and allow_none:
         return
     if not isinstance(value, int) or isinstance(value, bool):
-        raise TypeError(f"`{name}` must be an int, got {value!r} of type {type(value).__name__!r}.")
+        raise TypeError(
+            f"`{name}` must be an int, got {value!r} of type {type(value).__name__!r}."
+        )
     if value < minimum:
         raise ValueError(f"`{name}` must be >= {minimum}, got {value!r}.")
 
 
 def describe_callable(fn: object) -> str:
     """Return a readable name for a handler: `LossMonitor.on_train_step_end`, `log_loss`."""
-    name = getattr(fn, "__qualname__", None) or getattr(type(fn), "__qualname__", repr(fn))
+    name = getattr(fn, "__qualname__", None) or getattr(
+        type(fn), "__qualname__", repr(fn)
+    )
     owner = getattr(fn, "__self__", None)
     if owner is not None and not isinstance(owner, type):
         name = f"{type(owner).__qualname__}.{getattr(fn, '__name__', name)}"

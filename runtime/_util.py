@@ -37,4 +37,8 @@ def fixup_module_metadata(module_name: str, namespace: dict[str, Any]) -> None:
 def type_name(value: object) -> str:
     """Return the type name used in error messages: `'int'`, `'numpy.ndarray'`."""
     cls = type(value)
-    return cls.__qualname__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__qualname__}"
+    return (
+        cls.__qualname__
+        if cls.__module__ == "builtins"
+        else f"{cls.__module__}.{cls.__qualname__}"
+    )

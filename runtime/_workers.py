@@ -18,8 +18,6 @@ import contextvars
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
-from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -30,6 +28,9 @@ import sniffio
 from ._errors import QueueFullError, SubscriberError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from contextlib import AbstractContextManager
+
     from anyio.abc import TaskGroup
 
     from ._subscription import Overflow, Subscription
@@ -73,7 +74,9 @@ class LoopHost:
     def spawn(self, queue: WorkerQueue) -> None:
         """Start `queue`'s worker task; callable from any thread."""
         if threading.get_ident() == self.thread_id:
-            self.task_group.start_soon(queue.run, name=f"cadence worker {queue.sub.name}")
+            self.task_group.start_soon(
+                queue.run, name=f"cadence worker {queue.sub.name}"
+            )
         else:
             self.call_soon(lambda: self.task_group.start_soon(queue.run))
 
@@ -264,7 +267,9 @@ class WorkerQueue:
             except Exception as exc:
                 if attempt < sub.retries:
                     attempt += 1
-                    await anyio.sleep(min(_RETRY_BASE_S * 2 ** (attempt - 1), _RETRY_MAX_S))
+                    await anyio.sleep(
+                        min(_RETRY_BASE_S * 2 ** (attempt - 1), _RETRY_MAX_S)
+                    )
                     continue
                 self._failed(event, exc, attempt)
                 return
@@ -293,5 +298,7 @@ class WorkerQueue:
 
 def _short(event: Any) -> str:
     """`TrainStepEnd(epoch=2, step=17)`: the event's class and its counters."""
-    fields = [f"{k}={getattr(event, k)!r}" for k in ("epoch", "step") if hasattr(event, k)]
+    fields = [
+        f"{k}={getattr(event, k)!r}" for k in ("epoch", "step") if hasattr(event, k)
+    ]
     return f"{type(event).__name__}({', '.join(fields)})"

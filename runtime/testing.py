@@ -15,12 +15,15 @@ Example:
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, Self
 
 from ._callback import NEW_HOOKS, Callback
-from ._events import Event
-from ._run_context import RunContext
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator, Sequence
+
+    from ._events import Event
+    from ._run_context import RunContext
 
 __all__ = ["EventRecorder", "HookRecorder", "ListDataset", "constant_network"]
 
@@ -44,7 +47,9 @@ class ListDataset:
         """Return the number of batches per epoch."""
         return len(self.batches)
 
-    def create_tuple_iterator(self, num_epochs: int = -1, output_numpy: bool = False) -> Iterator[list[Any]]:
+    def create_tuple_iterator(
+        self, num_epochs: int = -1, output_numpy: bool = False
+    ) -> Iterator[list[Any]]:
         """Iterate one epoch."""
         return iter([list(b) for b in self.batches])
 
@@ -70,7 +75,11 @@ class HookRecorder(Callback):
             act at a chosen point (request a stop, raise).
     """
 
-    def __init__(self, keys: bool = False, on: dict[str, Callable[[RunContext], Any]] | None = None) -> None:
+    def __init__(
+        self,
+        keys: bool = False,
+        on: dict[str, Callable[[RunContext], Any]] | None = None,
+    ) -> None:
         self.calls: list[tuple[str, dict[str, Any]]] = []
         self._keys = keys
         self._on = dict(on or {})
@@ -97,7 +106,7 @@ class HookRecorder(Callback):
         if action is not None:
             action(run_context)
 
-    def __enter__(self) -> HookRecorder:
+    def __enter__(self) -> Self:
         with self._lock:
             self.calls.append(("__enter__", {}))
         return self
@@ -132,10 +141,13 @@ class EventRecorder:
     """
 
     def __init__(self) -> None:
-        self.events: list[Event] = []
+        self.events: list[
+            Any
+        ] = []  # Any: tests read the fields of the concrete event types
         self._lock = threading.Lock()
 
     def __call__(self, event: Event) -> None:
+        """Keep `event`."""
         with self._lock:
             self.events.append(event)
 

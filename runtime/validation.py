@@ -13,8 +13,10 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 __all__ = [
     "check_bool",
@@ -36,9 +38,13 @@ def _received(value: Any) -> str:
 
 def _check_int(value: Any, name: str, owner: str | None, bound: str, ok: bool) -> int:
     if not isinstance(value, int) or isinstance(value, bool):
-        raise TypeError(f"{_where(owner)} argument '{name}' must be an int {bound}, but got {_received(value)}.")
+        raise TypeError(
+            f"{_where(owner)} argument '{name}' must be an int {bound}, but got {_received(value)}."
+        )
     if not ok:
-        raise ValueError(f"{_where(owner)} argument '{name}' must be an int {bound}, but got {value!r}.")
+        raise ValueError(
+            f"{_where(owner)} argument '{name}' must be an int {bound}, but got {value!r}."
+        )
     return value
 
 
@@ -55,7 +61,9 @@ def check_non_negative_int(value: Any, name: str, owner: str | None = None) -> i
 def check_bool(value: Any, name: str, owner: str | None = None) -> bool:
     """Return `value` if it is a bool; else raise TypeError."""
     if not isinstance(value, bool):
-        raise TypeError(f"{_where(owner)} argument '{name}' must be a bool, but got {_received(value)}.")
+        raise TypeError(
+            f"{_where(owner)} argument '{name}' must be a bool, but got {_received(value)}."
+        )
     return value
 
 
@@ -70,7 +78,9 @@ def check_number(
 ) -> float:
     """Return `value` if it is an int or float (not bool) within the bounds; else raise TypeError or ValueError."""
     if not isinstance(value, int | float) or isinstance(value, bool):
-        raise TypeError(f"{_where(owner)} argument '{name}' must be a number, but got {_received(value)}.")
+        raise TypeError(
+            f"{_where(owner)} argument '{name}' must be a number, but got {_received(value)}."
+        )
     low_ok = minimum is None or (value >= minimum if inclusive else value > minimum)
     high_ok = maximum is None or (value <= maximum if inclusive else value < maximum)
     if not (low_ok and high_ok):
@@ -83,19 +93,27 @@ def check_number(
     return float(value)
 
 
-def check_choice(value: Any, name: str, choices: Iterable[Any], owner: str | None = None) -> Any:
+def check_choice(
+    value: Any, name: str, choices: Iterable[Any], owner: str | None = None
+) -> Any:
     """Return `value` if it is one of `choices`; else raise ValueError listing them."""
     options = list(choices)
     if value not in options:
         listed = ", ".join(repr(c) for c in options)
-        raise ValueError(f"{_where(owner)} argument '{name}' must be one of {listed}, but got {value!r}.")
+        raise ValueError(
+            f"{_where(owner)} argument '{name}' must be one of {listed}, but got {value!r}."
+        )
     return value
 
 
-def check_type(value: Any, name: str, expected: type | tuple[type, ...], owner: str | None = None) -> Any:
+def check_type(
+    value: Any, name: str, expected: type | tuple[type, ...], owner: str | None = None
+) -> Any:
     """Return `value` if it is an instance of `expected`; else raise TypeError naming the expected types."""
     if not isinstance(value, expected):
         kinds = expected if isinstance(expected, tuple) else (expected,)
         names = " or ".join(repr(k.__name__) for k in kinds)
-        raise TypeError(f"{_where(owner)} argument '{name}' must be of type {names}, but got {_received(value)}.")
+        raise TypeError(
+            f"{_where(owner)} argument '{name}' must be of type {names}, but got {_received(value)}."
+        )
     return value

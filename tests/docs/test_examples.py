@@ -20,7 +20,10 @@ BLOCK = re.compile(r"```(\w+)[^\n]*\n(.*?)```", re.S)
 def examples() -> list[tuple[str, int, str, str | None]]:
     found = []
     for page in sorted(DOCS.glob("*.md")):
-        blocks = [(m.group(1), m.group(2), m.start()) for m in BLOCK.finditer(page.read_text())]
+        blocks = [
+            (m.group(1), m.group(2), m.start())
+            for m in BLOCK.finditer(page.read_text())
+        ]
         for i, (lang, code, start) in enumerate(blocks):
             if lang != "python" or code.startswith("# not run"):
                 continue
@@ -35,7 +38,11 @@ def examples() -> list[tuple[str, int, str, str | None]]:
     return found
 
 
-@pytest.mark.parametrize(("page", "line", "code", "expected"), examples(), ids=lambda v: str(v) if isinstance(v, str | int) and not str(v).count("\n") else "")
+@pytest.mark.parametrize(
+    ("page", "line", "code", "expected"),
+    examples(),
+    ids=lambda v: str(v) if isinstance(v, str | int) and not str(v).count("\n") else "",
+)
 def test_doc_example_runs(page, line, code, expected, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     out = io.StringIO()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 
 import anyio
+import anyio.lowlevel
 import pytest
 
 from cadence import Callback, Event, Model, RunEnded, TrainStepEnd
@@ -24,8 +25,13 @@ class Metric:
         return self.n
 
 
-def eval_model(network=None) -> Model:
-    return Model(network or constant_network(), eval_network=lambda x, y: (0.5, x, y), eval_indexes=[0, 1, 2], metrics={"n": Metric()})
+def eval_model(network=None):
+    return Model(
+        network or constant_network(),
+        eval_network=lambda x, y: (0.5, x, y),
+        eval_indexes=[0, 1, 2],
+        metrics={"n": Metric()},
+    )
 
 
 async def test_train_async_has_the_sync_trace_and_runs_steps_off_the_loop():
@@ -47,7 +53,9 @@ async def test_train_async_has_the_sync_trace_and_runs_steps_off_the_loop():
 async def test_fit_async_and_eval_async():
     rec = HookRecorder()
     model = eval_model()
-    await model.fit_async(2, ListDataset.of_steps(3), ListDataset.of_steps(2), callbacks=rec)
+    await model.fit_async(
+        2, ListDataset.of_steps(3), ListDataset.of_steps(2), callbacks=rec
+    )
     assert rec.names().count("on_eval_end") == 2
     assert await model.eval_async(ListDataset.of_steps(2)) == {"n": 2}
 
@@ -81,11 +89,19 @@ async def test_async_callback_hooks_get_a_snapshot_and_can_stop_the_run():
     def network(*batch):
         return 1.0
 
-    hold = HookRecorder(on={"on_train_step_end": lambda rc: rc.original_args().cur_step_num == 2 and gate.wait(10)})
+    hold = HookRecorder(
+        on={
+            "on_train_step_end": lambda rc: (
+                rc.original_args().cur_step_num == 2 and gate.wait(10)
+            )
+        }
+    )
     events = EventRecorder()
     model = Model(network)
     model.bus.subscribe(Event, events)
-    await model.train_async(3, ListDataset.of_steps(4), callbacks=[AsyncStopper(), hold])
+    await model.train_async(
+        3, ListDataset.of_steps(4), callbacks=[AsyncStopper(), hold]
+    )
     assert steps == [1, 2]  # each snapshot saw the step it was published at
     assert type(events.events[-1]).__name__ == "RunStopped"
 
@@ -111,7 +127,7 @@ async def test_cancellation_ends_the_run_as_cancelled_drains_workers_and_exits_c
     model = Model(network)
 
     async def slow_worker(event: TrainStepEnd) -> None:
-        await anyio.sleep(0)
+        await anyio.lowlevel.checkpoint()
         handled.append(event.step)
 
     model.bus.subscribe(TrainStepEnd, slow_worker, mode="worker")
@@ -142,7 +158,7 @@ async def test_the_event_loop_stays_responsive_while_training():
         nonlocal ticks
         while not done.is_set():
             ticks += 1
-            await anyio.sleep(0)
+            await anyio.lowlevel.checkpoint()
 
     async with anyio.create_task_group() as tg:
         tg.start_soon(ticker)

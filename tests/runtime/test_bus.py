@@ -1,8 +1,9 @@
 from __future__ import annotations
 
+import functools
+
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from cadence import (
     Event,
@@ -20,12 +21,18 @@ def step(n: int = 1) -> TrainStepEnd:
     return TrainStepEnd(epoch=1, step=n, step_in_epoch=n, loss=0.5)
 
 
+def record(seen: list[int], index: int, event: object) -> None:
+    seen.append(index)
+
+
 @given(st.lists(st.integers(min_value=-3, max_value=3), min_size=1, max_size=12))
 def test_delivery_order_is_a_stable_sort_by_order_then_subscription(orders):
     bus = EventBus()
     seen: list[int] = []
     for index, order in enumerate(orders):
-        bus.subscribe(TrainEpochBegin, lambda e, i=index: seen.append(i), order=order)
+        bus.subscribe(
+            TrainEpochBegin, functools.partial(record, seen, index), order=order
+        )
     bus.publish(TrainEpochBegin(epoch=1))
     assert seen == sorted(range(len(orders)), key=lambda i: orders[i])
 
@@ -104,7 +111,10 @@ def test_inline_exception_propagates_unchanged_with_a_note():
     bus.subscribe(TrainStepEnd, after)
     with pytest.raises(ValueError, match="boom") as info:
         bus.publish(step(17))
-    assert "raised by subscriber 'exploder' while handling TrainStepEnd(epoch=1, step=17)" in info.value.__notes__[0]
+    assert (
+        "raised by subscriber 'exploder' while handling TrainStepEnd(epoch=1, step=17)"
+        in info.value.__notes__[0]
+    )
     assert after.events == []  # later subscribers of that event were not called
     stats = {s.name: s for s in bus.statistics().subscribers}
     assert stats["exploder"].calls == 1
@@ -123,7 +133,11 @@ def test_isolated_failures_are_counted_and_kept():
     bus.publish(step(2))
     assert len(after.events) == 2
     (flaky, _) = bus.statistics().subscribers
-    assert (flaky.errors, flaky.calls, flaky.last_error) == (2, 2, "RuntimeError: bad step 2")
+    assert (flaky.errors, flaky.calls, flaky.last_error) == (
+        2,
+        2,
+        "RuntimeError: bad step 2",
+    )
 
 
 def test_statistics_count_calls_without_timing_and_time_when_asked():
@@ -176,16 +190,36 @@ def test_describe_prints_the_plan():
 @pytest.mark.parametrize(
     ("kwargs", "error", "match"),
     [
-        ({"event_types": int}, TypeError, "`event_types` must be an Event subclass or a tuple of them, got <class 'int'>"),
+        (
+            {"event_types": int},
+            TypeError,
+            "`event_types` must be an Event subclass or a tuple of them, got <class 'int'>",
+        ),
         ({"event_types": ()}, TypeError, "at least one Event class"),
         ({"handler": 3}, TypeError, "`handler` must be callable, got 3 of type 'int'"),
-        ({"handler": lambda a, b: None}, TypeError, "must accept exactly one positional argument"),
-        ({"mode": "thread"}, ValueError, "`mode` must be one of 'inline', 'worker'; got 'thread'"),
+        (
+            {"handler": lambda a, b: None},
+            TypeError,
+            "must accept exactly one positional argument",
+        ),
+        (
+            {"mode": "thread"},
+            ValueError,
+            "`mode` must be one of 'inline', 'worker'; got 'thread'",
+        ),
         ({"order": 1.5}, TypeError, "`order` must be an int, got 1.5"),
         ({"every": 0}, ValueError, "`every` must be >= 1, got 0"),
         ({"queue_size": 0}, ValueError, "`queue_size` must be >= 1, got 0"),
-        ({"overflow": "drop"}, ValueError, "`overflow` must be one of 'block', 'drop_oldest', 'latest', 'error'; got 'drop'"),
-        ({"on_error": "ignore"}, ValueError, "`on_error` must be one of 'raise', 'isolate'; got 'ignore'"),
+        (
+            {"overflow": "drop"},
+            ValueError,
+            "`overflow` must be one of 'block', 'drop_oldest', 'latest', 'error'; got 'drop'",
+        ),
+        (
+            {"on_error": "ignore"},
+            ValueError,
+            "`on_error` must be one of 'raise', 'isolate'; got 'ignore'",
+        ),
         ({"retries": -1}, ValueError, "`retries` must be >= 0, got -1"),
         ({"when": 5}, TypeError, "`handler` must be callable, got 5"),
         ({"name": 5}, TypeError, "`name` must be a str or None, got 5"),
@@ -194,7 +228,13 @@ def test_describe_prints_the_plan():
 def test_subscribe_checks_arguments_at_registration(kwargs, error, match):
     bus = EventBus()
     args = {"event_types": TrainStepEnd, "handler": print} | kwargs
-    with pytest.raises(error, match=match.replace("(", r"\(").replace(")", r"\)").replace(".", r"\.").replace("[", r"\[")):
+    with pytest.raises(
+        error,
+        match=match.replace("(", r"\(")
+        .replace(")", r"\)")
+        .replace(".", r"\.")
+        .replace("[", r"\["),
+    ):
         bus.subscribe(args.pop("event_types"), args.pop("handler"), **args)
     assert bus.subscriptions == ()
 
@@ -203,17 +243,27 @@ def test_async_handlers_must_be_workers():
     async def handler(event: TrainStepEnd) -> None:
         pass
 
-    with pytest.raises(TypeError, match="is a coroutine function; inline handlers run in the publishing thread"):
+    with pytest.raises(
+        TypeError,
+        match="is a coroutine function; inline handlers run in the publishing thread",
+    ):
         EventBus().subscribe(TrainStepEnd, handler, mode="inline")
 
 
 def test_publishing_a_non_event_fails_clearly():
-    with pytest.raises(TypeError, match="Only cadence Events can be published, got an object of type 'dict'"):
+    with pytest.raises(
+        TypeError,
+        match="Only cadence Events can be published, got an object of type 'dict'",
+    ):
         EventBus().publish({"epoch": 1})  # type: ignore[arg-type]
 
 
 def test_bus_constructor_checks():
-    with pytest.raises(ValueError, match="`poll_interval` must be a positive number of seconds, got 0"):
+    with pytest.raises(
+        ValueError, match="`poll_interval` must be a positive number of seconds, got 0"
+    ):
         EventBus(poll_interval=0)
-    with pytest.raises(ValueError, match="`backend` must be one of 'asyncio', 'trio'; got 'curio'"):
+    with pytest.raises(
+        ValueError, match="`backend` must be one of 'asyncio', 'trio'; got 'curio'"
+    ):
         EventBus(backend="curio")

@@ -6,7 +6,7 @@ import warnings
 
 import pytest
 
-from cadence import Callback, CadenceWarning, LegacyHookWarning, Model
+from cadence import CadenceWarning, Callback, LegacyHookWarning, Model
 from cadence.testing import ListDataset, constant_network
 
 
@@ -22,7 +22,12 @@ class Metric:
 
 
 def model() -> Model:
-    return Model(constant_network(), eval_network=lambda x, y: (0.0, x, y), eval_indexes=[0, 1, 2], metrics={"m": Metric()})
+    return Model(
+        constant_network(),
+        eval_network=lambda x, y: (0.0, x, y),
+        eval_indexes=[0, 1, 2],
+        metrics={"m": Metric()},
+    )
 
 
 def run_all(cb: Callback) -> None:
@@ -68,9 +73,15 @@ def test_new_hook_wins_in_training_legacy_still_runs_in_eval():
         ("end", "on_train_end", "on_eval_end"),
     ],
 )
-def test_every_legacy_alias_maps_to_a_train_and_an_eval_hook(legacy, train_hook, eval_hook):
+def test_every_legacy_alias_maps_to_a_train_and_an_eval_hook(
+    legacy, train_hook, eval_hook
+):
     calls: list[str] = []
-    cls = type("Legacy", (Callback,), {legacy: lambda self, rc: calls.append(rc.original_args().mode)})
+    cls = type(
+        "Legacy",
+        (Callback,),
+        {legacy: lambda self, rc: calls.append(rc.original_args().mode)},
+    )
     run_all(cls())
     assert calls.count("train") >= 1 and calls.count("eval") == 1
 
@@ -94,10 +105,15 @@ def test_own_legacy_methods_warn_in_train_eval_and_fit():
             pass
 
     m = model()
-    with pytest.warns(LegacyHookWarning, match=r"For Legacy callback, \['step_end'\] methods may not be supported"):
+    with pytest.warns(
+        LegacyHookWarning,
+        match=r"For Legacy callback, \['step_end'\] methods may not be supported",
+    ):
         m.train(1, ListDataset.of_steps(1), callbacks=Legacy())
     with pytest.warns(LegacyHookWarning):
-        m.fit(1, ListDataset.of_steps(1), ListDataset.of_steps(1), callbacks=Legacy())  # MindSpore raises; we warn
+        m.fit(
+            1, ListDataset.of_steps(1), ListDataset.of_steps(1), callbacks=Legacy()
+        )  # MindSpore raises; we warn
     with pytest.warns(LegacyHookWarning):
         m.eval(ListDataset.of_steps(1), callbacks=Legacy())
 
@@ -119,7 +135,9 @@ def test_only_overridden_hooks_are_subscribed():
 def test_instance_attribute_hooks_count_as_overrides():
     calls: list[int] = []
     cb = Callback()
-    cb.on_train_step_end = lambda rc: calls.append(rc.original_args().cur_step_num)  # type: ignore[method-assign]
+    vars(cb)["on_train_step_end"] = lambda rc: calls.append(
+        rc.original_args().cur_step_num
+    )  # as LambdaCallback does
     Model(constant_network()).train(1, ListDataset.of_steps(2), callbacks=cb)
     assert calls == [1, 2]
 
@@ -129,7 +147,10 @@ def test_misspelled_hook_gets_a_warning_listing_valid_ones():
         def on_train_stepend(self, run_context):
             pass
 
-    with pytest.warns(CadenceWarning, match="Typo.on_train_stepend matches no callback hook.*Valid hooks: on_train_begin"):
+    with pytest.warns(
+        CadenceWarning,
+        match="Typo.on_train_stepend matches no callback hook.*Valid hooks: on_train_begin",
+    ):
         Model(constant_network()).train(1, ListDataset.of_steps(1), callbacks=Typo())
 
 
@@ -153,13 +174,17 @@ def test_enter_returning_a_callback_replaces_it_and_anything_else_warns():
 
     Model(constant_network()).train(1, ListDataset.of_steps(1), callbacks=Swapper())
     assert calls == ["replacement"]
-    with pytest.warns(CadenceWarning, match="return 'self' or a Callback as the enter target"):
+    with pytest.warns(
+        CadenceWarning, match="return 'self' or a Callback as the enter target"
+    ):
         Model(constant_network()).train(1, ListDataset.of_steps(1), callbacks=Odd())
 
 
 @pytest.mark.parametrize("bad", [1, "cb", [Callback(), 3], object()])
 def test_non_callbacks_are_rejected_with_the_position(bad):
-    with pytest.raises(TypeError, match="the elements in 'callbacks' must be Callback functions"):
+    with pytest.raises(
+        TypeError, match="the elements in 'callbacks' must be Callback functions"
+    ):
         Model(constant_network()).train(1, ListDataset.of_steps(1), callbacks=bad)
 
 
@@ -173,7 +198,7 @@ def test_cb_params_attribute_errors_are_key_and_attribute_errors():
             got.append(getattr(cb, "net_outputs", "default"))
             cb.my_key = 7
             try:
-                cb.nope
+                _ = cb.nope
             except KeyError as exc:
                 got.append(isinstance(exc, AttributeError))
 
@@ -187,7 +212,10 @@ def test_cb_params_attribute_errors_are_key_and_attribute_errors():
 def test_run_context_checks_its_argument():
     from cadence import RunContext
 
-    with pytest.raises(TypeError, match="The argument 'original_args' of RunContext should be dict type, but got <class 'list'>"):
+    with pytest.raises(
+        TypeError,
+        match="The argument 'original_args' of RunContext should be dict type, but got <class 'list'>",
+    ):
         RunContext([])  # type: ignore[arg-type]
     rc = RunContext({})
     assert not rc.get_stop_requested()

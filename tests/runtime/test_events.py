@@ -26,7 +26,9 @@ def test_the_twelve_lifecycle_events_mirror_the_hooks():
     for name in LIFECYCLE:
         cls = getattr(cadence, name)
         assert issubclass(cls, Event)
-        hook = "on_" + "".join("_" + c.lower() if c.isupper() else c for c in name).lstrip("_")
+        hook = "on_" + "".join(
+            "_" + c.lower() if c.isupper() else c for c in name
+        ).lstrip("_")
         assert callable(getattr(cadence.Callback, hook)), hook
 
 
@@ -42,7 +44,13 @@ def sample_events() -> list[Event]:
         cadence.TrainEpochBegin(epoch=1, time_ns=2),
         cadence.TrainStepBegin(epoch=1, step=1, step_in_epoch=1, time_ns=3),
         TrainStepEnd(epoch=1, step=1, step_in_epoch=1, loss=2.5, time_ns=4),
-        TrainEpochEnd(epoch=1, step=3, loss=None, metrics={"acc": 0.5, "per_class": [0.1, 0.9]}, time_ns=5),
+        TrainEpochEnd(
+            epoch=1,
+            step=3,
+            loss=None,
+            metrics={"acc": 0.5, "per_class": [0.1, 0.9]},
+            time_ns=5,
+        ),
         cadence.TrainEnd(epoch=2, step=6, time_ns=6),
         cadence.EvalBegin(epoch=None, steps=2, time_ns=7),
         cadence.EvalEpochBegin(epoch=1, time_ns=8),
@@ -53,7 +61,14 @@ def sample_events() -> list[Event]:
         cadence.StopRequested(phase="train", epoch=1, step=2, time_ns=13),
         cadence.RunCompleted(kind="train", epoch=2, step=6, time_ns=14),
         cadence.RunStopped(kind="fit", epoch=1, step=2, time_ns=15),
-        RunFailed(kind="eval", epoch=None, step=1, error_type="builtins.ValueError", message="x", time_ns=16),
+        RunFailed(
+            kind="eval",
+            epoch=None,
+            step=1,
+            error_type="builtins.ValueError",
+            message="x",
+            time_ns=16,
+        ),
         cadence.RunCancelled(kind="train", epoch=1, step=1, time_ns=17),
     ]
 
@@ -67,11 +82,15 @@ def test_every_event_round_trips_as_a_tagged_union(fmt):
 
 def test_json_carries_the_class_name_as_type():
     data = encode_event(cadence.TrainEpochBegin(epoch=3, time_ns=7))
-    assert msgspec.json.decode(data) == {"type": "TrainEpochBegin", "time_ns": 7, "epoch": 3}
+    assert msgspec.json.decode(data) == {
+        "type": "TrainEpochBegin",
+        "time_ns": 7,
+        "epoch": 3,
+    }
 
 
 def test_user_defined_events_join_the_union():
-    class LrChanged(Event, kw_only=True):
+    class LrChanged(Event, frozen=True, kw_only=True):
         lr: float
 
     assert LrChanged in event_types()
@@ -91,14 +110,16 @@ def test_decode_can_restrict_the_accepted_types():
 
 
 def test_bad_format_names_the_argument():
-    with pytest.raises(ValueError, match="`format` must be 'json' or 'msgpack', got 'xml'"):
+    with pytest.raises(
+        ValueError, match="`format` must be 'json' or 'msgpack', got 'xml'"
+    ):
         encode_event(cadence.TrainEpochBegin(epoch=1), format="xml")  # type: ignore[arg-type]
 
 
 def test_numpy_snapshots_encode():
     import numpy as np
 
-    class WithArray(Event, kw_only=True):
+    class WithArray(Event, frozen=True, kw_only=True):
         values: object
 
     data = encode_event(WithArray(values=np.arange(3), time_ns=0))

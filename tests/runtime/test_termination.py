@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 import pytest
 
@@ -12,11 +13,21 @@ from cadence.testing import EventRecorder, HookRecorder, ListDataset, constant_n
 
 def run_train(callbacks, epochs=2, steps=3, network=None, kind="train"):
     """Train (or fit) with an EventRecorder on every event; return (events recorder, model)."""
-    model = Model(network or constant_network(), eval_network=lambda x, y: (0.1, x, y), eval_indexes=[0, 1, 2], metrics={"n": Metric()})
+    model = Model(
+        network or constant_network(),
+        eval_network=lambda x, y: (0.1, x, y),
+        eval_indexes=[0, 1, 2],
+        metrics={"n": Metric()},
+    )
     events = EventRecorder()
     model.bus.subscribe(Event, events, order=-100)
     if kind == "fit":
-        model.fit(epochs, ListDataset.of_steps(steps), ListDataset.of_steps(2), callbacks=callbacks)
+        model.fit(
+            epochs,
+            ListDataset.of_steps(steps),
+            ListDataset.of_steps(2),
+            callbacks=callbacks,
+        )
     else:
         model.train(epochs, ListDataset.of_steps(steps), callbacks=callbacks)
     return events, model
@@ -33,7 +44,12 @@ class Metric:
         return self.n
 
 
-def terminal(events: EventRecorder) -> RunEnded:
+def stop_at(rc, step):
+    if rc.original_args().cur_step_num == step:
+        rc.request_stop()
+
+
+def terminal(events: EventRecorder) -> Any:
     ends = [e for e in events.events if isinstance(e, RunEnded)]
     assert len(ends) == 1, "exactly one terminal event"
     assert events.events[-1] is ends[0], "the terminal event comes last"
@@ -45,22 +61,36 @@ def test_completed():
     events, _ = run_train(rec)
     assert rec.names()[-2:] == ["on_train_end", "__exit__"]
     end = terminal(events)
-    assert (type(end).__name__, end.kind, end.epoch, end.step) == ("RunCompleted", "train", 2, 6)
+    assert (type(end).__name__, end.kind, end.epoch, end.step) == (
+        "RunCompleted",
+        "train",
+        2,
+        6,
+    )
 
 
 def test_stop_at_step_end_skips_the_rest_of_the_epoch_but_not_the_end_hooks():
-    rec = HookRecorder(on={"on_train_step_end": lambda rc: rc.original_args().cur_step_num == 2 and rc.request_stop()})
+    rec = HookRecorder(on={"on_train_step_end": lambda rc: stop_at(rc, 2)})
     events, _ = run_train(rec)
     names = rec.names()
     assert names.count("on_train_step_end") == 2
-    assert names[-4:] == ["on_train_step_end", "on_train_epoch_end", "on_train_end", "__exit__"]
-    stops = [i["stop"] for n, i in rec.calls if n in ("on_train_epoch_end", "on_train_end")]
+    assert names[-4:] == [
+        "on_train_step_end",
+        "on_train_epoch_end",
+        "on_train_end",
+        "__exit__",
+    ]
+    stops = [
+        i["stop"] for n, i in rec.calls if n in ("on_train_epoch_end", "on_train_end")
+    ]
     assert stops == [True, True]
     assert "StopRequested" in events.names()
     assert type(terminal(events)).__name__ == "RunStopped"
 
 
-@pytest.mark.parametrize("hook", ["on_train_begin", "on_train_epoch_begin", "on_train_step_begin"])
+@pytest.mark.parametrize(
+    "hook", ["on_train_begin", "on_train_epoch_begin", "on_train_step_begin"]
+)
 def test_stop_in_a_begin_hook_still_runs_one_step(hook):
     rec = HookRecorder(on={hook: lambda rc: rc.request_stop()})
     events, _ = run_train(rec)
@@ -90,7 +120,9 @@ def test_stop_inside_fits_eval_pass_ends_the_pass_not_the_training():
     rec = HookRecorder(on={"on_eval_step_end": lambda rc: rc.request_stop()})
     events, _ = run_train(rec, kind="fit")
     names = rec.names()
-    assert names.count("on_eval_step_end") == 2  # one per pass, each pass stopped after its first step
+    assert (
+        names.count("on_eval_step_end") == 2
+    )  # one per pass, each pass stopped after its first step
     assert names.count("on_train_step_end") == 6
     assert type(terminal(events)).__name__ == "RunCompleted"
 
@@ -105,7 +137,13 @@ def test_stop_from_a_worker_subscriber_is_noticed_at_a_step_boundary():
             requested.set()
 
     model.bus.subscribe(TrainStepEnd, stopper, mode="worker")
-    gate = HookRecorder(on={"on_train_step_end": lambda rc: rc.original_args().cur_step_num == 2 and requested.wait(10)})
+    gate = HookRecorder(
+        on={
+            "on_train_step_end": lambda rc: (
+                rc.original_args().cur_step_num == 2 and requested.wait(10)
+            )
+        }
+    )
     events = EventRecorder()
     model.bus.subscribe(Event, events)
     model.train(3, ListDataset.of_steps(3), callbacks=gate)
@@ -113,7 +151,7 @@ def test_stop_from_a_worker_subscriber_is_noticed_at_a_step_boundary():
     assert type(terminal(events)).__name__ == "RunStopped"
 
 
-def failing_network(at_step: int):
+def failing_network(at_step):
     calls = [0]
 
     def network(*batch):
@@ -154,7 +192,12 @@ def test_exception_in_a_step_skips_end_hooks_runs_finalizers_and_exits_in_revers
     assert names[-1] == "__exit__"
     assert log == ["failed:ArithmeticError", "ended:failed", "exit:ArithmeticError"]
     end = terminal(events)
-    assert (type(end).__name__, end.error_type, end.message, end.step) == ("RunFailed", "builtins.ArithmeticError", "bad step 4", 4)
+    assert (type(end).__name__, end.error_type, end.message, end.step) == (
+        "RunFailed",
+        "builtins.ArithmeticError",
+        "bad step 4",
+        4,
+    )
     assert rec.calls[-1][1]["exc_type"] is ArithmeticError
 
 
@@ -165,7 +208,9 @@ def test_exception_in_a_callback_propagates_unchanged_and_named():
     rec = HookRecorder(on={"on_train_epoch_end": explode})
     with pytest.raises(KeyError) as info:
         run_train(rec)
-    assert any("HookRecorder.on_train_epoch_end" in note for note in info.value.__notes__)
+    assert any(
+        "HookRecorder.on_train_epoch_end" in note for note in info.value.__notes__
+    )
     assert "on_train_end" not in rec.names()
 
 
@@ -177,7 +222,7 @@ def test_a_truthy_exit_suppresses_the_exception():
     events = EventRecorder()
     model = Model(failing_network(2))
     model.bus.subscribe(Event, events)
-    assert model.train(1, ListDataset.of_steps(3), callbacks=[Swallow()]) is None
+    model.train(1, ListDataset.of_steps(3), callbacks=[Swallow()])  # returns normally
     assert type(terminal(events)).__name__ == "RunFailed"
 
 
@@ -195,7 +240,9 @@ def test_exits_run_in_reverse_order():
         def __exit__(self, *exc):
             log.append(f"exit {self.name}")
 
-    Model(constant_network()).train(1, ListDataset.of_steps(1), callbacks=[Named("a"), Named("b")])
+    Model(constant_network()).train(
+        1, ListDataset.of_steps(1), callbacks=[Named("a"), Named("b")]
+    )
     assert log == ["enter a", "enter b", "exit b", "exit a"]
 
 
@@ -211,8 +258,14 @@ def test_worker_failure_fails_the_run_at_the_next_boundary():
     with pytest.raises((SubscriberError, ExceptionGroup)) as info:
         model.train(1, ListDataset.of_steps(3))
     # The worker may fail on several steps before the loop's next boundary: one error or a group.
-    errors = info.value.exceptions if isinstance(info.value, ExceptionGroup) else (info.value,)
-    assert all(isinstance(e, SubscriberError) and e.subscriber == "uploader" for e in errors)
+    errors = (
+        info.value.exceptions
+        if isinstance(info.value, ExceptionGroup)
+        else (info.value,)
+    )
+    assert all(
+        isinstance(e, SubscriberError) and e.subscriber == "uploader" for e in errors
+    )
     assert type(terminal(events)).__name__ == "RunFailed"
 
 
@@ -224,8 +277,13 @@ def test_finalizer_failures_are_isolated_and_raised_after_all_ran():
             raise RuntimeError("finalizer broke")
 
     with pytest.raises(RuntimeError, match="finalizer broke"):
-        Model(constant_network()).train(1, ListDataset.of_steps(1), callbacks=[Bad(), Finalizer(log)])
-    assert log == ["ended:completed", "exit:RuntimeError"] or log == ["ended:completed", "exit:None"]
+        Model(constant_network()).train(
+            1, ListDataset.of_steps(1), callbacks=[Bad(), Finalizer(log)]
+        )
+    assert log == ["ended:completed", "exit:RuntimeError"] or log == [
+        "ended:completed",
+        "exit:None",
+    ]
 
 
 def test_finalizer_failure_during_a_failed_run_becomes_a_note():
@@ -248,5 +306,9 @@ def test_model_runs_one_loop_at_a_time():
         except RuntimeError as exc:
             errors.append(exc)
 
-    model.train(1, ListDataset.of_steps(1), callbacks=HookRecorder(on={"on_train_begin": nested}))
+    model.train(
+        1,
+        ListDataset.of_steps(1),
+        callbacks=HookRecorder(on={"on_train_begin": nested}),
+    )
     assert "already running" in str(errors[0])
