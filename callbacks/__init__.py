@@ -2,4 +2,27 @@
 
 from __future__ import annotations
 
-__all__: list[str] = []
+from cadence._util import fixup_module_metadata
+
+from ._early_stopping import EarlyStopping
+from ._history import History
+from ._lambda_callback import LambdaCallback
+from ._learning_rate_scheduler import LearningRateScheduler
+from ._loss_monitor import LossMonitor
+from ._monitored import MonitorUnavailableWarning
+from ._reduce_lr_on_plateau import ReduceLROnPlateau
+from ._time_monitor import TimeMonitor
+
+__all__ = [
+    "EarlyStopping",
+    "History",
+    "LambdaCallback",
+    "LearningRateScheduler",
+    "LossMonitor",
+    "MonitorUnavailableWarning",
+    "ReduceLROnPlateau",
+    "TimeMonitor",
+]
+
+fixup_module_metadata("cadence.callbacks", globals())
+del fixup_module_metadata
