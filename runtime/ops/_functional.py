@@ -51,6 +51,7 @@ __all__ = [
     "not_equal",
     "ones",
     "ones_like",
+    "pad",
     "pow",
     "reshape",
     "sqrt",
@@ -482,6 +483,15 @@ def getitem(input: Any, index: Any) -> Tensor:
         return backward
 
     return record(out, (t,), grad_fn)
+
+
+def pad(input: Any, padding: Sequence[tuple[int, int]], value: float = 0.0) -> Tensor:
+    """Pad each axis by (before, after) elements of `value`; the gradient drops the padding."""
+    t = as_tensor(input)
+    widths = tuple((int(a), int(b)) for a, b in padding)
+    out = np.pad(t._data, widths, constant_values=value)
+    inner = tuple(slice(a, n - b) for (a, b), n in zip(widths, out.shape, strict=True))
+    return record(out, (t,), lambda: lambda g: (g[inner],))
 
 
 # --- matmul ---------------------------------------------------------------------------

@@ -1,0 +1,114 @@
+"""`grad` and `value_and_grad`: MindSpore's functional differentiation over the tape."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ._autograd import backward, enable_grad
+from ._tensor import Parameter, Tensor
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+__all__ = ["grad", "value_and_grad"]
+
+
+def _positions(grad_position: Any) -> tuple[int, ...] | None:
+    if grad_position is None:
+        return None
+    if isinstance(grad_position, int) and not isinstance(grad_position, bool):
+        return (grad_position,)
+    if isinstance(grad_position, tuple) and all(
+        isinstance(i, int) for i in grad_position
+    ):
+        return grad_position
+    raise TypeError(
+        f"`grad_position` must be an int, a tuple of ints or None, but got {grad_position!r}."
+    )
+
+
+def _weights(weights: Any) -> tuple[Parameter, ...] | None:
+    if weights is None:
+        return None
+    items = (weights,) if isinstance(weights, Parameter) else tuple(weights)
+    for w in items:
+        if not isinstance(w, Parameter):
+            raise TypeError(
+                f"`weights` must be a Parameter or a sequence of Parameters, but got an element {w!r}."
+            )
+    return items
+
+
+def value_and_grad(
+    fn: Callable[..., Any],
+    grad_position: Any = 0,
+    weights: Any = None,
+    has_aux: bool = False,
+) -> Callable[..., tuple[Any, Any]]:
+    """Return a function computing `(fn(*args), gradients)`.
+
+    Args:
+        fn: The function (or Cell) to differentiate; its (first) output is the loss.
+        grad_position: Index or tuple of indices of the inputs to differentiate, or None.
+        weights: Parameters to differentiate.
+        has_aux: `fn` returns (loss, *aux); only the loss is differentiated.
+
+    The gradients are: for inputs only, one Tensor (int position) or a tuple;
+    for weights only, a tuple; for both, `(input grads, weight grads)`.
+
+    Example:
+        >>> import cadence as ms
+        >>> ms.value_and_grad(lambda x: (x * x).sum())(ms.Tensor([1.0, 2.0]))[1]
+        Tensor(shape=[2], dtype=Float32, value= [ 2.00000000e+00,  4.00000000e+00])
+    """
+    if not callable(fn):
+        raise TypeError(f"`fn` must be callable, but got {fn!r}.")
+    positions = _positions(grad_position)
+    params = _weights(weights)
+    if positions is None and params is None:
+        raise ValueError("`grad_position` and `weights` cannot both be None.")
+
+    def wrapped(*args: Any) -> tuple[Any, Any]:
+        call_args = list(args)
+        leaves: list[Tensor] = []
+        for i in positions or ():
+            if i >= len(args) or not isinstance(args[i], Tensor):
+                raise ValueError(
+                    f"`grad_position` {i} does not name a Tensor argument (got {len(args)} arguments)."
+                )
+            leaf = Tensor._wrap(args[i].asnumpy())
+            leaf._tracked = True
+            call_args[i] = leaf
+            leaves.append(leaf)
+        with enable_grad():
+            out = fn(*call_args)
+        loss = out[0] if has_aux else out
+        targets: Sequence[Tensor] = [*leaves, *(params or ())]
+        grads = [Tensor._wrap(g) for g in backward(loss, targets)]
+        input_grads: Any = tuple(grads[: len(leaves)])
+        if isinstance(grad_position, int):
+            input_grads = input_grads[0]
+        weight_grads = tuple(grads[len(leaves) :])
+        if positions is None:
+            return out, weight_grads
+        if params is None:
+            return out, input_grads
+        return out, (input_grads, weight_grads)
+
+    return wrapped
+
+
+def grad(
+    fn: Callable[..., Any],
+    grad_position: Any = 0,
+    weights: Any = None,
+    has_aux: bool = False,
+) -> Callable[..., Any]:
+    """Return a function computing the gradients of `fn` (see `value_and_grad`); with `has_aux`, `(grads, aux)`."""
+    vg = value_and_grad(fn, grad_position, weights, has_aux)
+
+    def wrapped(*args: Any) -> Any:
+        out, grads = vg(*args)
+        return (grads, tuple(out[1:])) if has_aux else grads
+
+    return wrapped

@@ -1,0 +1,270 @@
+"""Convolution and pooling cells (NCHW): `Conv2d`, `MaxPool2d`, `AvgPool2d`."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from .. import ops
+from .._tensor import Parameter, Tensor
+from ..common.initializer import HeUniform, Uniform, initializer
+from ..ops import _nn as nn_ops
+from ._cell import Cell
+from ._checks import check_bool, check_positive_int, pair
+
+__all__ = ["AvgPool2d", "Conv2d", "MaxPool2d"]
+
+
+def _same_pads(size: int, kernel: int, stride: int, dilation: int) -> tuple[int, int]:
+    out = -(-size // stride)
+    total = max((out - 1) * stride + (kernel - 1) * dilation + 1 - size, 0)
+    return total // 2, total - total // 2
+
+
+class Conv2d(Cell):
+    """2-D convolution over NCHW input (im2col + BLAS on CPU).
+
+    Args:
+        in_channels: Input channels.
+        out_channels: Output channels.
+        kernel_size: int or (height, width).
+        stride: int or (height, width).
+        pad_mode: 'same' (output size ceil(input / stride)), 'valid' (no padding) or 'pad' (use `padding`).
+        padding: With pad_mode 'pad': an int or (top, bottom, left, right).
+        dilation: int or (height, width).
+        group: Only 1 is supported.
+        has_bias: Whether to add a per-channel `bias`.
+        weight_init: Initializer of `weight` (out, in, kh, kw); default HeUniform(sqrt(5)).
+        bias_init: Initializer of `bias`; default U(-1/sqrt(fan_in), 1/sqrt(fan_in)).
+        data_format: Only 'NCHW'.
+        dtype: Parameter dtype.
+    """
+
+    def __init__(
+        self,
+        in_channels: int,
+        out_channels: int,
+        kernel_size: Any,
+        stride: Any = 1,
+        pad_mode: str = "same",
+        padding: Any = 0,
+        dilation: Any = 1,
+        group: int = 1,
+        has_bias: bool = False,
+        weight_init: Any = None,
+        bias_init: Any = None,
+        data_format: str = "NCHW",
+        dtype: Any = None,
+    ) -> None:
+        super().__init__()
+        from .. import _dtype
+
+        self.in_channels = check_positive_int("Conv2d", "in_channels", in_channels)
+        self.out_channels = check_positive_int("Conv2d", "out_channels", out_channels)
+        self.kernel_size = pair("Conv2d", "kernel_size", kernel_size)
+        self.stride = pair("Conv2d", "stride", stride)
+        self.dilation = pair("Conv2d", "dilation", dilation)
+        self.has_bias = check_bool("Conv2d", "has_bias", has_bias)
+        if pad_mode not in ("same", "valid", "pad"):
+            raise ValueError(
+                f"For 'Conv2d', the argument 'pad_mode' must be 'same', 'valid' or 'pad', but got {pad_mode!r}."
+            )
+        if group != 1:
+            raise ValueError(
+                f"For 'Conv2d', only group=1 is supported, but got group={group!r}."
+            )
+        if data_format != "NCHW":
+            raise ValueError(
+                f"For 'Conv2d', only data_format='NCHW' is supported, but got {data_format!r}."
+            )
+        pads = (padding,) * 4 if isinstance(padding, int) else tuple(padding)
+        if len(pads) != 4 or any(not isinstance(p, int) or p < 0 for p in pads):
+            raise ValueError(
+                f"For 'Conv2d', the argument 'padding' must be an int or 4 ints >= 0, but got {padding!r}."
+            )
+        if pad_mode != "pad" and any(pads):
+            raise ValueError(
+                f"For 'Conv2d', 'padding' must be 0 when pad_mode is {pad_mode!r}, but got {padding!r}."
+            )
+        self.pad_mode = pad_mode
+        self.padding: tuple[int, int, int, int] = pads
+        self.group = group
+        self.data_format = data_format
+        dt = dtype or _dtype.float32
+        kh, kw = self.kernel_size
+        if weight_init is None:
+            weight_init = HeUniform(math.sqrt(5))
+        self.weight = Parameter(
+            initializer(weight_init, (out_channels, in_channels, kh, kw), dt),
+            name="weight",
+        )
+        self.bias: Parameter | None = None
+        if has_bias:
+            if bias_init is None:
+                bias_init = Uniform(1 / math.sqrt(in_channels * kh * kw))
+            self.bias = Parameter(
+                initializer(bias_init, (out_channels,), dt), name="bias"
+            )
+
+    def _pads(self, h: int, w: int) -> tuple[int, int, int, int]:
+        if self.pad_mode == "valid":
+            return (0, 0, 0, 0)
+        if self.pad_mode == "pad":
+            return self.padding
+        top, bottom = _same_pads(
+            h, self.kernel_size[0], self.stride[0], self.dilation[0]
+        )
+        left, right = _same_pads(
+            w, self.kernel_size[1], self.stride[1], self.dilation[1]
+        )
+        return (top, bottom, left, right)
+
+    def construct(self, x: Any) -> Tensor:
+        """Convolve."""
+        t = x if isinstance(x, Tensor) else Tensor(x)
+        if t.ndim != 4 or t.shape[1] != self.in_channels:
+            raise ValueError(
+                f"For 'Conv2d', the input must be NCHW with {self.in_channels} channels, but got shape {t.shape}."
+            )
+        y = nn_ops.conv2d(
+            t,
+            self.weight,
+            self.stride,
+            self._pads(t.shape[2], t.shape[3]),
+            self.dilation,
+        )
+        if self.bias is not None:
+            y = y + ops.reshape(self.bias, (1, -1, 1, 1))
+        return y
+
+    def extend_repr(self) -> str:
+        """Show the layer's geometry."""
+        return (
+            f"input_channels={self.in_channels}, output_channels={self.out_channels}, kernel_size={self.kernel_size}, "
+            f"stride={self.stride}, pad_mode={self.pad_mode}, padding={self.padding}, dilation={self.dilation}, "
+            f"group={self.group}, has_bias={self.has_bias}"
+        )
+
+
+class _Pool2d(Cell):
+    _name = ""
+
+    def __init__(
+        self,
+        kernel_size: Any = 1,
+        stride: Any = 1,
+        pad_mode: str = "valid",
+        data_format: str = "NCHW",
+        **kwargs: Any,
+    ) -> None:
+        super().__init__()
+        owner = type(self).__name__
+        self.kernel_size = pair(owner, "kernel_size", kernel_size)
+        self.stride = pair(owner, "stride", stride)
+        mode = pad_mode.lower() if isinstance(pad_mode, str) else pad_mode  # type: ignore[redundant-expr]
+        if mode not in self._modes:
+            raise ValueError(
+                f"For '{owner}', the argument 'pad_mode' must be one of {list(self._modes)}, but got {pad_mode!r}."
+            )
+        if data_format != "NCHW":
+            raise ValueError(
+                f"For '{owner}', only data_format='NCHW' is supported, but got {data_format!r}."
+            )
+        for key, value in kwargs.items():
+            if value not in (0, 1, False, None):
+                raise ValueError(
+                    f"For '{owner}', the argument {key!r}={value!r} is not supported."
+                )
+        self.pad_mode = mode
+
+    _modes: tuple[str, ...] = ("valid",)
+
+    def extend_repr(self) -> str:
+        """Show the window."""
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, pad_mode={self.pad_mode.upper()}"
+
+
+class MaxPool2d(_Pool2d):
+    """Max pooling over NCHW input.
+
+    Args:
+        kernel_size: int or (height, width).
+        stride: int or (height, width).
+        pad_mode: 'valid' (no padding) or 'same' (output size ceil(input / stride)).
+        padding, dilation, return_indices, ceil_mode: MindSpore options; only their defaults are supported.
+        data_format: Only 'NCHW'.
+    """
+
+    _modes = ("valid", "same")
+
+    def __init__(
+        self,
+        kernel_size: Any = 1,
+        stride: Any = 1,
+        pad_mode: str = "valid",
+        padding: int = 0,
+        dilation: int = 1,
+        return_indices: bool = False,
+        ceil_mode: bool = False,
+        data_format: str = "NCHW",
+    ) -> None:
+        super().__init__(
+            kernel_size,
+            stride,
+            pad_mode,
+            data_format,
+            padding=padding,
+            dilation=dilation,
+            return_indices=return_indices,
+            ceil_mode=ceil_mode,
+        )
+
+    def construct(self, x: Any) -> Tensor:
+        """Pool."""
+        t = x if isinstance(x, Tensor) else Tensor(x)
+        if self.pad_mode == "same":
+            (kh, kw), (sh, sw) = self.kernel_size, self.stride
+            top, bottom = _same_pads(t.shape[2], kh, sh, 1)
+            left, right = _same_pads(t.shape[3], kw, sw, 1)
+            if top or bottom or left or right:
+                t = ops.pad(
+                    t, ((0, 0), (0, 0), (top, bottom), (left, right)), value=-math.inf
+                )
+        return nn_ops.max_pool2d(t, self.kernel_size, self.stride)
+
+
+class AvgPool2d(_Pool2d):
+    """Average pooling over NCHW input (pad_mode 'valid').
+
+    Args:
+        kernel_size: int or (height, width).
+        stride: int or (height, width).
+        pad_mode: Only 'valid'.
+        padding, ceil_mode, count_include_pad, divisor_override: MindSpore options; only their defaults are supported.
+        data_format: Only 'NCHW'.
+    """
+
+    def __init__(
+        self,
+        kernel_size: Any = 1,
+        stride: Any = 1,
+        pad_mode: str = "valid",
+        padding: int = 0,
+        ceil_mode: bool = False,
+        count_include_pad: bool = True,
+        divisor_override: Any = None,
+        data_format: str = "NCHW",
+    ) -> None:
+        super().__init__(
+            kernel_size,
+            stride,
+            pad_mode,
+            data_format,
+            padding=padding,
+            ceil_mode=ceil_mode,
+            divisor_override=divisor_override,
+        )
+
+    def construct(self, x: Any) -> Tensor:
+        """Pool."""
+        return nn_ops.avg_pool2d(x, self.kernel_size, self.stride)

@@ -1,0 +1,125 @@
+"""Batch normalization: `BatchNorm1d`, `BatchNorm2d`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import ops
+from .._tensor import Parameter, Tensor
+from ..common.initializer import initializer
+from ..ops import _nn as nn_ops
+from ._cell import Cell
+from ._checks import check_bool, check_positive_int
+
+__all__ = ["BatchNorm1d", "BatchNorm2d"]
+
+
+class _BatchNorm(Cell):
+    _ndims: tuple[int, ...] = ()
+
+    def __init__(
+        self,
+        num_features: int,
+        eps: float = 1e-5,
+        momentum: float = 0.9,
+        affine: bool = True,
+        gamma_init: Any = "ones",
+        beta_init: Any = "zeros",
+        moving_mean_init: Any = "zeros",
+        moving_var_init: Any = "ones",
+        use_batch_statistics: bool | None = None,
+        data_format: str = "NCHW",
+        dtype: Any = None,
+    ) -> None:
+        super().__init__()
+        from .. import _dtype
+
+        owner = type(self).__name__
+        self.num_features = check_positive_int(owner, "num_features", num_features)
+        if not isinstance(eps, (int, float)) or eps <= 0:  # type: ignore[redundant-expr]
+            raise ValueError(
+                f"For '{owner}', the argument 'eps' must be a float > 0, but got {eps!r}."
+            )
+        if not isinstance(momentum, (int, float)) or not 0 <= momentum <= 1:  # type: ignore[redundant-expr]
+            raise ValueError(
+                f"For '{owner}', the argument 'momentum' must be in range [0, 1], but got {momentum!r}."
+            )
+        check_bool(owner, "affine", affine)
+        if use_batch_statistics is not None:
+            check_bool(owner, "use_batch_statistics", use_batch_statistics)
+        self.eps = float(eps)
+        self.momentum = float(momentum)
+        self.use_batch_statistics = use_batch_statistics
+        dt = dtype or _dtype.float32
+        shape = (num_features,)
+        self.moving_mean = Parameter(
+            initializer(moving_mean_init, shape, dt), name="mean", requires_grad=False
+        )
+        self.moving_variance = Parameter(
+            initializer(moving_var_init, shape, dt),
+            name="variance",
+            requires_grad=False,
+        )
+        self.gamma = Parameter(
+            initializer(gamma_init, shape, dt), name="gamma", requires_grad=affine
+        )
+        self.beta = Parameter(
+            initializer(beta_init, shape, dt), name="beta", requires_grad=affine
+        )
+
+    def construct(self, x: Any) -> Tensor:
+        """Normalize with batch statistics (training) or the moving statistics."""
+        t = x if isinstance(x, Tensor) else Tensor(x)
+        if t.ndim not in self._ndims or t.shape[1] != self.num_features:
+            raise ValueError(
+                f"For '{type(self).__name__}', the input must have {' or '.join(map(str, self._ndims))} dimensions "
+                f"with {self.num_features} channels at axis 1, but got shape {t.shape}."
+            )
+        batch_stats = (
+            self.training
+            if self.use_batch_statistics is None
+            else self.use_batch_statistics
+        )
+        if batch_stats:
+            y, mean, var = nn_ops.batch_norm(t, self.gamma, self.beta, self.eps)
+            count = t.size // self.num_features
+            unbiased = var * (count / max(count - 1, 1))
+            m = self.momentum
+            mm, mv = self.moving_mean.asnumpy(), self.moving_variance.asnumpy()
+            np.copyto(mm, m * mm + (1 - m) * mean, casting="unsafe")
+            np.copyto(mv, m * mv + (1 - m) * unbiased, casting="unsafe")
+            return y
+        shape = (1, -1) + (1,) * (t.ndim - 2)
+        inv = ops.reshape(self.gamma / ops.sqrt(self.moving_variance + self.eps), shape)
+        return (t - ops.reshape(self.moving_mean, shape)) * inv + ops.reshape(
+            self.beta, shape
+        )
+
+    def extend_repr(self) -> str:
+        """Show the configuration."""
+        return f"num_features={self.num_features}, eps={self.eps}, momentum={self.momentum}, gamma={self.gamma}, beta={self.beta}, moving_mean={self.moving_mean}, moving_variance={self.moving_variance}"
+
+
+class BatchNorm1d(_BatchNorm):
+    """Batch normalization over (N, C) or (N, C, L) input.
+
+    Args:
+        num_features: Channels C.
+        eps: Added to the variance.
+        momentum: Weight of the old moving statistics (moving = momentum * moving + (1 - momentum) * batch).
+        affine: Whether gamma and beta are trained.
+        gamma_init, beta_init, moving_mean_init, moving_var_init: Initializers.
+        use_batch_statistics: True: always batch statistics; False: always moving; None: batch while training.
+        data_format: Accepted for MindSpore compatibility.
+        dtype: Parameter dtype.
+    """
+
+    _ndims = (2, 3)
+
+
+class BatchNorm2d(_BatchNorm):
+    """Batch normalization over (N, C, H, W) input; arguments as `BatchNorm1d`."""
+
+    _ndims = (4,)

@@ -1,0 +1,111 @@
+"""Wrapper cells the training loop builds: `WithLossCell`, `WithEvalCell`, `TrainOneStepCell`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .._autograd import backward, enable_grad
+from .._tensor import Tensor
+from ._cell import Cell
+
+__all__ = ["TrainOneStepCell", "WithEvalCell", "WithLossCell"]
+
+
+def _check_cell(owner: str, name: str, value: Any) -> None:
+    if not isinstance(value, Cell):
+        raise TypeError(
+            f"For '{owner}', the argument '{name}' must be a Cell, but got {value!r}."
+        )
+
+
+class WithLossCell(Cell):
+    """Join a backbone and a loss: `construct(data, label) -> loss_fn(backbone(data), label)`.
+
+    Args:
+        backbone: The network.
+        loss_fn: The loss cell.
+    """
+
+    def __init__(self, backbone: Cell, loss_fn: Cell) -> None:
+        super().__init__(auto_prefix=False)
+        _check_cell("WithLossCell", "backbone", backbone)
+        _check_cell("WithLossCell", "loss_fn", loss_fn)
+        self._backbone = backbone
+        self._loss_fn = loss_fn
+
+    @property
+    def backbone_network(self) -> Cell:
+        """The wrapped network."""
+        return self._backbone
+
+    def construct(self, data: Any, label: Any) -> Any:
+        """Return the loss."""
+        return self._loss_fn(self._backbone(data), label)
+
+
+class WithEvalCell(Cell):
+    """Evaluate a network: `construct(data, label) -> (loss, outputs, label)`.
+
+    Args:
+        network: The network.
+        loss_fn: The loss cell.
+        add_cast_fp32: Accepted for MindSpore compatibility.
+    """
+
+    def __init__(
+        self, network: Cell, loss_fn: Cell, add_cast_fp32: bool = False
+    ) -> None:
+        super().__init__(auto_prefix=False)
+        _check_cell("WithEvalCell", "network", network)
+        _check_cell("WithEvalCell", "loss_fn", loss_fn)
+        self._network = network
+        self._loss_fn = loss_fn
+
+    def construct(self, data: Any, label: Any) -> tuple[Any, Any, Any]:
+        """Return (loss, outputs, label)."""
+        outputs = self._network(data)
+        return self._loss_fn(outputs, label), outputs, label
+
+
+class TrainOneStepCell(Cell):
+    """One training step: forward on the tape, gradients of the loss, optimizer update.
+
+    Args:
+        network: A cell returning the loss (usually a `WithLossCell`).
+        optimizer: The optimizer; it updates `optimizer.parameters`.
+        sens: Scale of the seed gradient (None: 1).
+
+    `construct(*inputs)` returns the loss, detached from the tape.
+
+    Example:
+        >>> import numpy as np, cadence as ms, cadence.nn as nn
+        >>> net = nn.Dense(3, 1)
+        >>> step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), nn.SGD(net.trainable_params(), 0.1))
+        >>> step(ms.Tensor(np.ones((4, 3), np.float32)), ms.Tensor(np.zeros((4, 1), np.float32))).shape
+        ()
+    """
+
+    weights: Any
+
+    def __init__(
+        self, network: Cell, optimizer: Any, sens: float | None = None
+    ) -> None:
+        super().__init__(auto_prefix=False)
+        _check_cell("TrainOneStepCell", "network", network)
+        if not callable(optimizer) or not hasattr(optimizer, "parameters"):
+            raise TypeError(
+                f"For 'TrainOneStepCell', the argument 'optimizer' must be an optimizer, but got {optimizer!r}."
+            )
+        self.network = network
+        self.network.set_grad()
+        self.optimizer = optimizer
+        object.__setattr__(self, "weights", optimizer.parameters)
+        self.sens = sens
+
+    def construct(self, *inputs: Any) -> Tensor:
+        """Run forward, backward and the update; return the loss."""
+        with enable_grad():
+            loss = self.network(*inputs)
+        grads = backward(loss, self.weights, self.sens)
+        self.optimizer(grads)
+        return Tensor._wrap(loss.asnumpy())

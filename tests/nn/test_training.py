@@ -1,0 +1,101 @@
+"""The tutorial MLP and LeNet-5 learn a small synthetic problem."""
+
+import numpy as np
+
+import cadence as ms
+import cadence.nn as nn
+from cadence.common.initializer import Normal
+
+
+def synthetic(n, shape, classes=10, seed=0):
+    rng = np.random.default_rng(seed)
+    labels = rng.integers(0, classes, n).astype(np.int32)
+    protos = rng.standard_normal((classes, *shape)).astype(np.float32)
+    x = protos[labels] + 0.5 * rng.standard_normal((n, *shape)).astype(np.float32)
+    return ms.Tensor(x), ms.Tensor(labels)
+
+
+def train(net, x, y, steps, lr):
+    loss_fn = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    step = nn.TrainOneStepCell(
+        nn.WithLossCell(net, loss_fn),
+        nn.SGD(net.trainable_params(), learning_rate=lr, momentum=0.9),
+    )
+    step.set_train()
+    losses = [float(step(x, y)) for _ in range(steps)]
+    return losses
+
+
+def test_mlp_loss_falls():
+    ms.set_seed(0)
+    net = nn.SequentialCell(
+        nn.Flatten(),
+        nn.Dense(784, 512),
+        nn.ReLU(),
+        nn.Dense(512, 512),
+        nn.ReLU(),
+        nn.Dense(512, 10),
+    )
+    x, y = synthetic(64, (1, 28, 28))
+    losses = train(net, x, y, 15, 0.01)
+    assert losses[0] > 1.5
+    assert losses[-1] < 0.3 * losses[0]
+    acc = nn.Accuracy()
+    net.set_train(False)
+    acc.update(net(x), y)
+    assert acc.eval() > 0.9
+
+
+class LeNet5(nn.Cell):
+    def __init__(self, num_class=10, num_channel=1):
+        super().__init__()
+        self.conv1 = nn.Conv2d(num_channel, 6, 5, pad_mode="valid")
+        self.conv2 = nn.Conv2d(6, 16, 5, pad_mode="valid")
+        self.fc1 = nn.Dense(16 * 5 * 5, 120, weight_init=Normal(0.02))
+        self.fc2 = nn.Dense(120, 84, weight_init=Normal(0.02))
+        self.fc3 = nn.Dense(84, num_class, weight_init=Normal(0.02))
+        self.relu = nn.ReLU()
+        self.max_pool2d = nn.MaxPool2d(kernel_size=2, stride=2)
+        self.flatten = nn.Flatten()
+
+    def construct(self, x):
+        x = self.max_pool2d(self.relu(self.conv1(x)))
+        x = self.max_pool2d(self.relu(self.conv2(x)))
+        x = self.flatten(x)
+        x = self.relu(self.fc1(x))
+        x = self.relu(self.fc2(x))
+        return self.fc3(x)
+
+
+def test_lenet_loss_falls_and_names_match_mindspore():
+    ms.set_seed(0)
+    net = LeNet5()
+    assert [n for n, _ in net.parameters_and_names()] == [
+        "conv1.weight", "conv2.weight", "fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias", "fc3.weight", "fc3.bias",
+    ]  # fmt: skip
+    x, y = synthetic(32, (1, 32, 32), seed=1)
+    losses = train(net, x, y, 60, 0.05)
+    assert losses[-1] < 0.6 * losses[0]
+
+
+def test_dropout_and_batchnorm_network_trains():
+    ms.set_seed(2)
+    net = nn.SequentialCell(
+        nn.Dense(20, 32),
+        nn.BatchNorm1d(32),
+        nn.ReLU(),
+        nn.Dropout(p=0.1),
+        nn.Dense(32, 3),
+    )
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((48, 20)).astype(np.float32)
+    y = (x[:, 0] > 0).astype(np.int32) + (x[:, 1] > 0).astype(np.int32)
+    loss_fn = nn.CrossEntropyLoss()
+    step = nn.TrainOneStepCell(
+        nn.WithLossCell(net, loss_fn),
+        nn.Adam(net.trainable_params(), learning_rate=0.01),
+    )
+    step.set_train()
+    losses = [float(step(ms.Tensor(x), ms.Tensor(y))) for _ in range(40)]
+    assert losses[-1] < 0.5 * losses[0]
+    assert step(ms.Tensor(x), ms.Tensor(y)).shape == ()

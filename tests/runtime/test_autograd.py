@@ -1,0 +1,309 @@
+"""Gradients of every op against central finite differences (float64, Hypothesis over shapes and values)."""
+
+import os
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+import cadence as ms
+from cadence import ops
+from cadence._autograd import backward, enable_grad, is_recording, no_grad
+from cadence.ops import _nn as nn_ops
+
+SETTINGS = settings(
+    max_examples=12,
+    deadline=None,
+    derandomize=bool(os.environ.get("CI")),
+    suppress_health_check=[HealthCheck.too_slow],
+)
+
+
+def numeric_grad(f, arrays, i, eps=1e-6):
+    base = arrays[i]
+    g = np.zeros_like(base)
+    it = np.nditer(base, flags=["multi_index"])
+    for _ in it:
+        idx = it.multi_index
+        old = base[idx]
+        base[idx] = old + eps
+        up = f(*arrays)
+        base[idx] = old - eps
+        down = f(*arrays)
+        base[idx] = old
+        g[idx] = (up - down) / (2 * eps)
+    return g
+
+
+def check(op, *arrays, seed=0, rtol=1e-4, atol=1e-6):
+    """Compare the tape's gradient of sum(op(*x) * w) with finite differences, for every input."""
+    arrs = [np.array(a, dtype=np.float64) for a in arrays]
+    out_shape = np.shape(op(*[ms.Tensor(a) for a in arrs]).asnumpy())
+    w = np.random.default_rng(seed).standard_normal(out_shape)
+
+    def scalar(*xs):
+        return float((op(*[ms.Tensor(x) for x in xs]).asnumpy() * w).sum())
+
+    positions = tuple(range(len(arrs)))
+    _, grads = ms.value_and_grad(
+        lambda *xs: ops.sum(op(*xs) * ms.Tensor(w)), positions
+    )(*[ms.Tensor(a) for a in arrs])
+    for i, g in enumerate(grads):
+        np.testing.assert_allclose(
+            g.asnumpy(),
+            numeric_grad(scalar, arrs, i),
+            rtol=rtol,
+            atol=atol,
+            err_msg=f"input {i}",
+        )
+
+
+small = st.integers(1, 4)
+shapes = st.lists(small, min_size=1, max_size=3).map(tuple)
+
+
+def values(shape, lo=-2.0, hi=2.0, seed=0):
+    return np.random.default_rng(seed).uniform(lo, hi, shape)
+
+
+@SETTINGS
+@given(shape=shapes, seed=st.integers(0, 1000))
+def test_elementwise_binary(shape, seed):
+    a, b = values(shape, seed=seed), values(shape, 0.5, 2.0, seed=seed + 1)
+    check(ops.add, a, b)
+    check(ops.sub, a, b)
+    check(ops.mul, a, b)
+    check(ops.div, a, b)
+    check(ops.pow, b, a)
+    check(lambda x, y: x * y + x / y - y, a, b)
+
+
+@SETTINGS
+@given(shape=shapes, seed=st.integers(0, 1000))
+def test_broadcasting_binary(shape, seed):
+    a = values(shape, seed=seed)
+    b = values(shape[-1:], 0.5, 2.0, seed=seed + 1)
+    check(ops.add, a, b)
+    check(ops.mul, a, b)
+    check(ops.div, a, b)
+    check(lambda x: x * 3.0 - 1.0, a)
+
+
+@SETTINGS
+@given(shape=shapes, seed=st.integers(0, 1000))
+def test_unary(shape, seed):
+    x = values(shape, seed=seed)
+    pos = values(shape, 0.5, 3.0, seed=seed)
+    away = np.where(np.abs(x) < 0.1, 0.5, x)
+    check(ops.exp, x)
+    check(ops.log, pos)
+    check(ops.sqrt, pos)
+    check(ops.square, x)
+    check(ops.neg, x)
+    check(ops.abs, away)
+    check(nn_ops.relu, away)
+    check(nn_ops.sigmoid, x)
+    check(nn_ops.tanh, x)
+    check(
+        lambda t: ops.clip(t, -1.0, 1.0), np.where(np.abs(np.abs(x) - 1) < 0.1, 0.5, x)
+    )
+
+
+@SETTINGS
+@given(shape=shapes, seed=st.integers(0, 1000), keep=st.booleans())
+def test_reductions(shape, seed, keep):
+    x = values(shape, seed=seed)
+    check(ops.sum, x)
+    check(ops.mean, x)
+    check(lambda t: ops.sum(t, axis=-1, keepdims=keep), x)
+    check(lambda t: ops.mean(t, axis=0, keep_dims=keep), x)
+    check(
+        lambda t: ops.amax(t, axis=-1, keepdims=keep),
+        x + np.arange(x.size).reshape(shape) * 1e-2,
+    )
+
+
+@SETTINGS
+@given(n=small, k=small, m=small, b=st.integers(1, 3), seed=st.integers(0, 1000))
+def test_matmul(n, k, m, b, seed):
+    check(ops.matmul, values((n, k), seed=seed), values((k, m), seed=seed + 1))
+    check(ops.matmul, values((b, n, k), seed=seed), values((k, m), seed=seed + 2))
+    check(ops.matmul, values((k,), seed=seed), values((k, m), seed=seed + 3))
+    check(ops.matmul, values((n, k), seed=seed), values((k,), seed=seed + 4))
+
+
+@SETTINGS
+@given(
+    shape=st.lists(small, min_size=2, max_size=3).map(tuple), seed=st.integers(0, 1000)
+)
+def test_shapes(shape, seed):
+    x = values(shape, seed=seed)
+    check(lambda t: ops.reshape(t, (-1,)), x)
+    check(ops.transpose, x)
+    check(lambda t: ops.flatten(t), x)
+    check(lambda t: ops.expand_dims(t, 1), x)
+    check(lambda t: ops.squeeze(ops.expand_dims(t, 0)), x)
+    check(lambda t, u: ops.concat([t, u], axis=0), x, values(shape, seed=seed + 1))
+    check(lambda t, u: ops.stack([t, u], axis=1), x, values(shape, seed=seed + 2))
+    check(lambda t: t[0], x)
+    check(lambda t: t[np.array([0, 0, shape[0] - 1])], x)
+    check(lambda t: ops.pad(t, [(1, 0)] * len(shape), value=0.0), x)
+    check(lambda t: t.T, x)
+
+
+@SETTINGS
+@given(n=small, c=st.integers(2, 5), seed=st.integers(0, 1000))
+def test_softmax_family_and_losses(n, c, seed):
+    x = values((n, c), seed=seed)
+    labels = np.random.default_rng(seed).integers(0, c, n)
+    probs = np.random.default_rng(seed).dirichlet(np.ones(c), n)
+    check(nn_ops.softmax, x)
+    check(nn_ops.log_softmax, x)
+    check(lambda t: nn_ops.softmax(t, axis=0), x)
+    check(
+        lambda t: nn_ops.softmax_cross_entropy(
+            t, ms.Tensor(labels.astype(np.int32)), True
+        ),
+        x,
+    )
+    check(lambda t: nn_ops.softmax_cross_entropy(t, ms.Tensor(probs), False), x)
+
+
+@SETTINGS
+@given(
+    n=small,
+    k=small,
+    m=small,
+    act=st.sampled_from([None, "relu", "sigmoid", "tanh"]),
+    seed=st.integers(0, 1000),
+)
+def test_dense(n, k, m, act, seed):
+    x, w, b = (
+        values((n, k), seed=seed),
+        values((m, k), seed=seed + 1),
+        values((m,), seed=seed + 2),
+    )
+    if act == "relu":  # keep pre-activations away from the kink
+        z = x @ w.T + b
+        b = b + np.where(np.abs(z).min(axis=0) < 0.1, 0.5, 0.0)
+    check(lambda a, ww, bb: nn_ops.dense(a, ww, bb, act), x, w, b)
+
+
+@SETTINGS
+@given(
+    n=st.integers(1, 2),
+    c=st.integers(1, 2),
+    o=st.integers(1, 2),
+    size=st.integers(4, 6),
+    k=st.integers(1, 3),
+    stride=st.integers(1, 2),
+    pad=st.integers(0, 1),
+    dil=st.integers(1, 2),
+    seed=st.integers(0, 1000),
+)
+def test_conv2d(n, c, o, size, k, stride, pad, dil, seed):
+    x, w = values((n, c, size, size), seed=seed), values((o, c, k, k), seed=seed + 1)
+    check(
+        lambda a, ww: nn_ops.conv2d(
+            a, ww, (stride, stride), (pad, pad + 1, pad, 0), (dil, dil)
+        ),
+        x,
+        w,
+    )
+
+
+@SETTINGS
+@given(
+    n=st.integers(1, 2),
+    c=st.integers(1, 2),
+    size=st.integers(2, 6),
+    k=st.integers(1, 3),
+    s=st.integers(1, 2),
+    seed=st.integers(0, 1000),
+)
+def test_pooling(n, c, size, k, s, seed):
+    k = min(k, size)
+    x = (
+        np.random.default_rng(seed)
+        .permutation(n * c * size * size)
+        .reshape(n, c, size, size)
+        * 0.1
+    )
+    check(lambda a: nn_ops.max_pool2d(a, (k, k), (s, s)), x)
+    check(lambda a: nn_ops.avg_pool2d(a, (k, k), (s, s)), x)
+
+
+@SETTINGS
+@given(
+    n=st.integers(2, 4),
+    c=st.integers(1, 3),
+    m=st.integers(1, 3),
+    seed=st.integers(0, 1000),
+)
+def test_batch_norm(n, c, m, seed):
+    x, g, b = (
+        values((n, c, m), seed=seed),
+        values((c,), 0.5, 2, seed=seed + 1),
+        values((c,), seed=seed + 2),
+    )
+    check(
+        lambda a, gg, bb: nn_ops.batch_norm(a, gg, bb, 1e-5)[0],
+        x,
+        g,
+        b,
+        rtol=1e-3,
+        atol=1e-5,
+    )
+
+
+def test_dropout_gradient_uses_the_same_mask():
+    ms.set_seed(3)
+    x = ms.Tensor(np.ones((50, 4)))
+    y, (g,) = ms.value_and_grad(lambda t: ops.sum(nn_ops.dropout(t, 0.5)), (0,))(x)
+    assert float(y) == pytest.approx(float(g.asnumpy().sum()))
+
+
+def test_cast_passes_gradient_back():
+    x = ms.Tensor(np.ones(3, np.float32))
+    g = ms.grad(lambda t: ops.sum(ops.cast(t, ms.float64) * 2.0))(x)
+    assert g.dtype == ms.float32
+    assert g.asnumpy().tolist() == [2.0, 2.0, 2.0]
+
+
+def test_recording_is_scoped_and_off_by_default():
+    assert not is_recording()
+    w = ms.Parameter(np.ones(2, np.float32))
+    assert (w * 2)._node is None
+    with enable_grad():
+        assert is_recording()
+        with no_grad():
+            assert (w * 2)._node is None
+        assert (w * 2)._node is not None
+
+
+def test_backward_accumulates_shared_use_and_zero_for_unused():
+    w = ms.Parameter(np.array([1.0, 2.0]), name="w")
+    unused = ms.Parameter(np.array([5.0]), name="u")
+    with enable_grad():
+        loss = ops.sum(w * w + w)
+    gw, gu = backward(loss, [w, unused])
+    assert gw.tolist() == [3.0, 5.0]
+    assert gu.tolist() == [0.0]
+
+
+def test_value_and_grad_forms():
+    w = ms.Parameter(np.array([2.0]), name="w")
+
+    def f(x):
+        return ops.sum(x * w), x
+
+    x = ms.Tensor(np.array([3.0]))
+    (value, _aux), (gx, gw) = ms.value_and_grad(f, 0, [w], has_aux=True)(x)
+    assert float(value) == 6.0
+    assert (float(gx.asnumpy()[0]), float(gw[0].asnumpy()[0])) == (2.0, 3.0)
+    grads, _aux2 = ms.grad(f, None, w, has_aux=True)(x)
+    assert float(grads[0].asnumpy()[0]) == 3.0
+    with pytest.raises(ValueError, match="both be None"):
+        ms.value_and_grad(f, None, None)
+    with pytest.raises(TypeError, match="grad_position"):
+        ms.value_and_grad(f, "0")
