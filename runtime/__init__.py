@@ -83,8 +83,6 @@ from ._tensor import Parameter, ParameterTuple, Tensor
 from ._util import fixup_module_metadata
 
 __all__ = [
-    "GRAPH_MODE",
-    "PYNATIVE_MODE",
     "BusStatistics",
     "CadenceError",
     "CadenceInternalError",
@@ -101,9 +99,11 @@ __all__ = [
     "EvalStepEnd",
     "Event",
     "EventBus",
+    "GRAPH_MODE",
     "LegacyHookWarning",
     "MissingKeyError",
     "Model",
+    "PYNATIVE_MODE",
     "Parameter",
     "ParameterTuple",
     "QueueFullError",
@@ -135,19 +135,19 @@ __all__ = [
     "get_context",
     "get_seed",
     "grad",
-    "int8",
     "int16",
     "int32",
     "int64",
+    "int8",
     "load_checkpoint",
     "load_param_into_net",
     "save_checkpoint",
     "set_context",
     "set_seed",
-    "uint8",
     "uint16",
     "uint32",
     "uint64",
+    "uint8",
     "value_and_grad",
 ]
 
