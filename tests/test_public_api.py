@@ -55,7 +55,7 @@ def test_public_methods_of_core_classes_have_docstrings():
     for cls_name in ("EventBus", "Model", "RunContext", "Subscription", "Callback"):
         cls = getattr(cadence, cls_name)
         for attr, value in vars(cls).items():
-            if attr.startswith("_") or not callable(value) and not isinstance(value, property):
+            if attr.startswith("_") or (not callable(value) and not isinstance(value, property)):
                 continue
             if not inspect.getdoc(value):
                 missing.append(f"{cls_name}.{attr}")
