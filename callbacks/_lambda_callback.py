@@ -16,6 +16,10 @@ __all__ = ["LambdaCallback"]
 _Hook = Callable[["RunContext"], Any] | None
 
 
+def _parameters(fn: Any) -> str:
+    return str(inspect.signature(fn).replace(return_annotation=inspect.Signature.empty))
+
+
 def _check_hook(name: str, fn: Any) -> None:
     if not callable(fn):
         raise TypeError(
@@ -27,7 +31,7 @@ def _check_hook(name: str, fn: Any) -> None:
     except TypeError:
         raise TypeError(
             f"For 'LambdaCallback', the argument {name!r} must be callable with one argument (the run context), "
-            f"but {fn!r} has the signature {inspect.signature(fn)}."
+            f"but {fn!r} has the signature {_parameters(fn)}."
         ) from None
     except ValueError:  # no signature available (some builtins): accept it
         pass

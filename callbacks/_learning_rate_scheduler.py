@@ -20,6 +20,10 @@ if TYPE_CHECKING:
 __all__ = ["LearningRateScheduler"]
 
 
+def _parameters(fn: Any) -> str:
+    return str(inspect.signature(fn).replace(return_annotation=inspect.Signature.empty))
+
+
 def _check_function(fn: Any) -> Callable[[float, int], Any]:
     if not callable(fn):
         raise TypeError(
@@ -31,7 +35,7 @@ def _check_function(fn: Any) -> Callable[[float, int], Any]:
     except TypeError:
         raise TypeError(
             "For 'LearningRateScheduler', the argument 'learning_rate_function' must be callable with two "
-            f"arguments (lr, cur_step_num), but {fn!r} has the signature {inspect.signature(fn)}."
+            f"arguments (lr, cur_step_num), but {fn!r} has the signature {_parameters(fn)}."
         ) from None
     except ValueError:  # no signature available (some builtins): accept it
         pass
