@@ -31,7 +31,7 @@ def close(a, b, dtype):
     else:
         assert a.shape == b.shape
         assert a.dtype == b.dtype or a.dtype.kind == b.dtype.kind == "i"
-        np.testing.assert_allclose(a, b, **TOL[dtype])
+        np.testing.assert_allclose(a, b, **TOL[dtype])  # type: ignore[call-overload]
 
 
 def both(name, *args, dtype):
@@ -206,7 +206,7 @@ def run_update(
         getattr(cpu, name)(*a, *extra(step))
         getattr(reference, name)(*b, *extra(step))
     for x, y in zip(a, b, strict=True):
-        np.testing.assert_allclose(x, y, **TOL[dtype])
+        np.testing.assert_allclose(x, y, **TOL[dtype])  # type: ignore[call-overload]
 
 
 @given(
