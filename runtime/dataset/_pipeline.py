@@ -8,7 +8,7 @@ reordered, mapped or windowed; the others stream blocks or rows.
 from __future__ import annotations
 
 import itertools
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
@@ -28,6 +28,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
 
     from ._random import Pass
+
+T = TypeVar("T")
 
 __all__ = [
     "BatchDataset",
@@ -177,36 +179,41 @@ class ShuffleDataset(_OneChild):
         return OrderedAccess(inner, shuffle_order(inner.n, self.buffer_size, p.rng()))
 
     def _stream_rows(self, p: Pass) -> Iterator[Row]:
-        rng = p.rng()
-        size = self.buffer_size
-        rows = self.child._rows(p.child())
-        buffer = list(itertools.islice(rows, size))
-        picks = iter(())  # type: Iterator[int]
-        for row in rows:
-            j = next(picks, None)
-            if j is None:
-                picks = iter(rng.integers(0, size, size=1024).tolist())
-                j = next(picks)
-            yield buffer[j]
-            buffer[j] = row
-        for j in rng.permutation(len(buffer)).tolist():
-            yield buffer[j]
+        return buffer_shuffle(self.child._rows(p.child()), self.buffer_size, p.rng())
+
+
+def buffer_shuffle(
+    items: Iterator[T], size: int, rng: np.random.Generator
+) -> Iterator[T]:
+    """Yield `items` through a shuffle buffer of `size` (MindSpore's algorithm).
+
+    The buffer fills with the first `size` items; then each new item replaces a
+    randomly chosen buffered one, which is yielded; at the end the buffer empties in
+    random order. Random-access pipelines run this on row indices, streaming ones
+    on rows, so both give the same order for the same seed.
+    """
+    buffer = list(itertools.islice(items, size))
+    picks: Iterator[int] = iter(())
+    for item in items:
+        j = next(picks, None)
+        if j is None:
+            picks = iter(rng.integers(0, size, size=1024).tolist())
+            j = next(picks)
+        yield buffer[j]
+        buffer[j] = item
+    for j in rng.permutation(len(buffer)).tolist():
+        yield buffer[j]
 
 
 def shuffle_order(
     n: int, buffer_size: int, rng: np.random.Generator
 ) -> np.ndarray[Any, np.dtype[np.intp]]:
     """Return the order in which a buffer shuffle of `buffer_size` emits rows `0 .. n-1`."""
-    if buffer_size >= n:
+    if buffer_size >= n:  # the same draws as `buffer_shuffle`, without the Python loop
         return rng.permutation(n).astype(np.intp)
-    order = np.empty(n, dtype=np.intp)
-    buffer = list(range(buffer_size))
-    picks = rng.integers(0, buffer_size, size=n - buffer_size).tolist()
-    for k, j in enumerate(picks):
-        order[k] = buffer[j]
-        buffer[j] = buffer_size + k
-    order[n - buffer_size :] = rng.permutation(np.asarray(buffer, dtype=np.intp))
-    return order
+    return np.fromiter(
+        buffer_shuffle(iter(range(n)), buffer_size, rng), dtype=np.intp, count=n
+    )
 
 
 class MapDataset(_OneChild):
