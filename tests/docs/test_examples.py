@@ -1,4 +1,4 @@
-"""Every ```python block in docs/*.md runs, and a ```text block right after it is its exact output.
+"""Every ```python block in README.md and docs/*.md runs, and a ```text block right after it is its exact output.
 
 A block whose first line is `# not run` is skipped (for fragments that need a network or a
 server the page explains how to start).
@@ -13,13 +13,14 @@ from pathlib import Path
 
 import pytest
 
-DOCS = Path(__file__).resolve().parents[2] / "docs"
+ROOT = Path(__file__).resolve().parents[2]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 BLOCK = re.compile(r"```(\w+)[^\n]*\n(.*?)```", re.S)
 
 
 def examples() -> list[tuple[str, int, str, str | None]]:
     found = []
-    for page in sorted(DOCS.glob("*.md")):
+    for page in PAGES:
         blocks = [
             (m.group(1), m.group(2), m.start())
             for m in BLOCK.finditer(page.read_text())
@@ -47,6 +48,6 @@ def test_doc_example_runs(page, line, code, expected, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        exec(compile(code, f"docs/{page}:{line}", "exec"), {"__name__": "__docs__"})
+        exec(compile(code, f"{page}:{line}", "exec"), {"__name__": "__docs__"})
     if expected is not None:
         assert out.getvalue().strip() == expected.strip()
