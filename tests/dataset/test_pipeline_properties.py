@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pytest
 from hypothesis import given, strategies as st
 
 import cadence
@@ -37,6 +38,14 @@ def source(kind: str, n: int) -> ds.Dataset:
     return ds.GeneratorDataset(lambda: iter(values.tolist()), "v")
 
 
+class InconsistentBatchError(Exception):
+    """The model's verdict: a batch would hold rows of different shapes."""
+
+
+def shape(value: Any) -> tuple[int, ...]:
+    return (len(value), *shape(value[0])) if isinstance(value, list) else ()
+
+
 def model(n: int, pipeline: list[Step]) -> list[Any]:
     """MindSpore's semantics over Python lists (rows are ints, batches are lists)."""
     rows: list[Any] = list(range(n))
@@ -45,6 +54,8 @@ def model(n: int, pipeline: list[Step]) -> list[Any]:
             rows = [rows[i : i + k] for i in range(0, len(rows), k)]
             if flag and rows and len(rows[-1]) < k:
                 rows.pop()
+            if any(len({shape(r) for r in batch}) > 1 for batch in rows):
+                raise InconsistentBatchError
         elif op == "repeat":
             rows = rows * k
         elif op == "take":
@@ -88,8 +99,13 @@ def build(dataset: ds.Dataset, pipeline: list[Step]) -> ds.Dataset:
 )
 def test_pipelines_match_the_reference(kind, n, pipeline):
     dataset = build(source(kind, n), pipeline)
+    try:
+        expected = model(n, pipeline)
+    except InconsistentBatchError:
+        with pytest.raises(RuntimeError, match="Inconsistent batch"):
+            list(dataset)
+        return
     got = [row[0].tolist() for row in dataset.create_tuple_iterator(output_numpy=True)]
-    expected = model(n, pipeline)
     assert got == expected
     assert dataset.get_dataset_size() == len(expected)
 
