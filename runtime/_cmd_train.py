@@ -23,7 +23,7 @@ def register(subparsers: _SubParsersAction[argparse.ArgumentParser]) -> None:
         "then evaluate it on the held-out test split.",
     )
     parser.add_argument(
-        "--epochs", type=_positive_int, default=10, help="epochs to train (default 10)"
+        "--epochs", type=_positive_int, default=30, help="epochs to train (default 30)"
     )
     parser.add_argument(
         "--batch-size",
@@ -32,7 +32,7 @@ def register(subparsers: _SubParsersAction[argparse.ArgumentParser]) -> None:
         help="samples per step (default 32)",
     )
     parser.add_argument(
-        "--lr", type=_positive_float, default=0.05, help="learning rate (default 0.05)"
+        "--lr", type=_positive_float, default=0.1, help="learning rate (default 0.1)"
     )
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     parser.add_argument(
