@@ -155,7 +155,7 @@ class ReduceLROnPlateau(Callback):
         lr.set_data(np.asarray(new_lr, dtype=lr.asnumpy().dtype).reshape(lr.shape))
         if self.verbose:
             print(
-                f"Epoch {epoch:05d}: ReduceLROnPlateau reducing learning rate to {new_lr}.",
+                f"Epoch {epoch:05d}: ReduceLROnPlateau reducing learning rate to {new_lr!s}.",
                 flush=True,
             )
 
