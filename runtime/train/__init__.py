@@ -7,8 +7,16 @@ from typing import Any
 from .._callback import Callback
 from .._model import Model
 from .._run_context import RunContext
+from .._serialization import load_checkpoint, load_param_into_net, save_checkpoint
 
-__all__ = ["Callback", "Model", "RunContext"]
+__all__ = [
+    "Callback",
+    "Model",
+    "RunContext",
+    "load_checkpoint",
+    "load_param_into_net",
+    "save_checkpoint",
+]
 
 
 def __getattr__(name: str) -> Any:

@@ -6,6 +6,7 @@ import threading
 from typing import Any
 
 import pytest
+from hypothesis import given, strategies as st
 
 from cadence import Callback, Event, Model, RunEnded, SubscriberError, TrainStepEnd
 from cadence.testing import EventRecorder, HookRecorder, ListDataset, constant_network
@@ -312,3 +313,27 @@ def test_model_runs_one_loop_at_a_time():
         callbacks=HookRecorder(on={"on_train_begin": nested}),
     )
     assert "already running" in str(errors[0])
+
+
+@given(
+    epochs=st.integers(min_value=1, max_value=4),
+    steps=st.integers(min_value=1, max_value=4),
+    k=st.integers(min_value=1, max_value=16),
+)
+def test_a_stop_at_any_step_follows_the_table(epochs, steps, k):
+    """A stop requested at any global step k follows the table.
+
+    The rest of that epoch's steps are skipped, its epoch end and the train end
+    still fire, nothing after them, and the run ends RunStopped.
+    """
+    rec = HookRecorder(on={"on_train_step_end": lambda rc: stop_at(rc, k)})
+    events, _ = run_train(rec, epochs=epochs, steps=steps)
+    total = epochs * steps
+    last = min(k, total)
+    assert rec.names().count("on_train_step_end") == last
+    assert rec.names().count("on_train_epoch_end") == (last - 1) // steps + 1
+    assert rec.names()[-2:] == ["on_train_end", "__exit__"]
+    expected = "RunStopped" if k <= total else "RunCompleted"
+    assert type(terminal(events)).__name__ == expected
+    names = events.names()
+    assert names[names.index("TrainEnd") :] == ["TrainEnd", expected]
