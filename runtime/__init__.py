@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import common as common, dtype as dtype, ops as ops
+from . import common as common, dataset as dataset, dtype as dtype, ops as ops
 
 # --- runtime core: events, bus, callbacks, model ---------------------------------
 from ._bus import EventBus

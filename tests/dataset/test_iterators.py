@@ -101,3 +101,9 @@ def test_dict_iterator_argument_errors_name_the_method():
 
 def test_repr_names_the_class_and_columns():
     assert repr(numbers().batch(2)) == "BatchDataset(columns=['x', 'y'])"
+
+
+def test_reachable_as_an_attribute_like_mindspore_dataset():
+    import cadence as ms
+
+    assert ms.dataset.NumpySlicesDataset is ds.NumpySlicesDataset
