@@ -193,3 +193,28 @@ def test_validation(value, cls, message):
 
 def test_repr_names_the_public_module():
     assert LossMonitor.__module__ == "cadence.callbacks"
+
+
+def test_real_network_lines(capsys):
+    """Through TrainOneStepCell (a scalar Tensor) and WithEvalCell (a tuple) of `cadence.nn`."""
+    from cadence import dataset as ds, nn
+
+    x = np.arange(8, dtype=np.float32).reshape(2, 4) / 10
+    data = ds.NumpySlicesDataset(
+        {"x": x, "y": np.ones((2, 1), np.float32)}, shuffle=False
+    ).batch(1)
+    net = nn.Dense(4, 1)
+    model = Model(
+        net, nn.MSELoss(), nn.SGD(net.trainable_params(), 0.01), metrics={"loss"}
+    )
+    model.train(1, data, callbacks=LossMonitor())
+    model.eval(data, callbacks=LossMonitor())
+    out = lines(capsys)
+    assert [line.rsplit(" ", 1)[0] for line in out] == [
+        "epoch: 1 step: 1, loss is",
+        "epoch: 1 step: 2, loss is",
+    ] * 2
+    train_loss = float(out[0].rsplit(" ", 1)[1])
+    assert out[0].endswith(repr(train_loss))  # a Python float
+    eval_loss = out[2].rsplit(" ", 1)[1]
+    assert eval_loss == str(np.float32(eval_loss))  # float32 digits
