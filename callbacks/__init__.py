@@ -10,7 +10,9 @@ from ._lambda_callback import LambdaCallback
 from ._learning_rate_scheduler import LearningRateScheduler
 from ._loss_monitor import LossMonitor
 from ._monitored import MonitorUnavailableWarning
+from ._progress_bar import ProgressBar
 from ._reduce_lr_on_plateau import ReduceLROnPlateau
+from ._summary_collector import SummaryCollector
 from ._time_monitor import TimeMonitor
 
 __all__ = [
@@ -20,7 +22,9 @@ __all__ = [
     "LearningRateScheduler",
     "LossMonitor",
     "MonitorUnavailableWarning",
+    "ProgressBar",
     "ReduceLROnPlateau",
+    "SummaryCollector",
     "TimeMonitor",
 ]
 

@@ -19,6 +19,7 @@ __all__ = ["UsageError", "main"]
 # imported on demand so `cadence --help` stays fast.
 COMMANDS: dict[str, str] = {
     "train": "cadence._cmd_train",
+    "summary": "cadence._cmd_summary",
 }
 
 

@@ -1,0 +1,189 @@
+"""Callbacks overhead: the MLP trained with the standard callbacks against none, in the same run.
+
+Run: `python tests/bench/bench_callbacks.py [--steps 300] [--repeats 5]` (or every
+benchmark: `python tests/bench/run_all.py`).
+
+The network is MindSpore's MNIST MLP (Flatten, Dense(784, 512), ReLU, Dense(512, 512),
+ReLU, Dense(512, 10)) with SoftmaxCrossEntropyWithLogits(sparse=True, reduction='mean')
+and SGD(lr=0.01), on MNIST-shaped random float32 data in batches of 64. Each repeat
+trains one epoch with no callbacks and one with LossMonitor + TimeMonitor +
+ModelCheckpoint(every 100 steps) + SummaryCollector + ProgressBar, in alternating
+order (ABBA), so a noisy shared machine affects both arms alike. Printed output of the
+callbacks goes to /dev/null (the ProgressBar draws its live bar there), so the numbers
+are the callbacks' own cost and not a terminal's. Prints a markdown table and the
+slowdown of the medians; the target is under 5 %.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from typing import TYPE_CHECKING, Any
+
+import numba
+import numpy as np
+
+from cadence import Model, nn
+from cadence.dataset import NumpySlicesDataset
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+BATCH = 64
+TARGET_PERCENT = 5.0
+
+
+def machine() -> str:
+    """CPU model and cores (lscpu), Python, numpy and numba versions."""
+    model = platform.processor() or platform.machine()
+    try:
+        out = subprocess.run(
+            ["lscpu"], capture_output=True, text=True, check=True
+        ).stdout
+        for line in out.splitlines():
+            if line.startswith("Model name:"):
+                model = line.split(":", 1)[1].strip()
+    except (OSError, subprocess.CalledProcessError):
+        pass
+    return (
+        f"{model}, {os.cpu_count()} cores; Python {platform.python_version()}, "
+        f"numpy {np.__version__}, numba {numba.__version__}"
+    )
+
+
+def build_model() -> Model:
+    net = nn.SequentialCell(
+        [
+            nn.Flatten(),
+            nn.Dense(784, 512),
+            nn.ReLU(),
+            nn.Dense(512, 512),
+            nn.ReLU(),
+            nn.Dense(512, 10),
+        ]
+    )
+    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    return Model(net, loss, nn.SGD(net.trainable_params(), learning_rate=0.01))
+
+
+def build_dataset(steps: int) -> Any:
+    rng = np.random.default_rng(0)
+    images = rng.random((steps * BATCH, 1, 28, 28), dtype=np.float32)
+    labels = rng.integers(0, 10, steps * BATCH).astype(np.int32)
+    return NumpySlicesDataset({"image": images, "label": labels}, shuffle=False).batch(
+        BATCH
+    )
+
+
+ALL_CALLBACKS = (
+    "LossMonitor",
+    "TimeMonitor",
+    "ModelCheckpoint",
+    "SummaryCollector",
+    "ProgressBar",
+)
+
+
+def standard_callbacks(
+    workdir: str, sink: Any, names: tuple[str, ...] = ALL_CALLBACKS
+) -> list[Any]:
+    """The callbacks named (by default the five of the issue); raises ImportError if one is missing."""
+    import cadence.callbacks as cbs
+
+    def make(name: str) -> Any:
+        if name == "ModelCheckpoint":
+            config = cbs.CheckpointConfig(
+                save_checkpoint_steps=100, keep_checkpoint_max=5
+            )
+            return cbs.ModelCheckpoint(
+                prefix="bench", directory=os.path.join(workdir, "ckpt"), config=config
+            )
+        if name == "SummaryCollector":
+            return cbs.SummaryCollector(os.path.join(workdir, "summary"))
+        if name == "ProgressBar":
+            return cbs.ProgressBar(file=sink, terminal=True)
+        return getattr(cbs, name)()
+
+    missing = [n for n in names if not hasattr(cbs, n)]
+    if missing:
+        raise ImportError(f"cadence.callbacks has no {', '.join(missing)}")
+    return [make(name) for name in names]
+
+
+def timed(
+    model: Model, dataset: Any, callbacks: Callable[[], list[Any]], sink: Any
+) -> float:
+    """Seconds for one epoch of `model.train` with fresh callbacks (their output to `sink`)."""
+    cbs = callbacks()
+    with contextlib.redirect_stdout(sink):
+        start = time.perf_counter()
+        model.train(1, dataset, callbacks=cbs)
+        return time.perf_counter() - start
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--steps", type=int, default=300, help="steps per measured epoch (default 300)"
+    )
+    parser.add_argument(
+        "--repeats", type=int, default=5, help="ABBA pairs per arm (default 5)"
+    )
+    parser.add_argument(
+        "--callbacks",
+        default=",".join(ALL_CALLBACKS),
+        help="comma-separated subset to measure (default: all five)",
+    )
+    args = parser.parse_args(argv)
+    chosen = tuple(n for n in args.callbacks.split(",") if n)
+    label = "5 standard callbacks" if chosen == ALL_CALLBACKS else " + ".join(chosen)
+
+    print(f"Machine: {machine()}")
+    model, dataset = build_model(), build_dataset(args.steps)
+    with tempfile.TemporaryDirectory() as workdir, open(os.devnull, "w") as sink:
+        try:
+            standard_callbacks(workdir, sink, chosen)
+        except ImportError as exc:
+            print(f"Cannot run: a callback is missing ({exc}).")
+            return 1
+        arms: dict[str, Callable[[], list[Any]]] = {
+            "no callbacks": list,
+            label: lambda: standard_callbacks(workdir, sink, chosen),
+        }
+        timed(model, dataset, arms[label], sink)  # JIT compile, imports, caches
+        times: dict[str, list[float]] = {name: [] for name in arms}
+        names = list(arms)
+        for repeat in range(args.repeats):
+            order = names if repeat % 2 == 0 else names[::-1]
+            for name in [*order, *order[::-1]]:
+                times[name].append(timed(model, dataset, arms[name], sink))
+
+    print(
+        f"\n{args.steps} steps of batch {BATCH} per epoch, {2 * args.repeats} epochs per arm, interleaved ABBA.\n"
+    )
+    print("| arm | median ms/step | min ms/step |")
+    print("|---|---|---|")
+    for name, values in times.items():
+        med, low = statistics.median(values), min(values)
+        print(
+            f"| {name} | {1e3 * med / args.steps:.3f} | {1e3 * low / args.steps:.3f} |"
+        )
+    base, cbs = (statistics.median(times[n]) for n in names)
+    slowdown = 100.0 * (cbs / base - 1.0)
+    best = 100.0 * (min(times[names[1]]) / min(times[names[0]]) - 1.0)
+    verdict = "within" if slowdown < TARGET_PERCENT else "OVER"
+    print(
+        f"\nSlowdown: {slowdown:+.1f} % (medians), {best:+.1f} % (minimums); {verdict} the {TARGET_PERCENT:g} % target."
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
