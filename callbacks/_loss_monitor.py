@@ -34,7 +34,16 @@ def _printable_loss(outputs: Any) -> tuple[Any, float | None]:
 
 
 def _mean(value: Any) -> float | None:
+    # Runs every step: the common cases (a 0-d Tensor, a Python float) take the short paths.
+    if isinstance(value, float):
+        return value
     data = value.asnumpy() if isinstance(value, Tensor) else value
+    if isinstance(data, np.ndarray | np.generic):
+        if data.dtype.kind not in "biuf" or data.size == 0:
+            return None
+        return float(data) if data.ndim == 0 else float(data.mean())
+    if isinstance(data, int) and not isinstance(data, bool):
+        return float(data)
     if isinstance(data, str | bytes) or data is None:
         return None
     try:
@@ -94,13 +103,12 @@ class LossMonitor(Callback):
             print(f"Eval result: epoch {cb_params.cur_epoch_num:d}, metrics: {metrics}")
 
     def _step_end(self, run_context: RunContext) -> None:
+        # Runs every step: plain dict reads, and the line is built only when due.
         cb_params = run_context.original_args()
         loss, mean = _printable_loss(cb_params.get("net_outputs"))
-        step = cb_params.cur_step_num
-        batch_num = cb_params.batch_num
-        step_in_epoch = (step - 1) % batch_num + 1 if batch_num > 0 else step
-        epoch = cb_params.get("cur_epoch_num", 1)
-        if mean is not None and (math.isnan(mean) or math.isinf(mean)):
+        step = cb_params["cur_step_num"]
+        if mean is not None and not math.isfinite(mean):
+            epoch, step_in_epoch = self._position(cb_params, step)
             raise ValueError(
                 f"In epoch: {epoch} step: {step_in_epoch}, loss is NAN or INF, training process cannot "
                 "continue, terminating training."
@@ -113,4 +121,12 @@ class LossMonitor(Callback):
             and step - self._last_print_time >= self._per_print_times
         ):
             self._last_print_time = step
+            epoch, step_in_epoch = self._position(cb_params, step)
             print(f"epoch: {epoch} step: {step_in_epoch}, loss is {loss}", flush=True)
+
+    @staticmethod
+    def _position(cb_params: Any, step: int) -> tuple[Any, int]:
+        """Return (epoch, step within the epoch); the epoch is 1 in `Model.eval`."""
+        batch_num = cb_params["batch_num"]
+        step_in_epoch = (step - 1) % batch_num + 1 if batch_num > 0 else step
+        return cb_params.get("cur_epoch_num", 1), step_in_epoch

@@ -58,7 +58,9 @@ class SlowDataset(ListDataset):
             yield list(batch)
 
 
-def network(clock: Clock, step_ms: float, output: object = 0.5) -> Callable[..., object]:
+def network(
+    clock: Clock, step_ms: float, output: object = 0.5
+) -> Callable[..., object]:
     def run(*batch: object) -> object:
         clock.advance(step_ms)
         return output
