@@ -51,6 +51,7 @@ from ._errors import (
 )
 from ._events import (
     CheckpointSaved,
+    CheckpointUploaded,
     EvalBegin,
     EvalEnd,
     EvalEpochBegin,
@@ -90,6 +91,7 @@ __all__ = [
     "Callback",
     "CallbackParams",
     "CheckpointSaved",
+    "CheckpointUploaded",
     "DrainTimeoutError",
     "EvalBegin",
     "EvalEnd",

@@ -14,6 +14,7 @@ import msgspec
 
 __all__ = [
     "CheckpointSaved",
+    "CheckpointUploaded",
     "EvalBegin",
     "EvalEnd",
     "EvalEpochBegin",
@@ -235,3 +236,24 @@ class CheckpointSaved(Event, frozen=True, kw_only=True):
     size_bytes: int
     sha256: str | None = None
     """Hex digest of the file's bytes, when the writer computed it."""
+
+
+class CheckpointUploaded(Event, frozen=True, kw_only=True):
+    """A checkpoint file reached object storage and its copy was verified there.
+
+    Published by `cadence.callbacks.CheckpointUploader` from its worker, after the
+    upload is confirmed (checksum or size checked against the stored object).
+    """
+
+    path: str
+    """Absolute path of the local file that was uploaded."""
+    url: str
+    """Where the copy is, e.g. `s3://bucket/run/CKP-1_50.ckpt`."""
+    epoch: int | None
+    step: int
+    """Global step at which the checkpoint was saved (from `CheckpointSaved`)."""
+    size_bytes: int
+    sha256: str | None = None
+    """Hex digest of the stored bytes, when the upload was verified by checksum."""
+    attempts: int = 1
+    """How many tries the upload took (1: no retry)."""
