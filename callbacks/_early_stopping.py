@@ -144,6 +144,10 @@ class EarlyStopping(Callback):
         if self.stopped_epoch > 0 and self.verbose:
             print(f"Epoch {self.stopped_epoch:05d}: early stopping", flush=True)
 
+    def on_run_ended(self, run_context: RunContext) -> None:
+        """Forget a state load that no `on_train_begin` consumed, so the next run starts afresh."""
+        self._restored = False
+
     # --- state protocol -------------------------------------------------------------
 
     def state_dict(self) -> dict[str, Any]:

@@ -82,6 +82,10 @@ class History(Callback):
         if "epoch_num" not in run_context.original_args():
             self._record(run_context, with_metrics=False)
 
+    def on_run_ended(self, run_context: RunContext) -> None:
+        """Forget a state load that no `on_train_begin` consumed, so the next run starts afresh."""
+        self._restored = False
+
     def state_dict(self) -> dict[str, Any]:
         """Return `{"history": ..., "epoch": ...}` with plain Python values."""
         return {

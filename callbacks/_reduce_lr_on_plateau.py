@@ -159,6 +159,10 @@ class ReduceLROnPlateau(Callback):
                 flush=True,
             )
 
+    def on_run_ended(self, run_context: RunContext) -> None:
+        """Forget a state load that no `on_train_begin` consumed, so the next run starts afresh."""
+        self._restored = False
+
     # --- state protocol -------------------------------------------------------------
 
     def state_dict(self) -> dict[str, Any]:

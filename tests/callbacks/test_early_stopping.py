@@ -347,3 +347,28 @@ def test_a_reused_instance_starts_afresh():
 def test_validation(kwargs, cls, message):
     with pytest.raises(cls, match=f"^{re.escape(message)}$"):
         EarlyStopping(**kwargs)
+
+
+def test_state_loaded_during_the_run_does_not_leak_into_the_next_run():
+    """A loader placed after the callback restores it once; the next run starts afresh."""
+    from cadence.callbacks import LambdaCallback
+
+    stopper = EarlyStopping(monitor="acc", patience=2)
+    state = {"wait": 1, "stopped_epoch": 0, "best": 0.9, "best_epoch": 3}
+    loader = LambdaCallback(on_train_begin=lambda rc: stopper.load_state_dict(state))
+    epochs = Epochs()
+    model = Model(
+        constant_network(),
+        eval_network=lambda *b: (0.5,),
+        metrics={"acc": Scripted(0.5, 0.6, 0.7)},
+    )
+    model.fit(
+        1,
+        ListDataset.of_steps(1),
+        ListDataset.of_steps(1),
+        callbacks=[stopper, loader, epochs],
+    )
+    assert epochs.seen == [1]
+    assert stopper.stopped_epoch == 1  # the loaded wait=1 plus one epoch below best 0.9
+    assert fit([0.1, 0.2], stopper) == [1, 2]
+    assert stopper.best == 0.2
