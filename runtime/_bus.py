@@ -4,15 +4,10 @@ from __future__ import annotations
 
 import contextlib
 import threading
-import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
-from typing import Any, Literal, TypeVar, final
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, final
 
-import anyio
-import anyio.to_thread
-
-from ._errors import DrainTimeoutError, SubscriberError
 from ._events import Event
 from ._statistics import BusStatistics
 from ._subscription import (
@@ -25,8 +20,12 @@ from ._subscription import (
     check_handler,
     check_int,
     describe_callable,
+    describe_event,
 )
-from ._workers import LoopHost, PortalHost, WorkerQueue
+from ._worker_pool import WorkerPool
+
+if TYPE_CHECKING:
+    from ._workers import WorkerQueue
 
 __all__ = ["EventBus"]
 
@@ -40,8 +39,6 @@ _Entry = tuple[Callable[[Any], object], Any, Subscription[Any]]
 # list costs one tight loop of calls, as a hand-written loop would.
 _Segment = tuple[Any, tuple[Callable[[Any], object], ...]]
 _Backends = Literal["asyncio", "trio"]
-# How long workers may finish queued events after the block or run they serve failed.
-_ABORT_DRAIN_S = 30.0
 
 
 @final
@@ -103,10 +100,7 @@ class EventBus:
         # Bumped on every (un)subscribe, so publishers caching `wants()` know to ask again.
         self.version = 0
         self._published: dict[type[Event], int] = {}
-        self._host: LoopHost | PortalHost | None = None
-        self._owns_host = False
-        self._errors: list[SubscriberError] = []
-        self._idle = threading.Condition(threading.Lock())
+        self._pool = WorkerPool(backend, float(poll_interval), self._worker_queues)
 
     # --- subscribing -----------------------------------------------------------
 
@@ -209,20 +203,13 @@ class EventBus:
             )  # fmt: skip
             sub.set_counted(self._timing, self._published)
             if mode == "worker":
-                queue = WorkerQueue(
-                    sub,
-                    queue_size,
-                    overflow,
-                    self._report_error,
-                    self._notify_idle,
-                    self._poll_interval,
-                )
-                sub.queue = queue
-                if self._host is not None:
-                    queue.host = self._host
-                    self._host.spawn(queue)
+                sub.queue = self._pool.new_queue(sub, queue_size, overflow)
             self._insert(sub)
         return sub
+
+    def _worker_queues(self) -> list[WorkerQueue]:
+        with self._lock:
+            return [s.queue for s in self._subs if s.queue is not None]
 
     def _insert(self, sub: Subscription[Any]) -> None:
         key = (sub.order, sub.seq)
@@ -313,16 +300,16 @@ class EventBus:
         if sub.queue is not None:
             return (self._enqueuer(sub.queue), None, sub)
         if sub.counted:
-            return (_counting(sub, self._timing), None, sub)
+            return (sub.counting_call(self._timing), None, sub)
         return (sub.handler, sub.arg, sub)
 
     def _enqueuer(self, queue: WorkerQueue) -> Callable[[Any], None]:
         sub = queue.sub
         every, when = sub.every, sub.when
         if every is None and when is None:
-            return self._putter(queue)
+            return self._pool.putter(queue)
         seen = [0]
-        put = self._putter(queue)
+        put = self._pool.putter(queue)
 
         def filtered(event: Any) -> None:
             seen[0] += 1
@@ -332,14 +319,6 @@ class EventBus:
                 put(event)
 
         return filtered
-
-    def _putter(self, queue: WorkerQueue) -> Callable[[Any], None]:
-        def put(event: Any) -> None:
-            if self._host is None:
-                self._start_portal()
-            queue.put(event)
-
-        return put
 
     def _blame(
         self, exc: BaseException, cls: type[Event], call: object, event: Event
@@ -354,22 +333,23 @@ class EventBus:
             exc._cadence_blamed = True  # type: ignore[attr-defined]
         sub = entries[index][2]
         exc.add_note(
-            f"cadence: raised by subscriber {sub.name!r} while handling {_describe_event(event)}"
+            f"cadence: raised by subscriber {sub.name!r} while handling {describe_event(event)}"
         )
         # Subscribers after the failing one were never called: keep derived counts honest.
         for _, _, later in entries[index + 1 :]:
             if not later.counted:
                 later.calls -= 1
 
-    # --- worker hosting, draining, errors -----------------------------------------
+    # --- worker hosting, draining, errors (delegated to the WorkerPool) --------------
 
     @asynccontextmanager
     async def serve(self) -> AsyncIterator[EventBus]:
         """Run worker subscribers as tasks on the current event loop (asyncio or trio) inside the block.
 
         Leaving the block drains every queue, stops the worker tasks and raises
-        worker failures. A private background loop that was running is drained and
-        stopped first.
+        worker failures. If the block raises, workers get a bounded time (30 s) to
+        finish what was queued. A private background loop that was running is
+        drained and stopped first.
 
         Example:
             >>> import anyio
@@ -385,102 +365,31 @@ class EventBus:
             >>> anyio.run(main)
             [1]
         """
-        if self._host is not None and not self._owns_host:
-            raise RuntimeError(
-                "This EventBus is already served by an event loop; `serve()` cannot be nested."
-            )
-        if self._host is not None:
-            await anyio.to_thread.run_sync(self.close)
-        try:
-            async with anyio.create_task_group() as tg:
-                self._attach(LoopHost(tg), owned=False)
-                clean = False
-                try:
-                    yield self
-                    clean = True
-                    await self.drain()
-                finally:
-                    if (
-                        not clean
-                    ):  # the block raised: give workers a bounded chance to finish
-                        with (
-                            anyio.CancelScope(shield=True),
-                            anyio.move_on_after(_ABORT_DRAIN_S),
-                        ):
-                            await anyio.to_thread.run_sync(
-                                self._quiet_drain, abandon_on_cancel=True
-                            )
-                    self._detach(force=not clean)
-        except BaseExceptionGroup as group:
-            # Worker tasks never raise (they report to the bus), so a group holds
-            # what the block itself raised: hand that back unwrapped.
-            if len(group.exceptions) == 1:
-                raise group.exceptions[0] from None
-            raise
-
-    def _attach(self, host: LoopHost | PortalHost, *, owned: bool) -> None:
-        with self._lock:
-            self._host = host
-            self._owns_host = owned
-            for sub in self._subs:
-                if sub.queue is not None:
-                    sub.queue.closing = False
-                    sub.queue.host = host
-                    host.spawn(sub.queue)
-
-    def _detach(self, *, force: bool = False) -> None:
-        with self._lock:
-            host = self._host
-            queues = [s.queue for s in self._subs if s.queue is not None]
-        for queue in queues:
-            queue.closing = True
-            queue.wake()
-            if force:
-                queue.cancel()
-        with self._lock:
-            self._host = None
-        if host is not None:
-            host.stop()
-        for queue in queues:
-            queue.host = None
-
-    def _quiet_drain(self) -> None:
-        with contextlib.suppress(
-            Exception
-        ):  # the caller's own error path reports the failure
-            self.drain_sync(timeout=_ABORT_DRAIN_S)
-
-    def _start_portal(self) -> None:
-        with self._lock:
-            if self._host is None:
-                self._attach(PortalHost(self._backend), owned=True)
+        async with self._pool.serve():
+            yield self
 
     def close(self, *, timeout: float | None = None) -> None:
         """Drain worker queues and stop the private worker loop, if one was started.
 
         Raises:
-            DrainTimeoutError: Events were still queued after `timeout` seconds.
+            DrainTimeoutError: Events were still queued after `timeout` seconds
+                (the workers are then stopped, abandoning them).
             SubscriberError: A worker subscriber failed (several: an ExceptionGroup).
         """
-        if self._host is None:
-            self.raise_worker_errors()
-            return
-        if not self._owns_host:
-            raise RuntimeError(
-                "This EventBus is served by `serve()`; it stops when that block ends."
-            )
-        try:
-            self.drain_sync(timeout=timeout)
-        except DrainTimeoutError:
-            self._detach(force=True)
-            raise
-        except BaseException:
-            self._detach()
-            raise
-        self._detach()
+        self._pool.close(timeout=timeout)
 
-    def drain_sync(self, *, timeout: float | None = None) -> None:
-        """Block until every worker subscriber handled everything queued, then raise their failures.
+    def drain_sync(
+        self,
+        *,
+        timeout: float | None = None,
+        subscriptions: Iterable[Subscription[Any]] | None = None,
+    ) -> None:
+        """Block until worker subscribers handled everything queued, then raise their failures.
+
+        Args:
+            timeout: Seconds to wait at most; None waits as long as needed.
+            subscriptions: Wait only for these (e.g. the uploader a checkpoint
+                deleter depends on); by default every worker subscriber.
 
         Raises:
             DrainTimeoutError: Events were still queued after `timeout` seconds;
@@ -488,60 +397,28 @@ class EventBus:
             SubscriberError: A worker subscriber failed (several: an ExceptionGroup).
             RuntimeError: Called on the worker event loop's own thread (await `drain()` there).
         """
-        host = self._host
-        if host is not None and threading.get_ident() == host.thread_id:
-            raise RuntimeError(
-                "`drain_sync()` would deadlock on the worker event loop's thread; use `await bus.drain()`."
-            )
-        queues = [s.queue for s in list(self._subs) if s.queue is not None]
-        if host is not None:
-            for queue in queues:
-                queue.wake()
-        deadline = None if timeout is None else time.monotonic() + timeout
-        with self._idle:
-            while True:
-                busy = [q for q in queues if q.unfinished and q.host is not None]
-                if not busy:
-                    break
-                remaining = None if deadline is None else deadline - time.monotonic()
-                if remaining is not None and remaining <= 0:
-                    pending = {q.sub.name: q.unfinished for q in busy}
-                    raise DrainTimeoutError(
-                        f"Worker subscribers did not finish within {timeout} s; still queued: {pending}.",
-                        pending,
-                    )
-                self._idle.wait(remaining if remaining is not None else 0.1)
-        self.raise_worker_errors()
+        self._pool.drain_sync(timeout=timeout, only=_queues_of(subscriptions))
 
-    async def drain(self, *, timeout: float | None = None) -> None:  # noqa: ASYNC109 - mirrors drain_sync; the timeout reports what is pending
-        """Wait, without blocking the event loop, until every worker subscriber is idle; raise their failures."""
-        await anyio.to_thread.run_sync(lambda: self.drain_sync(timeout=timeout))
-
-    def _notify_idle(self) -> None:
-        with self._idle:
-            self._idle.notify_all()
-
-    def _report_error(self, error: SubscriberError) -> None:
-        with self._lock:
-            self._errors.append(error)
+    async def drain(
+        self,
+        *,
+        timeout: float | None = None,
+        subscriptions: Iterable[Subscription[Any]] | None = None,
+    ) -> None:
+        """`drain_sync` without blocking the event loop: wait until worker subscribers are idle."""
+        await self._pool.drain(timeout=timeout, only=_queues_of(subscriptions))
 
     @property
     def has_worker_errors(self) -> bool:
         """Whether a worker subscriber failed and the failure was not raised yet."""
-        return bool(self._errors)
+        return bool(self._pool.errors)
 
     def raise_worker_errors(self) -> None:
         """Raise the failures worker subscribers reported since the last call, if any.
 
         One failure is raised as its `SubscriberError`; several as an `ExceptionGroup`.
         """
-        if not self._errors:
-            return
-        with self._lock:
-            errors, self._errors = self._errors, []
-        if len(errors) == 1:
-            raise errors[0]
-        raise ExceptionGroup(f"{len(errors)} worker subscriber failures", errors)
+        self._pool.raise_errors()
 
     # --- introspection -------------------------------------------------------------
 
@@ -621,39 +498,9 @@ class EventBus:
         return f"<EventBus: {len(self._subs)} subscribers ({workers} workers)>"
 
 
-def _counting(sub: Subscription[Any], timing: bool) -> Callable[[Any], None]:
-    """Wrap an inline handler that is filtered, isolated or timed: it counts its own calls."""
-    handler, fixed, every, when = sub.handler, sub.arg, sub.every, sub.when
-    isolate = sub.on_error == "isolate"
-    seen = 0
-
-    def deliver(event: Any) -> None:
-        nonlocal seen
-        seen += 1
-        if (every is not None and seen % every) or (
-            when is not None and not when(event)
-        ):
-            return
-        start = time.perf_counter_ns() if timing else 0
-        try:
-            handler(event if fixed is None else fixed)
-        except Exception as exc:
-            if not isolate:
-                raise
-            sub.errors += 1
-            sub.last_error = f"{type(exc).__name__}: {exc}"
-        finally:
-            sub.calls += 1
-            if timing:
-                elapsed = time.perf_counter_ns() - start
-                sub.total_time_ns += elapsed
-                sub.max_time_ns = max(sub.max_time_ns, elapsed)
-
-    return deliver
-
-
-def _describe_event(event: Event) -> str:
-    fields = [
-        f"{k}={getattr(event, k)!r}" for k in ("epoch", "step") if hasattr(event, k)
-    ]
-    return f"{type(event).__name__}({', '.join(fields)})"
+def _queues_of(
+    subscriptions: Iterable[Subscription[Any]] | None,
+) -> list[WorkerQueue] | None:
+    if subscriptions is None:
+        return None
+    return [s.queue for s in subscriptions if s.queue is not None]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import time
 import weakref
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, final, get_args
 
@@ -145,6 +146,39 @@ class Subscription(Generic[E]):
         state = "" if self.active else ", inactive"
         return f"<Subscription {self.name!r} to ({types}), mode={self.mode!r}, order={self.order}{state}>"
 
+    def counting_call(self, timing: bool) -> Callable[[Any], None]:
+        """Return the inline delivery function of a filtered, isolated or timed subscriber.
+
+        Unlike a plain handler in a delivery plan, it counts its own calls.
+        """
+        handler, fixed, every, when = self.handler, self.arg, self.every, self.when
+        isolate = self.on_error == "isolate"
+        seen = 0
+
+        def deliver(event: Any) -> None:
+            nonlocal seen
+            seen += 1
+            if (every is not None and seen % every) or (
+                when is not None and not when(event)
+            ):
+                return
+            start = time.perf_counter_ns() if timing else 0
+            try:
+                handler(event if fixed is None else fixed)
+            except Exception as exc:
+                if not isolate:
+                    raise
+                self.errors += 1
+                self.last_error = f"{type(exc).__name__}: {exc}"
+            finally:
+                self.calls += 1
+                if timing:
+                    elapsed = time.perf_counter_ns() - start
+                    self.total_time_ns += elapsed
+                    self.max_time_ns = max(self.max_time_ns, elapsed)
+
+        return deliver
+
     def statistics(
         self, published: dict[type[Event], int], timing: bool
     ) -> SubscriberStatistics:
@@ -280,6 +314,14 @@ def check_int(
         )
     if value < minimum:
         raise ValueError(f"`{name}` must be >= {minimum}, got {value!r}.")
+
+
+def describe_event(event: object) -> str:
+    """Return `TrainStepEnd(epoch=2, step=17)`: an event's class and its counters, for messages."""
+    fields = [
+        f"{k}={getattr(event, k)!r}" for k in ("epoch", "step") if hasattr(event, k)
+    ]
+    return f"{type(event).__name__}({', '.join(fields)})"
 
 
 def describe_callable(fn: object) -> str:

@@ -26,6 +26,7 @@ import anyio.to_thread
 import sniffio
 
 from ._errors import QueueFullError, SubscriberError
+from ._subscription import describe_event
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -290,15 +291,7 @@ class WorkerQueue:
         error = SubscriberError(
             sub.name,
             event,
-            f"Worker subscriber {sub.name!r} failed{tries} on {_short(event)}: {type(exc).__name__}: {exc}",
+            f"Worker subscriber {sub.name!r} failed{tries} on {describe_event(event)}: {type(exc).__name__}: {exc}",
         )
         error.__cause__ = exc
         self._report_error(error)
-
-
-def _short(event: Any) -> str:
-    """`TrainStepEnd(epoch=2, step=17)`: the event's class and its counters."""
-    fields = [
-        f"{k}={getattr(event, k)!r}" for k in ("epoch", "step") if hasattr(event, k)
-    ]
-    return f"{type(event).__name__}({', '.join(fields)})"

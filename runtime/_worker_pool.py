@@ -1,0 +1,234 @@
+"""`WorkerPool`: where a bus's worker subscribers run, draining them, and their failures."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING, Any
+
+import anyio
+import anyio.to_thread
+
+from ._errors import DrainTimeoutError, SubscriberError
+from ._workers import LoopHost, PortalHost, WorkerQueue
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator, Callable, Iterable
+
+    from ._subscription import Overflow, Subscription
+
+__all__ = ["WorkerPool"]
+
+# How long workers may finish queued events after the block or run they serve failed.
+ABORT_DRAIN_S = 30.0
+
+
+class WorkerPool:
+    """The worker queues of one bus and the event loop (host) their tasks run on.
+
+    Args:
+        backend: anyio backend of the private loop started for synchronous programs.
+        poll_interval: How long an active worker may take to notice a new event.
+        queues: Returns the current worker queues (the bus's subscriptions own them).
+    """
+
+    def __init__(
+        self,
+        backend: str,
+        poll_interval: float,
+        queues: Callable[[], list[WorkerQueue]],
+    ) -> None:
+        self.backend = backend
+        self.poll_interval = poll_interval
+        self._queues = queues
+        self._lock = threading.RLock()
+        self.host: LoopHost | PortalHost | None = None
+        self.owns_host = False
+        self.errors: list[SubscriberError] = []
+        self._idle = threading.Condition(threading.Lock())
+
+    def new_queue(
+        self, sub: Subscription[Any], maxsize: int, overflow: Overflow
+    ) -> WorkerQueue:
+        """Create the queue of a new worker subscription; start its task if a loop is running."""
+        queue = WorkerQueue(
+            sub,
+            maxsize,
+            overflow,
+            self.report_error,
+            self._notify_idle,
+            self.poll_interval,
+        )
+        with self._lock:
+            if self.host is not None:
+                queue.host = self.host
+                self.host.spawn(queue)
+        return queue
+
+    def putter(self, queue: WorkerQueue) -> Callable[[Any], None]:
+        """Return the publish-side function handing an event to `queue` (starting a loop if needed)."""
+
+        def put(event: Any) -> None:
+            if self.host is None:
+                self.start_portal()
+            queue.put(event)
+
+        return put
+
+    # --- hosts -----------------------------------------------------------------------
+
+    def start_portal(self) -> None:
+        """Start the private background loop (synchronous programs), unless a loop runs already."""
+        with self._lock:
+            if self.host is None:
+                self.attach(PortalHost(self.backend), owned=True)
+
+    def attach(self, host: LoopHost | PortalHost, *, owned: bool) -> None:
+        """Run every worker queue's task on `host` from now on."""
+        with self._lock:
+            self.host = host
+            self.owns_host = owned
+            for queue in self._queues():
+                queue.closing = False
+                queue.host = host
+                host.spawn(queue)
+
+    def detach(self, *, force: bool = False) -> None:
+        """Let worker tasks end (after their queues empty; at once with `force`) and stop the host."""
+        with self._lock:
+            host = self.host
+            queues = self._queues()
+        for queue in queues:
+            queue.closing = True
+            queue.wake()
+            if force:
+                queue.cancel()
+        with self._lock:
+            self.host = None
+        if host is not None:
+            host.stop()
+        for queue in queues:
+            queue.host = None
+
+    @asynccontextmanager
+    async def serve(self) -> AsyncIterator[None]:
+        """Run the worker tasks on the current event loop inside the block; see `EventBus.serve`."""
+        if self.host is not None and not self.owns_host:
+            raise RuntimeError(
+                "This EventBus is already served by an event loop; `serve()` cannot be nested."
+            )
+        if self.host is not None:
+            await anyio.to_thread.run_sync(self.close)
+        try:
+            async with anyio.create_task_group() as tg:
+                self.attach(LoopHost(tg), owned=False)
+                clean = False
+                try:
+                    yield
+                    clean = True
+                    await self.drain()
+                finally:
+                    if (
+                        not clean
+                    ):  # the block raised: give workers a bounded chance to finish
+                        with (
+                            anyio.CancelScope(shield=True),
+                            anyio.move_on_after(ABORT_DRAIN_S),
+                        ):
+                            await anyio.to_thread.run_sync(
+                                self._quiet_drain, abandon_on_cancel=True
+                            )
+                    self.detach(force=not clean)
+        except BaseExceptionGroup as group:
+            # Worker tasks never raise (they report to the pool), so a group holds
+            # what the block itself raised: hand that back unwrapped.
+            if len(group.exceptions) == 1:
+                raise group.exceptions[0] from None
+            raise
+
+    def close(self, *, timeout: float | None = None) -> None:
+        """Drain and stop the private loop, if one runs; raise worker failures."""
+        if self.host is None:
+            self.raise_errors()
+            return
+        if not self.owns_host:
+            raise RuntimeError(
+                "This EventBus is served by `serve()`; it stops when that block ends."
+            )
+        try:
+            self.drain_sync(timeout=timeout)
+        except DrainTimeoutError:
+            self.detach(force=True)
+            raise
+        except BaseException:
+            self.detach()
+            raise
+        self.detach()
+
+    # --- draining ---------------------------------------------------------------------
+
+    def drain_sync(
+        self, *, timeout: float | None = None, only: Iterable[WorkerQueue] | None = None
+    ) -> None:
+        """Block until the queues (`only`, else all) are handled, then raise worker failures."""
+        host = self.host
+        if host is not None and threading.get_ident() == host.thread_id:
+            raise RuntimeError(
+                "`drain_sync()` would deadlock on the worker event loop's thread; use `await bus.drain()`."
+            )
+        queues = list(only) if only is not None else self._queues()
+        if host is not None:
+            for queue in queues:
+                queue.wake()
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._idle:
+            while True:
+                busy = [q for q in queues if q.unfinished and q.host is not None]
+                if not busy:
+                    break
+                remaining = None if deadline is None else deadline - time.monotonic()
+                if remaining is not None and remaining <= 0:
+                    pending = {q.sub.name: q.unfinished for q in busy}
+                    raise DrainTimeoutError(
+                        f"Worker subscribers did not finish within {timeout} s; still queued: {pending}.",
+                        pending,
+                    )
+                self._idle.wait(remaining if remaining is not None else 0.1)
+        self.raise_errors()
+
+    async def drain(
+        self, *, timeout: float | None = None, only: Iterable[WorkerQueue] | None = None
+    ) -> None:
+        """`drain_sync` without blocking the event loop."""
+        await anyio.to_thread.run_sync(
+            lambda: self.drain_sync(timeout=timeout, only=only)
+        )
+
+    def _quiet_drain(self) -> None:
+        with contextlib.suppress(
+            Exception
+        ):  # the caller's own error path reports the failure
+            self.drain_sync(timeout=ABORT_DRAIN_S)
+
+    def _notify_idle(self) -> None:
+        with self._idle:
+            self._idle.notify_all()
+
+    # --- failures ---------------------------------------------------------------------
+
+    def report_error(self, error: SubscriberError) -> None:
+        """Keep a worker failure until the publisher raises it (thread-safe)."""
+        with self._lock:
+            self.errors.append(error)
+
+    def raise_errors(self) -> None:
+        """Raise the kept failures: one as itself, several as an ExceptionGroup."""
+        if not self.errors:
+            return
+        with self._lock:
+            errors, self.errors = self.errors, []
+        if len(errors) == 1:
+            raise errors[0]
+        raise ExceptionGroup(f"{len(errors)} worker subscriber failures", errors)
