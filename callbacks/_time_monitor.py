@@ -70,6 +70,17 @@ class TimeMonitor(Callback):
         self._train = _Timer()
         self._eval = _Timer()
         self._eval_started = 0.0
+        if self.data_time:
+            # Step hooks only when they have work: without them the loop does not even build
+            # step-begin events. (An instance attribute named like a hook is subscribed.)
+            step_hooks = {
+                "on_train_step_begin": self._train_step_begin,
+                "on_train_step_end": self._train_step_end,
+                "on_eval_step_begin": self._eval_step_begin,
+                "on_eval_step_end": self._eval_step_end,
+            }
+            for hook, method in step_hooks.items():
+                setattr(self, hook, method)
 
     # --- training -----------------------------------------------------------------
 
@@ -77,16 +88,14 @@ class TimeMonitor(Callback):
         """Start timing the epoch."""
         self._train.restart()
 
-    def on_train_step_begin(self, run_context: RunContext) -> None:
-        """With `data_time`, add the time since the previous step ended (data fetching)."""
-        if self.data_time:
-            timer = self._train
-            timer.data_sum += time.perf_counter() - timer.data_start
+    def _train_step_begin(self, run_context: RunContext) -> None:
+        """Add the time since the previous step ended (data fetching)."""
+        timer = self._train
+        timer.data_sum += time.perf_counter() - timer.data_start
 
-    def on_train_step_end(self, run_context: RunContext) -> None:
-        """With `data_time`, mark when waiting for the next batch starts."""
-        if self.data_time:
-            self._train.data_start = time.perf_counter()
+    def _train_step_end(self, run_context: RunContext) -> None:
+        """Mark when waiting for the next batch starts."""
+        self._train.data_start = time.perf_counter()
 
     def on_train_epoch_end(self, run_context: RunContext) -> None:
         """Print the training epoch's line (without the time of `fit`'s evaluation pass)."""
@@ -102,16 +111,14 @@ class TimeMonitor(Callback):
         """Start timing the evaluation epoch."""
         self._eval.restart()
 
-    def on_eval_step_begin(self, run_context: RunContext) -> None:
-        """With `data_time`, add the time since the previous evaluation step ended."""
-        if self.data_time:
-            timer = self._eval
-            timer.data_sum += time.perf_counter() - timer.data_start
+    def _eval_step_begin(self, run_context: RunContext) -> None:
+        """Add the time since the previous evaluation step ended."""
+        timer = self._eval
+        timer.data_sum += time.perf_counter() - timer.data_start
 
-    def on_eval_step_end(self, run_context: RunContext) -> None:
-        """With `data_time`, mark when waiting for the next evaluation batch starts."""
-        if self.data_time:
-            self._eval.data_start = time.perf_counter()
+    def _eval_step_end(self, run_context: RunContext) -> None:
+        """Mark when waiting for the next evaluation batch starts."""
+        self._eval.data_start = time.perf_counter()
 
     def on_eval_epoch_end(self, run_context: RunContext) -> None:
         """Print the evaluation epoch's line."""

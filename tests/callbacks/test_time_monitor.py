@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import re
 import sys
 from typing import TYPE_CHECKING, Any
@@ -195,3 +197,24 @@ def test_bad_data_size_value_fails_at_epoch_end(three_steps):
 def test_validation(kwargs, message):
     with pytest.raises(TypeError, match=f"^{re.escape(message)}$"):
         TimeMonitor(**kwargs)
+
+
+@pytest.mark.parametrize(("data_time", "expected"), [(False, False), (True, True)])
+def test_step_hooks_are_subscribed_only_for_data_time(data_time, expected, three_steps):
+    """Without `data_time` no step events are even built for TimeMonitor (it costs nothing per step)."""
+    from cadence import TrainStepBegin, TrainStepEnd
+    from cadence.callbacks import LambdaCallback
+
+    seen: list[tuple[bool, bool]] = []
+
+    def look(rc: RunContext) -> None:
+        bus = rc.bus
+        assert bus is not None
+        seen.append((bus.wants(TrainStepBegin), bus.wants(TrainStepEnd)))
+
+    probe = LambdaCallback(on_train_epoch_end=look)
+    with contextlib.redirect_stdout(io.StringIO()):
+        Model(constant_network()).train(
+            1, three_steps, callbacks=[TimeMonitor(data_time=data_time), probe]
+        )
+    assert seen == [(expected, expected)]
