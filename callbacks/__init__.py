@@ -4,24 +4,34 @@ from __future__ import annotations
 
 from cadence._util import fixup_module_metadata
 
+from ._backup_and_restore import BackupAndRestore
+from ._checkpoint_config import CheckpointConfig
+from ._checkpoint_warnings import CheckpointWarning
 from ._early_stopping import EarlyStopping
 from ._history import History
 from ._lambda_callback import LambdaCallback
 from ._learning_rate_scheduler import LearningRateScheduler
 from ._loss_monitor import LossMonitor
+from ._model_checkpoint import ModelCheckpoint
 from ._monitored import MonitorUnavailableWarning
+from ._on_request_exit import OnRequestExit
 from ._progress_bar import ProgressBar
 from ._reduce_lr_on_plateau import ReduceLROnPlateau
 from ._summary_collector import SummaryCollector
 from ._time_monitor import TimeMonitor
 
 __all__ = [
+    "BackupAndRestore",
+    "CheckpointConfig",
+    "CheckpointWarning",
     "EarlyStopping",
     "History",
     "LambdaCallback",
     "LearningRateScheduler",
     "LossMonitor",
+    "ModelCheckpoint",
     "MonitorUnavailableWarning",
+    "OnRequestExit",
     "ProgressBar",
     "ReduceLROnPlateau",
     "SummaryCollector",

@@ -1,0 +1,788 @@
+"""ModelCheckpoint: construction, triggers, naming, retention, and every listing of reference §7.3.4.
+
+Also append_info, breakpoint files, and cadence's additions (atomic writes, the
+`latest` pointer, CheckpointSaved, deletion gates, top-k, background writing).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import threading
+from typing import Any
+
+import numpy as np
+import pytest
+
+import cadence as ms
+from cadence import Callback, CheckpointSaved, Model, RunContext, nn
+from cadence.callbacks import CheckpointConfig, CheckpointWarning, ModelCheckpoint
+from cadence.dataset import NumpySlicesDataset
+
+
+def make_model(metrics: Any = None) -> Model:
+    ms.set_seed(1)
+    net = nn.SequentialCell([nn.Dense(3, 4), nn.ReLU(), nn.Dense(4, 2)])
+    return Model(
+        net,
+        nn.MSELoss(),
+        nn.Momentum(net.trainable_params(), 0.1, 0.9),
+        metrics=metrics,
+    )
+
+
+def dataset(steps: int = 3) -> Any:
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((4 * steps, 3)).astype(np.float32)
+    y = rng.standard_normal((4 * steps, 2)).astype(np.float32)
+    return NumpySlicesDataset({"x": x, "y": y}, shuffle=False).batch(4)
+
+
+def array(loaded: dict[str, Any], key: str) -> Any:
+    """The numpy value of a numeric checkpoint entry."""
+    value = loaded[key]
+    assert not isinstance(value, str)
+    return value.asnumpy()
+
+
+def listing(directory: Any) -> list[str]:
+    """Checkpoint files of a directory (cadence's `*-latest.json` pointers left out), sorted."""
+    return sorted(n for n in os.listdir(directory) if not n.endswith(".json"))
+
+
+def train(
+    directory: Any, epochs: int = 2, steps: int = 3, prefix: Any = "CKP", **config: Any
+) -> ModelCheckpoint:
+    ckpt = ModelCheckpoint(
+        prefix=prefix,
+        directory=directory
+        if isinstance(directory, str) or callable(directory)
+        else str(directory),
+        config=CheckpointConfig(**config),
+    )
+    make_model().train(epochs, dataset(steps), callbacks=[ckpt])
+    return ckpt
+
+
+# --- §7.3.4 directory listings ---------------------------------------------------------------
+
+
+def test_default_config_two_epochs(tmp_path: Any) -> None:
+    ckpt = train(tmp_path)
+    assert listing(tmp_path) == [
+        "CKP-1_2.ckpt",
+        "CKP-1_3.ckpt",
+        "CKP-2_1.ckpt",
+        "CKP-2_2.ckpt",
+        "CKP-2_3.ckpt",
+    ]
+    assert ckpt.latest_ckpt_file_name == str(tmp_path / "CKP-2_3.ckpt")
+
+
+def test_second_instance_in_same_directory(tmp_path: Any) -> None:
+    train(tmp_path)
+    second = train(tmp_path)
+    assert second.prefix == "CKP_1"
+    assert listing(tmp_path) == [
+        "CKP-1_2.ckpt", "CKP-1_3.ckpt", "CKP-2_1.ckpt", "CKP-2_2.ckpt", "CKP-2_3.ckpt",
+        "CKP_1-1_2.ckpt", "CKP_1-1_3.ckpt", "CKP_1-2_1.ckpt", "CKP_1-2_2.ckpt", "CKP_1-2_3.ckpt",
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("steps_per_save", "epochs", "steps", "expected"),
+    [
+        (2, 2, 3, ["CKP-1_2.ckpt", "CKP-2_1.ckpt", "CKP-2_3.ckpt"]),
+        (2, 1, 5, ["CKP-1_2.ckpt", "CKP-1_4.ckpt", "CKP-1_5.ckpt"]),
+        (4, 2, 3, ["CKP-2_1.ckpt", "CKP-2_3.ckpt"]),
+    ],
+)
+def test_save_every_n_steps(
+    tmp_path: Any, steps_per_save: int, epochs: int, steps: int, expected: list[str]
+) -> None:
+    train(tmp_path, epochs, steps, save_checkpoint_steps=steps_per_save)
+    assert listing(tmp_path) == expected
+
+
+def test_keep_max_two(tmp_path: Any) -> None:
+    train(tmp_path, keep_checkpoint_max=2)
+    assert listing(tmp_path) == ["CKP-2_2.ckpt", "CKP-2_3.ckpt"]
+
+
+def test_pre_existing_files_untouched(tmp_path: Any) -> None:
+    for name in ("other-1_1.ckpt", "CKP-9_9.ckpt", "CKPfoo-1_1.ckpt", "CKP-a_1.ckpt"):
+        (tmp_path / name).write_bytes(b"x")
+    ckpt = train(tmp_path, epochs=1, keep_checkpoint_max=2)
+    assert ckpt.prefix == "CKP_1"
+    assert listing(tmp_path) == [
+        "CKP-9_9.ckpt", "CKP-a_1.ckpt", "CKP_1-1_2.ckpt", "CKP_1-1_3.ckpt", "CKPfoo-1_1.ckpt", "other-1_1.ckpt",
+    ]  # fmt: skip
+
+
+class FakeClock:
+    """A clock a callback advances by `step_s` at every step end, before ModelCheckpoint looks at it."""
+
+    def __init__(self, step_s: float) -> None:
+        self.now = 0.0
+        self.step_s = step_s
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class Tick(Callback):
+    def __init__(self, clock: FakeClock) -> None:
+        self.clock = clock
+
+    def on_train_step_end(self, run_context: RunContext) -> None:
+        self.clock.now += self.clock.step_s
+
+
+def test_save_every_n_seconds(tmp_path: Any) -> None:
+    clock = FakeClock(0.4)
+    ckpt = ModelCheckpoint(
+        directory=str(tmp_path),
+        config=CheckpointConfig(save_checkpoint_steps=0, save_checkpoint_seconds=1),
+    )
+    ckpt._clock = (
+        clock  # seconds are measured on this clock (time.monotonic by default)
+    )
+    make_model().train(2, dataset(), callbacks=[Tick(clock), ckpt])
+    assert listing(tmp_path) == ["CKP-1_3.ckpt", "CKP-2_3.ckpt"]
+
+
+def test_steps_and_seconds_zero_never_save(tmp_path: Any) -> None:
+    train(tmp_path, save_checkpoint_steps=0, save_checkpoint_seconds=0)
+    assert os.listdir(tmp_path) == []
+
+
+def test_keep_one_per_minute(tmp_path: Any) -> None:
+    train(tmp_path, keep_checkpoint_max=0, keep_checkpoint_per_n_minutes=1)
+    assert listing(tmp_path) == ["CKP-1_1.ckpt", "CKP-2_3.ckpt"]
+
+
+def test_keep_per_minutes_resets_after_the_interval(tmp_path: Any) -> None:
+    # More than n minutes since the last thinning: nothing is deleted, the interval restarts.
+    ckpt = ModelCheckpoint(
+        directory=str(tmp_path),
+        config=CheckpointConfig(keep_checkpoint_max=0, keep_checkpoint_per_n_minutes=1),
+    )
+    ckpt._wall = lambda: 1e12
+    make_model().train(1, dataset(), callbacks=[ckpt])
+    assert listing(tmp_path) == ["CKP-1_1.ckpt", "CKP-1_2.ckpt", "CKP-1_3.ckpt"]
+
+
+def test_safetensors(tmp_path: Any) -> None:
+    train(tmp_path, save_checkpoint_steps=3, format="safetensors")
+    assert listing(tmp_path) == ["CKP-1_3.safetensors", "CKP-2_3.safetensors"]
+    loaded = ms.load_checkpoint(
+        str(tmp_path / "CKP-2_3.safetensors"), format="safetensors"
+    )
+    assert "0.weight" in loaded
+
+
+def test_callable_prefix_and_directory(tmp_path: Any) -> None:
+    def prefix(cb: Any) -> str:
+        return f"net_e{cb.cur_epoch_num}_s{cb.cur_step_num}"
+
+    def directory(cb: Any) -> str:
+        return str(tmp_path / f"epoch{cb.cur_epoch_num}")
+
+    ckpt = ModelCheckpoint(
+        prefix=prefix,
+        directory=directory,
+        config=CheckpointConfig(save_checkpoint_steps=2),
+    )
+    make_model().train(2, dataset(), callbacks=[ckpt])
+    assert listing(tmp_path / "epoch1") == ["net_e1_s2.ckpt"]
+    assert listing(tmp_path / "epoch2") == ["net_e2_s4.ckpt", "net_e2_s6.ckpt"]
+    assert os.path.isfile(tmp_path / "epoch2" / "latest.json")
+
+
+def test_callable_prefix_must_return_a_plain_name(tmp_path: Any) -> None:
+    ckpt = ModelCheckpoint(prefix=lambda cb: "bad/name", directory=str(tmp_path))
+    with pytest.raises(
+        ValueError,
+        match=r"callable argument 'prefix' must return a str that does not contain '/', but it returned 'bad/name'",
+    ):
+        make_model().train(1, dataset(), callbacks=[ckpt])
+
+
+def test_graph_mode_writes_no_graph_file(tmp_path: Any) -> None:
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        train(tmp_path, epochs=1, steps=2)
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    assert listing(tmp_path) == [
+        "CKP-1_1.ckpt",
+        "CKP-1_2.ckpt",
+    ]  # MindSpore adds CKP-graph.meta here
+
+
+def test_initial_epoch_and_append_info(tmp_path: Any) -> None:
+    ckpt = ModelCheckpoint(
+        directory=str(tmp_path),
+        config=CheckpointConfig(
+            save_checkpoint_steps=3, append_info=["epoch_num", "step_num"]
+        ),
+    )
+    make_model().train(3, dataset(), callbacks=[ckpt], initial_epoch=1)
+    assert listing(tmp_path) == ["CKP-2_3.ckpt", "CKP-3_3.ckpt"]
+    first = ms.load_checkpoint(str(tmp_path / "CKP-2_3.ckpt"))
+    second = ms.load_checkpoint(str(tmp_path / "CKP-3_3.ckpt"))
+    assert (int(array(first, "epoch_num")), int(array(first, "step_num"))) == (
+        2,
+        3,
+    )
+    assert (int(array(second, "epoch_num")), int(array(second, "step_num"))) == (
+        3,
+        6,
+    )
+
+
+# --- contents -----------------------------------------------------------------------------
+
+
+def test_append_info_values(tmp_path: Any) -> None:
+    config = CheckpointConfig(
+        save_checkpoint_steps=3,
+        append_info=["epoch_num", "step_num", {"lr": 0.01, "tag": "x", "flag": True}],
+    )
+    make_model().train(
+        1,
+        dataset(),
+        callbacks=[ModelCheckpoint(directory=str(tmp_path), config=config)],
+    )
+    loaded = ms.load_checkpoint(str(tmp_path / "CKP-1_3.ckpt"))
+    assert list(loaded)[-5:] == ["epoch_num", "step_num", "lr", "tag", "flag"]
+    assert (
+        array(loaded, "epoch_num").dtype == np.int64
+        and array(loaded, "epoch_num").shape == ()
+    )
+    assert int(array(loaded, "step_num")) == 3
+    assert array(loaded, "lr") == np.float32(0.01)
+    assert loaded["tag"] == "x"
+    assert bool(array(loaded, "flag")) is True
+
+
+def test_train_network_and_saved_network_keys(tmp_path: Any) -> None:
+    model = make_model()
+    model.train(
+        1,
+        dataset(),
+        callbacks=[
+            ModelCheckpoint(
+                prefix="all",
+                directory=str(tmp_path),
+                config=CheckpointConfig(save_checkpoint_steps=3),
+            )
+        ],
+    )
+    backbone = model.predict_network
+    model.train(
+        1,
+        dataset(),
+        callbacks=[
+            ModelCheckpoint(
+                prefix="net",
+                directory=str(tmp_path),
+                config=CheckpointConfig(
+                    save_checkpoint_steps=3, saved_network=backbone
+                ),
+            )
+        ],
+    )
+    everything = ms.load_checkpoint(str(tmp_path / "all-1_3.ckpt"))
+    assert "moments.0.weight" in everything and "global_step" in everything
+    assert sorted(ms.load_checkpoint(str(tmp_path / "net-1_3.ckpt"))) == [
+        "0.bias",
+        "0.weight",
+        "2.bias",
+        "2.weight",
+    ]
+
+
+def test_files_are_read_only_and_hold_the_step_values(tmp_path: Any) -> None:
+    model = make_model()
+    ckpt = ModelCheckpoint(
+        directory=str(tmp_path), config=CheckpointConfig(save_checkpoint_steps=3)
+    )
+    model.train(1, dataset(), callbacks=[ckpt])
+    path = ckpt.latest_ckpt_file_name
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o400
+    loaded = ms.load_checkpoint(path)
+    weight = next(
+        p
+        for n, p in model.predict_network.parameters_and_names()  # type: ignore[attr-defined]
+        if n.endswith("0.weight")
+    )
+    np.testing.assert_array_equal(array(loaded, "0.weight"), weight.asnumpy())
+
+
+def test_async_save_writes_the_same_files(tmp_path: Any) -> None:
+    sync_dir, async_dir = tmp_path / "sync", tmp_path / "async"
+    train(str(sync_dir))
+    ckpt = train(str(async_dir), async_save=True)
+    assert listing(sync_dir) == listing(async_dir)
+    for name in listing(sync_dir):
+        a, b = (
+            ms.load_checkpoint(str(sync_dir / name)),
+            ms.load_checkpoint(str(async_dir / name)),
+        )
+        assert list(a) == list(b)
+        for key in a:
+            np.testing.assert_array_equal(array(a, key), array(b, key))
+    assert ckpt.latest_ckpt_file_name == str(async_dir / "CKP-2_3.ckpt")
+
+
+def test_snapshot_is_taken_at_the_save_point(tmp_path: Any) -> None:
+    # With background writing, the file must hold the values of the step that saved it,
+    # even though later steps change the parameters before the writer runs.
+    seen: dict[int, np.ndarray] = {}
+
+    class Record(Callback):
+        def on_train_step_end(self, run_context: RunContext) -> None:
+            cb = run_context.original_args()
+            weight = next(
+                p
+                for n, p in cb.network.parameters_and_names()
+                if n.endswith("0.weight")
+            )
+            seen[cb.cur_step_num] = weight.asnumpy().copy()
+
+    ckpt = ModelCheckpoint(
+        directory=str(tmp_path),
+        config=CheckpointConfig(
+            save_checkpoint_steps=2, keep_checkpoint_max=10, async_save=True
+        ),
+    )
+    make_model().train(2, dataset(), callbacks=[Record(), ckpt])
+    for name, step in (("CKP-1_2.ckpt", 2), ("CKP-2_1.ckpt", 4), ("CKP-2_3.ckpt", 6)):
+        np.testing.assert_array_equal(
+            array(ms.load_checkpoint(str(tmp_path / name)), "0.weight"), seen[step]
+        )
+
+
+# --- construction -------------------------------------------------------------------------
+
+
+def test_prefix_validation(tmp_path: Any) -> None:
+    for bad in ("a/b", 1):
+        with pytest.raises(
+            ValueError,
+            match=r"For 'ModelCheckpoint', the argument 'prefix' for checkpoint file name is invalid: it must be callable or a str that does not contain '/', but got",
+        ):
+            ModelCheckpoint(prefix=bad, directory=str(tmp_path))  # type: ignore[arg-type]
+    assert ModelCheckpoint(prefix="", directory=str(tmp_path)).prefix == ""
+
+
+def test_directory_validation(tmp_path: Any) -> None:
+    with pytest.raises(
+        TypeError,
+        match=r"argument 'directory' must be a str path, but got 1 of type 'int'",
+    ):
+        ModelCheckpoint(directory=1)
+    with pytest.raises(
+        ValueError, match=r"argument 'directory' must be a non-blank path, but got ' '"
+    ):
+        ModelCheckpoint(directory=" ")
+    file = tmp_path / "f"
+    file.write_text("x")
+    with pytest.raises(
+        NotADirectoryError,
+        match=r"argument 'directory' must be a directory, but .* is a file",
+    ):
+        ModelCheckpoint(directory=str(file))
+
+
+def test_directory_is_created_with_mode_700(tmp_path: Any) -> None:
+    target = tmp_path / "new" / "dir"
+    ModelCheckpoint(directory=str(target))
+    assert stat.S_IMODE(os.stat(target).st_mode) == 0o700
+
+
+def test_directory_default_is_the_import_time_cwd() -> None:
+    from cadence.callbacks import _model_checkpoint
+
+    assert ModelCheckpoint().directory == _model_checkpoint._DEFAULT_DIRECTORY
+
+
+def test_config_validation(tmp_path: Any) -> None:
+    with pytest.raises(
+        TypeError,
+        match=r"argument 'config' must be a CheckpointConfig, but got \{\} of type 'dict'",
+    ):
+        ModelCheckpoint(directory=str(tmp_path), config={})  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("existing", "expected"),
+    [
+        ("CKP-1_1.ckpt", "CKP_1"),
+        ("CKP_1-1_1.ckpt", "CKP_2"),
+        ("CKP_5-1_1.ckpt", "CKP_6"),
+        ("CKP-1_1.safetensors", "CKP_1"),
+        ("CKPX-1_1.ckpt", "CKP"),
+        ("CKP.ckpt", "CKP"),
+        ("CKP-graph.meta", "CKP"),
+        ("CKP-1_1_breakpoint.ckpt", "CKP"),
+        ("CKP_abc-1_1.ckpt", "CKP"),
+        ("CKP_1_2-1_1.ckpt", "CKP"),
+        ("CKP-1_1.txt", "CKP"),
+    ],
+)
+def test_prefix_deduplication(tmp_path: Any, existing: str, expected: str) -> None:
+    (tmp_path / existing).write_bytes(b"x")
+    assert ModelCheckpoint(directory=str(tmp_path)).prefix == expected
+
+
+def test_two_instances_before_training_share_the_prefix(tmp_path: Any) -> None:
+    (tmp_path / "CKP-1_1.ckpt").write_bytes(b"x")
+    assert (
+        ModelCheckpoint(directory=str(tmp_path)).prefix
+        == ModelCheckpoint(directory=str(tmp_path)).prefix
+        == "CKP_1"
+    )
+
+
+def test_latest_name_is_empty_before_saving(tmp_path: Any) -> None:
+    assert ModelCheckpoint(directory=str(tmp_path)).latest_ckpt_file_name == ""
+
+
+def test_bogus_format_fails_at_the_first_save(tmp_path: Any) -> None:
+    ckpt = ModelCheckpoint(
+        directory=str(tmp_path), config=CheckpointConfig(format="bogus")
+    )
+    with pytest.raises(
+        ValueError,
+        match=r"checkpoint format must be 'ckpt' or 'safetensors', but got 'bogus'",
+    ):
+        make_model().train(1, dataset(), callbacks=[ckpt])
+
+
+def test_encryption_is_refused_at_the_first_save(tmp_path: Any) -> None:
+    ckpt = ModelCheckpoint(
+        directory=str(tmp_path), config=CheckpointConfig(enc_key=b"0123456789abcdef")
+    )
+    with pytest.raises(NotImplementedError, match=r"encrypted checkpoints"):
+        make_model().train(1, dataset(), callbacks=[ckpt])
+
+
+# --- eval and fit -----------------------------------------------------------------------------
+
+
+def test_model_eval_does_nothing(tmp_path: Any) -> None:
+    ckpt = ModelCheckpoint(directory=str(tmp_path))
+    make_model(metrics={"loss"}).eval(dataset(), callbacks=[ckpt])
+    assert os.listdir(tmp_path) == []
+
+
+def test_fit_eval_passes_save_nothing(tmp_path: Any) -> None:
+    ckpt = ModelCheckpoint(directory=str(tmp_path))
+    make_model(metrics={"loss"}).fit(2, dataset(), dataset(2), callbacks=[ckpt])
+    assert listing(tmp_path) == [
+        "CKP-1_2.ckpt",
+        "CKP-1_3.ckpt",
+        "CKP-2_1.ckpt",
+        "CKP-2_2.ckpt",
+        "CKP-2_3.ckpt",
+    ]
+
+
+# --- exception_save -------------------------------------------------------------------------
+
+
+class FailAt(Callback):
+    def __init__(self, step: int) -> None:
+        self.step = step
+
+    def on_train_step_end(self, run_context: RunContext) -> None:
+        if run_context.original_args().cur_step_num == self.step:
+            raise RuntimeError("boom")
+
+
+@pytest.mark.parametrize("async_save", [False, True])
+def test_breakpoint_file(tmp_path: Any, async_save: bool) -> None:
+    config = CheckpointConfig(
+        save_checkpoint_steps=2, exception_save=True, async_save=async_save
+    )
+    with pytest.raises(RuntimeError, match="boom"):
+        make_model().train(
+            2,
+            dataset(),
+            callbacks=[
+                ModelCheckpoint(directory=str(tmp_path), config=config),
+                FailAt(5),
+            ],
+        )
+    assert listing(tmp_path) == [
+        "CKP-1_2.ckpt",
+        "CKP-2_1.ckpt",
+        "CKP-2_2_breakpoint.ckpt",
+    ]
+    with pytest.raises(RuntimeError, match="boom"):
+        make_model().train(
+            2,
+            dataset(),
+            callbacks=[
+                ModelCheckpoint(directory=str(tmp_path), config=config),
+                FailAt(2),
+            ],
+        )
+    assert listing(tmp_path) == [
+        "CKP-1_2.ckpt", "CKP-2_1.ckpt", "CKP-2_2_breakpoint.ckpt", "CKP_1-1_2.ckpt", "CKP_1-1_2_breakpoint.ckpt",
+    ]  # fmt: skip
+
+
+def test_no_breakpoint_without_exception_save(tmp_path: Any) -> None:
+    with pytest.raises(RuntimeError, match="boom"):
+        make_model().train(
+            2,
+            dataset(),
+            callbacks=[
+                ModelCheckpoint(
+                    directory=str(tmp_path),
+                    config=CheckpointConfig(save_checkpoint_steps=2),
+                ),
+                FailAt(5),
+            ],
+        )
+    assert listing(tmp_path) == ["CKP-1_2.ckpt", "CKP-2_1.ckpt"]
+
+
+def test_breakpoint_also_with_a_tuple_of_callbacks(tmp_path: Any) -> None:
+    config = CheckpointConfig(save_checkpoint_steps=2, exception_save=True)
+    with pytest.raises(RuntimeError, match="boom"):
+        make_model().train(
+            2,
+            dataset(),
+            callbacks=(
+                ModelCheckpoint(directory=str(tmp_path), config=config),
+                FailAt(5),
+            ),
+        )
+    assert "CKP-2_2_breakpoint.ckpt" in listing(
+        tmp_path
+    )  # MindSpore writes none for a tuple
+
+
+# --- latest pointer and CheckpointSaved -------------------------------------------------------------
+
+
+def test_checkpoint_saved_events_and_latest_pointer(tmp_path: Any) -> None:
+    model = make_model()
+    events: list[CheckpointSaved] = []
+    threads: set[int] = set()
+
+    def record(event: CheckpointSaved) -> None:
+        events.append(event)
+        threads.add(threading.get_ident())
+
+    model.bus.subscribe(CheckpointSaved, record)
+    ckpt = ModelCheckpoint(
+        directory=str(tmp_path),
+        config=CheckpointConfig(save_checkpoint_steps=2, async_save=True),
+    )
+    model.train(2, dataset(), callbacks=[ckpt])
+    assert [(e.epoch, e.step, os.path.basename(e.path)) for e in events] == [
+        (1, 2, "CKP-1_2.ckpt"), (2, 4, "CKP-2_1.ckpt"), (2, 6, "CKP-2_3.ckpt"),
+    ]  # fmt: skip
+    assert threads == {threading.get_ident()}  # published from the training thread
+    import hashlib
+
+    for event in events:
+        data = (tmp_path / os.path.basename(event.path)).read_bytes()
+        assert (event.size_bytes, event.sha256, event.format) == (
+            len(data),
+            hashlib.sha256(data).hexdigest(),
+            "ckpt",
+        )
+    pointer = ms.decode_event((tmp_path / "CKP-latest.json").read_bytes().strip())
+    assert isinstance(pointer, CheckpointSaved)
+    assert pointer.path == ckpt.latest_ckpt_file_name == events[-1].path
+    assert pointer.sha256 == events[-1].sha256
+
+
+def test_cb_params_latest_fields_stay_none(tmp_path: Any) -> None:
+    seen = []
+
+    class Look(Callback):
+        def on_train_end(self, run_context: RunContext) -> None:
+            cb = run_context.original_args()
+            seen.append((cb.latest_ckpt_file, cb.last_save_ckpt_step))
+
+    make_model().train(
+        1, dataset(), callbacks=[ModelCheckpoint(directory=str(tmp_path)), Look()]
+    )
+    assert seen == [(None, None)]
+
+
+# --- retention safety ------------------------------------------------------------------------
+
+
+def test_deletion_gate_holds_files_until_allowed(tmp_path: Any) -> None:
+    allowed: set[str] = set()
+    ckpt = ModelCheckpoint(
+        directory=str(tmp_path), config=CheckpointConfig(keep_checkpoint_max=2)
+    )
+    ckpt.add_deletion_gate(lambda path: path in allowed)
+    make_model().train(1, dataset(), callbacks=[ckpt])
+    held = str(tmp_path / "CKP-1_1.ckpt")
+    assert ckpt.pending_deletions == [held]
+    assert listing(tmp_path) == ["CKP-1_1.ckpt", "CKP-1_2.ckpt", "CKP-1_3.ckpt"]
+    allowed.add(held)
+    assert ckpt.retry_deletions() == []
+    assert listing(tmp_path) == ["CKP-1_2.ckpt", "CKP-1_3.ckpt"]
+    with pytest.raises(TypeError, match=r"argument 'gate' must be callable, but got 1"):
+        ckpt.add_deletion_gate(1)  # type: ignore[arg-type]
+
+
+def test_retention_ignores_temporary_and_in_flight_files(tmp_path: Any) -> None:
+    from cadence.callbacks._checkpoint_files import InFlight
+
+    temp = tmp_path / ".CKP-0_1.ckpt.abc.tmp"
+    temp.write_bytes(b"partial")
+    other = str(tmp_path / "CKP-0_2.ckpt")
+    (tmp_path / "CKP-0_2.ckpt").write_bytes(b"being written by someone else")
+    os.utime(other, (0, 0))  # the oldest: keep-max would pick it first
+    InFlight.add(other)
+    try:
+        train(tmp_path, epochs=1, keep_checkpoint_max=1)
+    finally:
+        InFlight.discard(other)
+    assert temp.exists() and os.path.exists(other)
+
+
+def test_writer_errors_surface_in_the_training_thread(tmp_path: Any) -> None:
+    ckpt = ModelCheckpoint(
+        directory=str(tmp_path),
+        config=CheckpointConfig(keep_checkpoint_max=1, async_save=True),
+    )
+
+    def gate(path: str) -> bool:
+        raise OSError("storage unavailable")
+
+    ckpt.add_deletion_gate(gate)
+    with pytest.raises(OSError, match="storage unavailable"):
+        make_model().train(1, dataset(), callbacks=[ckpt])
+
+
+# --- top-k by a monitored value ----------------------------------------------------------------
+
+
+class ScriptedLoss(nn.Cell):
+    """A train network whose loss per step comes from a script (its parameter counts the steps)."""
+
+    def __init__(self, losses: list[float]) -> None:
+        super().__init__()
+        self.losses = losses
+        self.count = ms.Parameter(ms.Tensor(np.zeros((), np.float32)), name="count")
+
+    def construct(self, *inputs: Any) -> Any:
+        index = int(self.count.asnumpy())
+        self.count.set_data(ms.Tensor(np.float32(index + 1)))
+        return ms.Tensor(np.float32(self.losses[index]))
+
+
+def test_top_k_by_loss(tmp_path: Any) -> None:
+    # Epoch-end losses (last step of each epoch): 5, 3, 4, 1, 2 -> the best two are epochs 4 and 5.
+    losses = [9, 9, 5, 9, 9, 3, 9, 9, 4, 9, 9, 1, 9, 9, 2]
+    config = CheckpointConfig(
+        save_checkpoint_steps=0, save_checkpoint_seconds=0, monitor="loss", save_top_k=2
+    )
+    ckpt = ModelCheckpoint(directory=str(tmp_path), config=config)
+    Model(ScriptedLoss([float(v) for v in losses])).train(
+        5, dataset(), callbacks=[ckpt]
+    )
+    assert listing(tmp_path) == ["CKP-best-4_3.ckpt", "CKP-best-5_3.ckpt"]
+    assert ckpt.best_k_models == {
+        str(tmp_path / "CKP-best-4_3.ckpt"): 1.0,
+        str(tmp_path / "CKP-best-5_3.ckpt"): 2.0,
+    }
+    assert (ckpt.best_model_path, ckpt.best_model_score) == (
+        str(tmp_path / "CKP-best-4_3.ckpt"),
+        1.0,
+    )
+    assert int(array(ms.load_checkpoint(ckpt.best_model_path), "count")) == 12
+
+
+def test_top_k_lives_beside_periodic_files(tmp_path: Any) -> None:
+    losses = [float(v) for v in (9, 9, 5, 9, 9, 3)]
+    config = CheckpointConfig(
+        save_checkpoint_steps=3, keep_checkpoint_max=1, monitor="loss", save_top_k=1
+    )
+    Model(ScriptedLoss(losses)).train(
+        2,
+        dataset(),
+        callbacks=[ModelCheckpoint(directory=str(tmp_path), config=config)],
+    )
+    assert listing(tmp_path) == ["CKP-2_3.ckpt", "CKP-best-2_3.ckpt"]
+
+
+class ScriptedMetric:
+    def __init__(self, values: list[float]) -> None:
+        self.values = values
+        self.calls = 0
+
+    def clear(self) -> None:
+        pass
+
+    def update(self, *outputs: Any) -> None:
+        pass
+
+    def eval(self) -> float:
+        self.calls += 1
+        return self.values[self.calls - 1]
+
+
+def test_top_k_by_an_eval_metric_in_fit(tmp_path: Any) -> None:
+    metric = ScriptedMetric([0.2, 0.9, 0.5])
+    config = CheckpointConfig(
+        save_checkpoint_steps=0, save_checkpoint_seconds=0, monitor="acc", save_top_k=1
+    )
+    ckpt = ModelCheckpoint(directory=str(tmp_path), config=config)
+    losses = [1.0] * 9
+    net = ScriptedLoss(losses)
+    model = Model(
+        net,
+        eval_network=lambda *inputs: ms.Tensor(np.float32(0.0)),
+        metrics={"acc": metric},
+    )
+    model.fit(3, dataset(), dataset(1), callbacks=[ckpt])
+    assert listing(tmp_path) == ["CKP-best-2_3.ckpt"]
+    assert ckpt.best_model_score == 0.9
+
+
+def test_top_k_warns_once_about_a_missing_metric(tmp_path: Any) -> None:
+    config = CheckpointConfig(
+        save_checkpoint_steps=0, save_checkpoint_seconds=0, monitor="accuracy"
+    )
+    model = Model(
+        ScriptedLoss([1.0] * 6),
+        eval_network=lambda *inputs: ms.Tensor(np.float32(0.0)),
+        metrics={"acc": ScriptedMetric([0.1, 0.2])},
+    )
+    with pytest.warns(
+        CheckpointWarning,
+        match=r"by 'accuracy', which is not in cb_params.eval_results.*Available: \['loss', 'acc', 'eval_loss'\]",
+    ):
+        model.fit(
+            2,
+            dataset(),
+            dataset(1),
+            callbacks=[ModelCheckpoint(directory=str(tmp_path), config=config)],
+        )
+    assert listing(tmp_path) == []
+
+
+def test_state_dict_round_trip(tmp_path: Any) -> None:
+    ckpt = ModelCheckpoint(directory=str(tmp_path))
+    ckpt.load_state_dict(
+        {"latest_ckpt_file_name": "/x/CKP-1_1.ckpt", "best_k_models": {"/x/a.ckpt": 1}}
+    )
+    assert ckpt.state_dict() == {
+        "latest_ckpt_file_name": "/x/CKP-1_1.ckpt",
+        "best_k_models": {"/x/a.ckpt": 1.0},
+    }
+    assert ModelCheckpoint.state_key == "ModelCheckpoint"
