@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import math
+import os
 import sys
 import time
 from typing import TYPE_CHECKING, Any, TextIO
@@ -21,9 +22,10 @@ if TYPE_CHECKING:
 __all__ = ["ProgressBar"]
 
 _OWNER = "ProgressBar"
-_EVERY_WHEN_SIZE_UNKNOWN = (
-    100  # plain mode, dataset without a size: a line every this many steps
-)
+# Plain mode, a dataset without a size: a line every this many steps.
+_EVERY_WHEN_SIZE_UNKNOWN = 100
+# Bar width on a terminal that reports 0 columns.
+_FALLBACK_COLUMNS = 100
 
 
 class ProgressBar(Callback):
@@ -267,17 +269,33 @@ class ProgressBar(Callback):
 
 
 def _new_bar(title: str, total: int, out: TextIO) -> tqdm[Any]:
+    # A terminal reporting 0 columns (a fresh pseudo-terminal, some CI runners)
+    # would get an empty bar from tqdm; give it a fixed width instead.
+    sized = _columns(out) != 0
     return _bar_class()(
         total=total or None,
         desc=title,
         unit="step",
         file=out,
         leave=True,
-        dynamic_ncols=True,
+        dynamic_ncols=sized,
+        ncols=None if sized else _FALLBACK_COLUMNS,
         mininterval=0,  # the callback throttles; tqdm draws whenever asked
         miniters=1,
         disable=False,
     )
+
+
+def _columns(out: TextIO) -> int | None:
+    """The terminal width of `out`, or None when it is not a terminal with a size."""
+    try:
+        return os.get_terminal_size(out.fileno()).columns
+    except (
+        AttributeError,
+        OSError,
+        ValueError,
+    ):  # no fileno (StringIO), not a terminal, closed
+        return None
 
 
 @functools.cache

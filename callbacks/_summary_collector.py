@@ -41,6 +41,7 @@ _DEFAULT_HISTOGRAM_PARAMS = (
 _MAX_DEFAULT_HISTOGRAM_STEPS = (
     20  # `collect_tensor_freq=None`: at most this many histogram steps per run
 )
+_TENSOR_FORMAT = 'export_options["tensor_format"]'
 _CLOSE_TIMEOUT_S = 60.0
 _QUEUE_SIZE = 64  # records waiting for the writer; beyond that the training step waits (bounded memory)
 _run_numbers = itertools.count(
@@ -417,7 +418,7 @@ def _specified_data(data: Any, keep_default_action: bool) -> dict[str, Any]:
 
 
 def _check_specified_value(key: str, value: Any) -> None:
-    name = f"collect_specified_data[{key!r}]"
+    name = f'collect_specified_data["{key}"]'
     if key in _BOOL_KEYS:
         check_bool(value, name, _OWNER)
     elif key == "histogram_regular" and value is not None:
@@ -426,7 +427,7 @@ def _check_specified_value(key: str, value: Any) -> None:
             re.compile(value)
         except re.error as exc:
             raise ValueError(
-                f"For '{_OWNER}', the argument {name} must be a valid regular expression, but got {value!r} ({exc})."
+                f"For '{_OWNER}', the argument '{name}' must be a valid regular expression, but got {value!r} ({exc})."
             ) from None
     elif key == "collect_landscape" and value is not None:
         check_type(value, name, dict, _OWNER)
@@ -461,6 +462,6 @@ def _check_export_options(options: Any) -> dict[str, Any] | None:
     fmt = options.get("tensor_format")
     if fmt is not None and fmt != "npy":
         raise ValueError(
-            f"For '{_OWNER}', the argument export_options['tensor_format'] must be None or 'npy', but got {fmt!r}."
+            f"For '{_OWNER}', the argument '{_TENSOR_FORMAT}' must be None or 'npy', but got {fmt!r}."
         )
     return dict(options)

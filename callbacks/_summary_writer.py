@@ -65,12 +65,26 @@ class EventFileSink:
         self.filename_suffix = filename_suffix
         self.closed = threading.Event()
         self._writer: Any = None
+        self._failed = False
 
     def handle(self, record: SummaryRecord) -> None:
-        """Write `record` (or close the file when `record.close`)."""
+        """Write `record` (or close the file when `record.close`).
+
+        After a failure (reported once, through the bus) later records are
+        dropped, so a full disk fails the run with one error, not one per record.
+        """
         if record.close:
             self.close()
             return
+        if self._failed:
+            return
+        try:
+            self._write(record)
+        except BaseException:
+            self._failed = True
+            raise
+
+    def _write(self, record: SummaryRecord) -> None:
         writer = self._open()
         walltime = record.time_ns / 1e9
         for tag, value in record.scalars.items():

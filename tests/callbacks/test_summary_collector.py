@@ -1,0 +1,463 @@
+"""SummaryCollector: event files read back with TensorBoard's own reader; validation (reference §7.11)."""
+
+from __future__ import annotations
+
+import json
+import threading
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pytest
+from tensorboard.backend.event_processing.event_accumulator import EventAccumulator  # type: ignore[import-untyped]
+
+import cadence.callbacks._summary_writer as summary_writer
+from cadence import Model, SubscriberError, Tensor, nn
+from cadence.callbacks import SummaryCollector
+from cadence.dataset import NumpySlicesDataset
+from cadence.testing import ListDataset, constant_network
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+KEEP_ALL = {"scalars": 0, "histograms": 0, "tensors": 0, "compressedHistograms": 0}
+
+
+def read(logdir: Path) -> EventAccumulator:
+    acc = EventAccumulator(str(logdir), size_guidance=KEEP_ALL)
+    acc.Reload()
+    return acc
+
+
+def scalars(acc: EventAccumulator, tag: str) -> list[tuple[int, Any]]:
+    return [(e.step, pytest.approx(e.value)) for e in acc.Scalars(tag)]
+
+
+def event_files(logdir: Path) -> list[Path]:
+    return sorted(logdir.glob("events.out.tfevents.*"))
+
+
+def mlp_model(
+    lr: object = 0.1,
+    metrics: dict[str, object] | None = None,
+    net: nn.Cell | None = None,
+) -> Model:
+    net = net or nn.SequentialCell([nn.Dense(4, 3), nn.ReLU(), nn.Dense(3, 2)])
+    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    return Model(
+        net, loss, nn.SGD(net.trainable_params(), learning_rate=lr), metrics=metrics
+    )
+
+
+def dataset(steps: int, batch: int = 8, seed: int = 0) -> Any:
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((steps * batch, 4)).astype(np.float32)
+    y = (x[:, 0] > 0).astype(np.int32)
+    return NumpySlicesDataset({"x": x, "y": y}, shuffle=False).batch(batch)
+
+
+# --- what is written ------------------------------------------------------------------------
+
+
+def test_loss_at_step_one_and_every_collect_freq_steps(tmp_path):
+    Model(constant_network(0.5)).train(
+        2, ListDataset.of_steps(3), callbacks=SummaryCollector(tmp_path, collect_freq=2)
+    )
+    acc = read(tmp_path)
+    assert acc.Tags()["scalars"] == ["train/loss"]  # no optimizer: no learning rate
+    assert scalars(acc, "train/loss") == [(1, 0.5), (2, 0.5), (4, 0.5), (6, 0.5)]
+    assert len(event_files(tmp_path)) == 1
+
+
+def test_loss_is_the_mean_of_the_first_output(tmp_path):
+    losses = iter([1.0, 3.0, 5.0])
+
+    def network(*batch):
+        return Tensor(np.array([next(losses), 0.0], np.float32)), "extra"
+
+    Model(network).train(
+        1, ListDataset.of_steps(3), callbacks=SummaryCollector(tmp_path, collect_freq=1)
+    )
+    assert scalars(read(tmp_path), "train/loss") == [(1, 0.5), (2, 1.5), (3, 2.5)]
+
+
+def test_learning_rate_of_each_collected_step_from_a_per_step_list(tmp_path):
+    model = mlp_model(lr=[0.5, 0.4, 0.3, 0.2, 0.1, 0.05])
+    model.train(2, dataset(3), callbacks=SummaryCollector(tmp_path, collect_freq=2))
+    acc = read(tmp_path)
+    assert scalars(acc, "train/lr") == [(1, 0.5), (2, 0.4), (4, 0.2), (6, 0.05)]
+    assert [s for s, _ in scalars(acc, "train/loss")] == [1, 2, 4, 6]
+
+
+def test_learning_rate_from_a_schedule_cell(tmp_path):
+    schedule = nn.ExponentialDecayLR(0.1, 0.5, 1)
+    mlp_model(lr=schedule).train(
+        1, dataset(3), callbacks=SummaryCollector(tmp_path, collect_freq=1)
+    )
+    assert scalars(read(tmp_path), "train/lr") == [(1, 0.1), (2, 0.05), (3, 0.025)]
+
+
+def test_histograms_of_the_first_five_parameters_match_the_parameters(tmp_path):
+    net = nn.SequentialCell([nn.Dense(4, 3), nn.ReLU(), nn.Dense(3, 2)])
+    mlp_model(net=net).train(
+        1,
+        dataset(4),
+        callbacks=SummaryCollector(tmp_path, collect_freq=1, collect_tensor_freq=2),
+    )
+    acc = read(tmp_path)
+    names = ["0.weight", "0.bias", "2.weight", "2.bias"]
+    assert acc.Tags()["histograms"] == [f"params/{n}" for n in names]
+    net_params = {
+        p.name: p.asnumpy() for p in net.trainable_params()
+    }  # after step 4, the last histogram step
+    for name in names:
+        events = acc.Histograms(f"params/{name}")
+        assert [e.step for e in events] == [1, 2, 4]
+        last = events[-1].histogram_value
+        values = net_params[name]
+        assert last.num == values.size
+        assert sum(last.bucket) == values.size
+        assert last.min == pytest.approx(values.min())
+        assert last.max == pytest.approx(values.max())
+        assert last.sum == pytest.approx(values.sum(), abs=1e-5)
+
+
+def test_histogram_regular_selects_parameters_by_name(tmp_path):
+    collector = SummaryCollector(
+        tmp_path, collect_specified_data={"histogram_regular": r"2\."}
+    )
+    mlp_model().train(1, dataset(2), callbacks=collector)
+    assert read(tmp_path).Tags()["histograms"] == ["params/2.weight", "params/2.bias"]
+
+
+def test_keep_default_action_false_collects_only_what_is_named(tmp_path):
+    collector = SummaryCollector(
+        tmp_path,
+        collect_specified_data={"collect_metric": True},
+        keep_default_action=False,
+    )
+    assert collector.collect_specified_data == {"collect_metric": True}
+    mlp_model().train(1, dataset(2), callbacks=collector)
+    tags = read(tmp_path).Tags()
+    assert tags["histograms"] == []
+    assert tags["scalars"] == ["train/loss", "train/lr"]
+
+
+def test_collect_metric_false_writes_no_scalars(tmp_path):
+    collector = SummaryCollector(
+        tmp_path, collect_specified_data={"collect_metric": False}
+    )
+    mlp_model().train(1, dataset(2), callbacks=collector)
+    tags = read(tmp_path).Tags()
+    assert tags["scalars"] == []
+    assert len(tags["histograms"]) == 4
+
+
+def test_default_histogram_steps_are_thinned_to_at_most_twenty(tmp_path):
+    mlp_model().train(
+        1, dataset(400, batch=1), callbacks=SummaryCollector(tmp_path, collect_freq=1)
+    )
+    acc = read(tmp_path)
+    steps = [e.step for e in acc.Histograms("params/0.bias")]
+    assert len(steps) <= 20
+    assert steps[:3] == [
+        1,
+        22,
+        44,
+    ]  # every 22nd step: the smallest multiple of 1 giving at most 20
+    assert len(acc.Scalars("train/loss")) == 400
+
+
+def test_fit_writes_eval_metrics_at_each_epoch_end_in_one_file(tmp_path):
+    model = mlp_model(metrics={"acc": nn.Accuracy()})
+    model.fit(
+        2,
+        dataset(3),
+        dataset(2, seed=1),
+        callbacks=SummaryCollector(tmp_path, collect_freq=10),
+    )
+    acc = read(tmp_path)
+    assert [e.step for e in acc.Scalars("eval/acc")] == [3, 6]
+    assert all(0.0 <= e.value <= 1.0 for e in acc.Scalars("eval/acc"))
+    assert len(event_files(tmp_path)) == 1
+
+
+def test_model_eval_writes_metrics_at_the_last_training_step(tmp_path):
+    model = mlp_model(metrics={"acc": nn.Accuracy()})
+    collector = SummaryCollector(tmp_path)
+    model.train(1, dataset(3), callbacks=collector)
+    result = model.eval(dataset(2, seed=1), callbacks=collector)
+    acc = read(tmp_path)
+    assert scalars(acc, "eval/acc") == [(3, result["acc"])]
+    assert len(event_files(tmp_path)) == 2  # one file per run
+
+
+def test_model_eval_alone_writes_at_step_zero(tmp_path):
+    model = mlp_model(metrics={"acc": nn.Accuracy()})
+    result = model.eval(dataset(2), callbacks=SummaryCollector(tmp_path))
+    assert scalars(read(tmp_path), "eval/acc") == [(0, result["acc"])]
+
+
+def test_per_class_metrics_become_one_scalar_per_class(tmp_path):
+    model = mlp_model(metrics={"recall": nn.Recall()})
+    result = model.eval(dataset(2), callbacks=SummaryCollector(tmp_path))
+    tags = read(tmp_path).Tags()["scalars"]
+    assert tags == [f"eval/recall/{i}" for i in range(len(result["recall"]))]
+
+
+def test_custom_lineage_data_is_written_as_text(tmp_path):
+    collector = SummaryCollector(
+        tmp_path, custom_lineage_data={"model": "mlp", "version": 2}
+    )
+    Model(constant_network()).train(1, ListDataset.of_steps(1), callbacks=collector)
+    (event,) = read(tmp_path).Tensors("custom_lineage_data/text_summary")
+    assert json.loads(event.tensor_proto.string_val[0]) == {
+        "model": "mlp",
+        "version": 2,
+    }
+
+
+# --- how it is written ------------------------------------------------------------------------
+
+
+def test_writing_happens_off_the_training_thread_and_leaves_no_subscription(
+    tmp_path, monkeypatch
+):
+    threads: set[int] = set()
+    handle = summary_writer.EventFileSink.handle
+
+    def spy(self, record):
+        threads.add(threading.get_ident())
+        handle(self, record)
+
+    monkeypatch.setattr(summary_writer.EventFileSink, "handle", spy)
+    model = Model(constant_network())
+    model.train(
+        1, ListDataset.of_steps(4), callbacks=SummaryCollector(tmp_path, collect_freq=1)
+    )
+    assert threads
+    assert threading.get_ident() not in threads
+    assert not [s for s in model.bus.subscriptions if "SummaryCollector" in s.name]
+    assert (
+        len(read(tmp_path).Scalars("train/loss")) == 4
+    )  # flushed and closed before train returned
+
+
+def test_a_failing_run_still_closes_its_file(tmp_path):
+    def network(*batch):
+        if batch[0] == 3.0:
+            raise RuntimeError("step 3 broke")
+        return 0.25
+
+    with pytest.raises(RuntimeError, match="step 3 broke"):
+        Model(network).train(
+            1,
+            ListDataset.of_steps(4),
+            callbacks=SummaryCollector(tmp_path, collect_freq=1),
+        )
+    assert scalars(read(tmp_path), "train/loss") == [(1, 0.25), (2, 0.25)]
+
+
+def test_a_writer_failure_fails_the_run(tmp_path, monkeypatch):
+    def broken(self):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(summary_writer.EventFileSink, "_open", broken)
+    with pytest.raises(
+        SubscriberError,
+        match=r"'SummaryCollector.writer' failed on SummaryRecord\(step=1\): OSError: disk full",
+    ):
+        Model(constant_network()).train(
+            1,
+            ListDataset.of_steps(3),
+            callbacks=SummaryCollector(tmp_path, collect_freq=1),
+        )
+
+
+def test_two_collectors_on_one_bus_write_their_own_files(tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    callbacks = [
+        SummaryCollector(a, collect_freq=1),
+        SummaryCollector(b, collect_freq=2),
+    ]
+    Model(constant_network()).train(1, ListDataset.of_steps(2), callbacks=callbacks)
+    assert [s for s, _ in scalars(read(a), "train/loss")] == [1, 2]
+    assert [s for s, _ in scalars(read(b), "train/loss")] == [1, 2]
+    assert len(event_files(a)) == len(event_files(b)) == 1
+
+
+def test_nothing_is_created_before_a_run(tmp_path):
+    SummaryCollector(tmp_path / "later")
+    assert not (tmp_path / "later").exists()
+
+
+def test_histogram_of_values_with_nan_keeps_the_finite_ones():
+    hist = summary_writer.histogram(
+        np.array([np.nan, 1.0, 2.0, np.inf, 3.0], np.float32), bins=2
+    )
+    assert hist is not None
+    assert hist["num"] == 3
+    assert hist["bucket_counts"] == [0, 1, 2]
+    assert hist["bucket_limits"] == [1.0, 2.0, 3.0]
+    assert summary_writer.histogram(np.array([np.nan])) is None
+
+
+def test_histogram_of_a_constant_tensor_has_one_full_bucket():
+    hist = summary_writer.histogram(np.zeros(10, np.float32), bins=4)
+    assert hist is not None
+    assert sum(hist["bucket_counts"]) == 10
+    assert hist["min"] == hist["max"] == 0.0
+    assert hist["bucket_limits"][0] < 0.0 < hist["bucket_limits"][-1]
+
+
+# --- validation ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        (
+            {"summary_dir": 1},
+            TypeError,
+            r"argument 'summary_dir' must be of type 'str' or 'PathLike', but got 1",
+        ),
+        (
+            {"summary_dir": " "},
+            ValueError,
+            r"argument 'summary_dir' must be a non-empty directory path, but got ' '",
+        ),
+        (
+            {"collect_freq": 0},
+            ValueError,
+            r"For 'SummaryCollector', the argument 'collect_freq' must be an int > 0, but got 0\.",
+        ),
+        (
+            {"collect_freq": 1.5},
+            TypeError,
+            r"argument 'collect_freq' must be an int > 0, but got 1\.5 of type 'float'",
+        ),
+        (
+            {"collect_freq": True},
+            TypeError,
+            r"argument 'collect_freq' must be an int > 0, but got True",
+        ),
+        (
+            {"num_process": 0},
+            ValueError,
+            r"argument 'num_process' must be an int > 0, but got 0",
+        ),
+        (
+            {"collect_specified_data": []},
+            TypeError,
+            r"argument 'collect_specified_data' must be of type 'dict', but got \[\]",
+        ),
+        (
+            {"collect_specified_data": {1: True}},
+            TypeError,
+            r"keys of the argument 'collect_specified_data' must be str, but got 1",
+        ),
+        (
+            {"collect_specified_data": {"bad": True, "collect_metric": True}},
+            ValueError,
+            r"argument 'collect_specified_data' must have keys among \['collect_metric', .*'collect_landscape'\], but got the unsupported keys \['bad'\]",
+        ),
+        (
+            {"collect_specified_data": {"collect_graph": 1}},
+            TypeError,
+            r"argument 'collect_specified_data\[\"collect_graph\"\]' must be a bool, but got 1 of type 'int'",
+        ),
+        (
+            {"collect_specified_data": {"histogram_regular": 1}},
+            TypeError,
+            r"argument 'collect_specified_data\[\"histogram_regular\"\]' must be of type 'str', but got 1",
+        ),
+        (
+            {"collect_specified_data": {"histogram_regular": "("}},
+            ValueError,
+            r"argument 'collect_specified_data\[\"histogram_regular\"\]' must be a valid regular expression, but got '\('",
+        ),
+        (
+            {"collect_specified_data": {"collect_landscape": []}},
+            TypeError,
+            r"argument 'collect_specified_data\[\"collect_landscape\"\]' must be of type 'dict', but got \[\]",
+        ),
+        (
+            {"keep_default_action": 1},
+            TypeError,
+            r"argument 'keep_default_action' must be a bool, but got 1",
+        ),
+        (
+            {"custom_lineage_data": [1]},
+            TypeError,
+            r"argument 'custom_lineage_data' must be of type 'dict', but got \[1\]",
+        ),
+        (
+            {"custom_lineage_data": {1: 1}},
+            TypeError,
+            r"keys of the argument 'custom_lineage_data' must be str, but got 1",
+        ),
+        (
+            {"custom_lineage_data": {"a": [1]}},
+            TypeError,
+            r"values of the argument 'custom_lineage_data' must be int, float or str, but got \[1\]",
+        ),
+        (
+            {"collect_tensor_freq": 0},
+            ValueError,
+            r"argument 'collect_tensor_freq' must be an int > 0, but got 0",
+        ),
+        (
+            {"max_file_size": -1},
+            ValueError,
+            r"argument 'max_file_size' must be an int > 0, but got -1",
+        ),
+        (
+            {"export_options": "npy"},
+            TypeError,
+            r"argument 'export_options' must be of type 'dict', but got 'npy'",
+        ),
+        (
+            {"export_options": {"format": "npy"}},
+            ValueError,
+            r"'export_options' must have keys among \['tensor_format'\], but got the unsupported keys \['format'\]",
+        ),
+        (
+            {"export_options": {"tensor_format": "h5"}},
+            ValueError,
+            r"argument 'export_options\[\"tensor_format\"\]' must be None or 'npy', but got 'h5'",
+        ),
+    ],
+)
+def test_validation(tmp_path, kwargs, error, match):
+    kwargs = {"summary_dir": str(tmp_path), **kwargs}
+    with pytest.raises(error, match=match):
+        SummaryCollector(**kwargs)
+
+
+def test_summary_dir_that_is_a_file(tmp_path):
+    path = tmp_path / "file"
+    path.write_text("")
+    with pytest.raises(
+        ValueError,
+        match=r"argument 'summary_dir' must be a directory, but got the file",
+    ):
+        SummaryCollector(path)
+
+
+def test_valid_options_are_accepted(tmp_path):
+    collector = SummaryCollector(
+        str(tmp_path),
+        collect_freq=3,
+        num_process=4,
+        collect_specified_data={
+            "collect_graph": False,
+            "histogram_regular": "^0",
+            "collect_landscape": {"unit": "step"},
+        },
+        custom_lineage_data={"a": 1, "b": 0.5, "c": "x"},
+        collect_tensor_freq=6,
+        max_file_size=1 << 20,
+        export_options={"tensor_format": "npy"},
+    )
+    assert collector.summary_dir == str(tmp_path)
+    assert collector.collect_specified_data["collect_graph"] is False
+    assert collector.collect_specified_data["collect_metric"] is True

@@ -1,0 +1,209 @@
+"""`cadence summary plot DIR`: a PNG of the scalar curves from real event files; one-line errors."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from typing import TYPE_CHECKING
+
+import matplotlib.image
+import numpy as np
+import pytest
+from tensorboardX import SummaryWriter  # type: ignore[import-untyped]
+
+from cadence import Model, Tensor
+from cadence._cli import main
+from cadence.callbacks import SummaryCollector
+from cadence.testing import ListDataset
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+class Scripted:
+    def __init__(self, *values: float) -> None:
+        self.values = list(values)
+
+    def clear(self) -> None:
+        pass
+
+    def update(self, *inputs: object) -> None:
+        pass
+
+    def eval(self) -> float:
+        return self.values.pop(0)
+
+
+def write_fit_summaries(logdir: Path) -> None:
+    """Loss falling over 3 epochs of 10 steps, accuracy rising: tags train/loss and eval/acc."""
+    losses = iter(np.geomspace(2.0, 0.02, 30))
+    model = Model(
+        lambda *batch: Tensor(np.float32(next(losses))),
+        eval_network=lambda *batch: (Tensor(np.float32(0.5)),),
+        metrics={"acc": Scripted(0.5, 0.7, 0.9)},
+    )
+    model.fit(
+        3,
+        ListDataset.of_steps(10),
+        ListDataset.of_steps(2),
+        callbacks=SummaryCollector(logdir, collect_freq=2),
+    )
+
+
+def cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "cadence", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_plot_writes_a_png_of_every_scalar_tag(tmp_path):
+    write_fit_summaries(tmp_path / "runs" / "a")
+    write_fit_summaries(tmp_path / "runs" / "b")
+    out = tmp_path / "curves.png"
+    result = cli("summary", "plot", str(tmp_path / "runs"), "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == f"wrote {out} (2 tag(s), 2 event file(s))\n"
+    data = out.read_bytes()
+    assert data.startswith(PNG_SIGNATURE)
+    assert len(data) > 10_000
+    image = matplotlib.image.imread(out)
+    assert image.shape == (340, 1200, 4)  # two panels side by side at 100 dpi
+    assert image[..., :3].std() > 0.05  # not a blank canvas
+
+
+def test_plot_defaults_to_scalars_png_in_the_directory(tmp_path):
+    write_fit_summaries(tmp_path)
+    result = cli("summary", "plot", str(tmp_path))
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "scalars.png").read_bytes().startswith(PNG_SIGNATURE)
+
+
+def test_read_scalars_returns_the_points_of_one_file(tmp_path):
+    from cadence._cmd_summary import read_scalars
+
+    write_fit_summaries(tmp_path)
+    (path,) = tmp_path.glob("events.out.tfevents.*")
+    series = read_scalars(path)
+    assert sorted(series) == ["eval/acc", "train/loss"]
+    assert series["eval/acc"] == [
+        (10, 0.5),
+        (20, pytest.approx(0.7)),
+        (30, pytest.approx(0.9)),
+    ]
+    assert [step for step, _ in series["train/loss"]] == [1, *range(2, 31, 2)]
+
+
+# --- errors: one line on stderr, exit status 2 ---------------------------------------------------
+
+
+def run_main(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
+    code = main(["summary", "plot", *args])
+    err = capsys.readouterr().err
+    return code, err
+
+
+def test_missing_directory(tmp_path, capsys):
+    code, err = run_main(capsys, str(tmp_path / "nope"))
+    assert code == 2
+    assert (
+        err
+        == f"cadence summary: error: the directory {str(tmp_path / 'nope')!r} does not exist.\n"
+    )
+
+
+def test_missing_directory_from_the_command_line_has_no_traceback(tmp_path):
+    result = cli("summary", "plot", str(tmp_path / "nope"))
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1
+    assert "Traceback" not in result.stderr
+
+
+def test_a_file_instead_of_a_directory(tmp_path, capsys):
+    path = tmp_path / "f.txt"
+    path.write_text("x")
+    code, err = run_main(capsys, str(path))
+    assert (code, err) == (
+        2,
+        f"cadence summary: error: {str(path)!r} is not a directory.\n",
+    )
+
+
+def test_a_directory_without_event_files(tmp_path, capsys):
+    (tmp_path / "other.txt").write_text("x")
+    code, err = run_main(capsys, str(tmp_path))
+    assert code == 2
+    assert (
+        err
+        == f"cadence summary: error: no TensorBoard event files (events.out.tfevents.*) under {str(tmp_path)!r}.\n"
+    )
+
+
+def test_event_files_without_scalars(tmp_path, capsys):
+    writer = SummaryWriter(str(tmp_path))
+    writer.add_text("note", "hello", 1)
+    writer.close()
+    code, err = run_main(capsys, str(tmp_path))
+    assert code == 2
+    assert (
+        err
+        == f"cadence summary: error: the 1 event file(s) under {str(tmp_path)!r} hold no scalar summaries.\n"
+    )
+
+
+def test_a_file_that_is_not_an_event_file(tmp_path, capsys):
+    bogus = tmp_path / "events.out.tfevents.123.host"
+    bogus.write_bytes(
+        (5).to_bytes(8, "little") + b"\0" * 4 + b"\xff\xff\xff\xff\xff" + b"\0" * 4
+    )
+    code, err = run_main(capsys, str(tmp_path))
+    assert code == 2
+    assert (
+        err
+        == f"cadence summary: error: {str(bogus)!r} is not a TensorBoard event file (a record does not parse).\n"
+    )
+
+
+def test_a_truncated_last_record_is_ignored(tmp_path, capsys):
+    write_fit_summaries(tmp_path)
+    (path,) = tmp_path.glob("events.out.tfevents.*")
+    path.write_bytes(path.read_bytes()[:-7])
+    code, _ = run_main(capsys, str(tmp_path), "--out", str(tmp_path / "x.png"))
+    assert code == 0
+
+
+def test_output_directory_must_exist(tmp_path, capsys):
+    write_fit_summaries(tmp_path)
+    out = tmp_path / "missing" / "x.png"
+    code, err = run_main(capsys, str(tmp_path), "--out", str(out))
+    assert code == 2
+    assert (
+        err
+        == f"cadence summary: error: cannot write {str(out)!r}: the directory {str(out.parent)!r} does not exist.\n"
+    )
+
+
+def test_without_matplotlib_the_error_says_how_to_install_it(
+    tmp_path, capsys, monkeypatch
+):
+    write_fit_summaries(tmp_path)
+    monkeypatch.setitem(
+        sys.modules, "matplotlib", None
+    )  # makes `import matplotlib` fail
+    code, err = run_main(capsys, str(tmp_path))
+    assert code == 2
+    assert err == (
+        "cadence summary: error: plotting needs matplotlib, which is not installed: "
+        "pip install 'cadence[plot]' (or pip install matplotlib).\n"
+    )
+
+
+def test_summary_needs_an_action(capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["summary"])
+    assert info.value.code == 2
+    assert "the following arguments are required: ACTION" in capsys.readouterr().err
