@@ -408,6 +408,16 @@ class EventBus:
         """`drain_sync` without blocking the event loop: wait until worker subscribers are idle."""
         await self._pool.drain(timeout=timeout, only=_queues_of(subscriptions))
 
+    def finish_run(self, *, timeout: float | None = None) -> None:
+        """Drain workers at the end of a run; stop the private worker loop if the bus started one.
+
+        A bus served by `serve()` keeps its loop (it belongs to the caller).
+        """
+        if self._pool.owns_host:
+            self._pool.close(timeout=timeout)
+        else:
+            self._pool.drain_sync(timeout=timeout)
+
     @property
     def has_worker_errors(self) -> bool:
         """Whether a worker subscriber failed and the failure was not raised yet."""

@@ -116,7 +116,6 @@ class Run:
         callbacks: list[Callback],
         cb_params: CallbackParams,
         drain_timeout: float | None,
-        owns_host: bool,
     ) -> None:
         self.kind: RunKind = kind
         self.bus = bus
@@ -124,7 +123,6 @@ class Run:
         self.cb = cb_params
         self.rc = self.context()
         self.drain_timeout = drain_timeout
-        self.owns_host = owns_host
         self._cancel = threading.Event()
         self.train_network: Callable[..., Any] | None = None
         self.train_dataset: Any = None
@@ -203,10 +201,7 @@ class Run:
             timeout = (
                 self.drain_timeout if error is None else (self.drain_timeout or 30.0)
             )
-            if self.owns_host:
-                self.bus.close(timeout=timeout)
-            else:
-                self.bus.drain_sync(timeout=timeout)
+            self.bus.finish_run(timeout=timeout)
         except BaseException as exc:
             if error is None:
                 raise

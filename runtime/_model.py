@@ -373,7 +373,6 @@ class Model:
         return result
 
     async def _execute_async(self, run: Run) -> Any:
-        run.owns_host = False
         call_soon = current_call_soon()
         done = anyio.Event()
 
@@ -527,7 +526,6 @@ class Model:
             callbacks=cbs,
             cb_params=cb,
             drain_timeout=self._drain_timeout,
-            owns_host=True,
         )
 
     def _execute(self, run: Run) -> Any:
@@ -542,6 +540,47 @@ class Model:
             return run.execute()
         finally:
             self._current = None
+
+    # --- run handles: support for `cadence.start_run` (runtime/_run_handle.py) ---------------
+
+    def _prepare_async(
+        self, method: str, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> Run:
+        """Check a `train_async`/`fit_async`/`eval_async` call as that method would; return its Run, not started.
+
+        `_execute_async(run)` then runs it. Raises, before anything starts, what the
+        method would raise for these arguments (and RuntimeError while a run is in progress).
+        """
+        import inspect
+
+        if self._current is not None:
+            raise RuntimeError(
+                "This Model is already running (train, fit or eval); one Model runs one loop at a time. "
+                "Create another Model to run concurrently."
+            )
+        try:
+            bound = inspect.signature(getattr(Model, method)).bind(
+                self, *args, **kwargs
+            )
+        except TypeError as exc:
+            raise TypeError(f"For 'Model.{method}', {exc}.") from None
+        bound.apply_defaults()
+        a = bound.arguments
+        if method == "eval_async":
+            return self._prepare_eval(
+                a["valid_dataset"], a["callbacks"], a["dataset_sink_mode"]
+            )
+        kind = "fit" if method == "fit_async" else "train"
+        run = self._prepare_train(
+            kind, a["epoch"], a["train_dataset"], a["callbacks"],
+            a["dataset_sink_mode"], a["sink_size"], a["initial_epoch"],
+        )  # fmt: skip
+        if kind == "fit":
+            self._prepare_fit(
+                run, a["valid_dataset"], a["valid_frequency"],
+                a["valid_dataset_sink_mode"],
+            )  # fmt: skip
+        return run
 
 
 def _checked_size(dataset: Any, name: str, where: str) -> int:

@@ -198,3 +198,18 @@ def _call_soon():
     from cadence._workers import current_call_soon
 
     return current_call_soon()
+
+
+async def test_a_run_on_a_bus_the_caller_serves_keeps_the_callers_loop():
+    model = Model(constant_network())
+    seen: list[int] = []
+
+    async def watcher(event: TrainStepEnd) -> None:
+        seen.append(event.step)
+
+    model.bus.subscribe(TrainStepEnd, watcher, mode="worker")
+    async with model.bus.serve():
+        await anyio.to_thread.run_sync(lambda: model.train(1, ListDataset.of_steps(3)))
+        assert seen == [1, 2, 3]  # drained at run end, on this loop
+        model.bus.publish(TrainStepEnd(epoch=9, step=9, step_in_epoch=9, loss=None))  # the loop still serves
+    assert seen == [1, 2, 3, 9]
