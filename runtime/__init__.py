@@ -77,6 +77,8 @@ from ._model import LegacyHookWarning, Model
 from ._run_context import RunContext
 
 # --- compute: tensors, parameters, context, serialization ------------------------
+from ._run_handle import RunEvents, RunHandle, start_run
+from ._run_progress import RunProgress
 from ._serialization import load_checkpoint, load_param_into_net, save_checkpoint
 from ._statistics import BusStatistics, SubscriberStatistics
 from ._subscription import Subscription
@@ -113,7 +115,10 @@ __all__ = [
     "RunCompleted",
     "RunContext",
     "RunEnded",
+    "RunEvents",
     "RunFailed",
+    "RunHandle",
+    "RunProgress",
     "RunStopped",
     "StopRequested",
     "SubscriberError",
@@ -146,6 +151,7 @@ __all__ = [
     "save_checkpoint",
     "set_context",
     "set_seed",
+    "start_run",
     "uint16",
     "uint32",
     "uint64",
