@@ -8,13 +8,13 @@ those named `P-<no letters>.<format>`; prefix de-duplication looks at every
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
 import re
-import tempfile
 import threading
 from typing import Any
+
+from cadence import atomic_write
 
 __all__ = [
     "BREAKPOINT_SUFFIX",
@@ -145,26 +145,9 @@ def file_sha256(path: str) -> str:
 
 
 def atomic_write_text(path: str, text: str, *, mode: int = 0o644) -> None:
-    """Write `text` to `path` atomically: temporary file, fsync, rename, directory fsync."""
-    directory, name = os.path.split(path)
-    fd, temp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as file:
-            file.write(text)
-            file.flush()
-            os.fsync(file.fileno())
-        os.chmod(temp, mode)
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temp)
-        raise
-    if os.name == "posix":
-        dir_fd = os.open(directory, os.O_RDONLY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
+    """Write `text` to `path` atomically (see `cadence.atomic_write`)."""
+    with atomic_write(path, mode=mode) as file:
+        file.write(text.encode("utf-8"))
 
 
 class InFlight:

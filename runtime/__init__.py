@@ -13,6 +13,7 @@ from typing import Any
 from . import common as common, dataset as dataset, dtype as dtype, ops as ops
 
 # --- runtime core: events, bus, callbacks, model ---------------------------------
+from ._atomic import atomic_write
 from ._bus import EventBus
 from ._callback import Callback
 from ._cb_params import CallbackParams
@@ -86,6 +87,8 @@ from ._tensor import Parameter, ParameterTuple, Tensor
 from ._util import fixup_module_metadata
 
 __all__ = [
+    "GRAPH_MODE",
+    "PYNATIVE_MODE",
     "BusStatistics",
     "CadenceError",
     "CadenceInternalError",
@@ -103,11 +106,9 @@ __all__ = [
     "EvalStepEnd",
     "Event",
     "EventBus",
-    "GRAPH_MODE",
     "LegacyHookWarning",
     "MissingKeyError",
     "Model",
-    "PYNATIVE_MODE",
     "Parameter",
     "ParameterTuple",
     "QueueFullError",
@@ -132,6 +133,7 @@ __all__ = [
     "TrainStepBegin",
     "TrainStepEnd",
     "Type",
+    "atomic_write",
     "bool_",
     "decode_event",
     "encode_event",
@@ -142,20 +144,20 @@ __all__ = [
     "get_context",
     "get_seed",
     "grad",
+    "int8",
     "int16",
     "int32",
     "int64",
-    "int8",
     "load_checkpoint",
     "load_param_into_net",
     "save_checkpoint",
     "set_context",
     "set_seed",
     "start_run",
+    "uint8",
     "uint16",
     "uint32",
     "uint64",
-    "uint8",
     "value_and_grad",
 ]
 
