@@ -6,6 +6,7 @@ from cadence._util import fixup_module_metadata
 
 from ._backup_and_restore import BackupAndRestore
 from ._checkpoint_config import CheckpointConfig
+from ._checkpoint_uploader import CheckpointUploader
 from ._checkpoint_warnings import CheckpointWarning
 from ._early_stopping import EarlyStopping
 from ._history import History
@@ -14,16 +15,21 @@ from ._learning_rate_scheduler import LearningRateScheduler
 from ._loss_monitor import LossMonitor
 from ._model_checkpoint import ModelCheckpoint
 from ._monitored import MonitorUnavailableWarning
+from ._object_store import ChecksumMismatchError, ObjectStore, open_store
 from ._on_request_exit import OnRequestExit
 from ._progress_bar import ProgressBar
 from ._reduce_lr_on_plateau import ReduceLROnPlateau
+from ._remote_checkpoints import RemoteCheckpoint, download_checkpoint, list_remote_checkpoints
 from ._summary_collector import SummaryCollector
 from ._time_monitor import TimeMonitor
+from ._upload_report import UploadIncompleteError, UploadIncompleteWarning, UploadReport
 
 __all__ = [
     "BackupAndRestore",
     "CheckpointConfig",
+    "CheckpointUploader",
     "CheckpointWarning",
+    "ChecksumMismatchError",
     "EarlyStopping",
     "History",
     "LambdaCallback",
@@ -31,11 +37,19 @@ __all__ = [
     "LossMonitor",
     "ModelCheckpoint",
     "MonitorUnavailableWarning",
+    "ObjectStore",
     "OnRequestExit",
     "ProgressBar",
     "ReduceLROnPlateau",
+    "RemoteCheckpoint",
     "SummaryCollector",
     "TimeMonitor",
+    "UploadIncompleteError",
+    "UploadIncompleteWarning",
+    "UploadReport",
+    "download_checkpoint",
+    "list_remote_checkpoints",
+    "open_store",
 ]
 
 fixup_module_metadata("cadence.callbacks", globals())
