@@ -59,3 +59,13 @@ def s3_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 def s3_destination(s3_server: Any) -> str:
     """A fresh `s3://` prefix in the session server's bucket."""
     return f"s3://{s3_server.bucket}/{uuid.uuid4().hex[:12]}"
+
+
+@pytest.fixture
+def private_s3_server(tmp_path: Path) -> Iterator[Any]:
+    """A SeaweedFS server of the test's own, for fault tests that stop, kill or restart it."""
+    server = start_seaweed(tmp_path / "seaweedfs")
+    try:
+        yield server
+    finally:
+        server.stop()
