@@ -48,7 +48,7 @@ _DEFAULTS: Final[dict[str, Any]] = {
     "debug_level": None,
 }
 
-_lock = threading.Lock()
+_lock = threading.RLock()
 _values: dict[str, Any] = dict(_DEFAULTS)
 _target: Target | None = None
 _seed: int | None = None

@@ -48,3 +48,12 @@ def test_set_seed_validates():
 def test_thread_limit_is_accepted():
     ms.set_context(runtime_num_threads=2)
     assert ms.get_context("runtime_num_threads") == 2
+
+
+def test_thread_limit_in_a_fresh_process_does_not_deadlock():
+    import subprocess
+    import sys
+
+    code = "import cadence as ms; ms.set_context(runtime_num_threads=1); print(ms.get_context('runtime_num_threads'))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
+    assert out.stdout.strip() == "1"
