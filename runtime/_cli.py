@@ -20,6 +20,7 @@ __all__ = ["UsageError", "main"]
 COMMANDS: dict[str, str] = {
     "train": "cadence._cmd_train",
     "summary": "cadence._cmd_summary",
+    "serve": "cadence._cmd_serve",
 }
 
 

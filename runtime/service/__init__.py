@@ -1,0 +1,35 @@
+"""`cadence.service`: a reference web service that starts, streams, stops and cancels training runs.
+
+Needs the `service` extra (`pip install 'cadence[service]'`: Starlette and uvicorn).
+`create_app(output_dir)` returns the ASGI application; `cadence serve` runs it.
+See docs/embedding.md.
+"""
+
+from __future__ import annotations
+
+try:
+    import starlette as _starlette  # noqa: F401
+except ImportError as _exc:  # pragma: no cover - depends on the installed extras
+    raise ImportError(
+        "cadence.service needs Starlette and uvicorn: install the 'service' extra "
+        "(pip install 'cadence[service]')."
+    ) from _exc
+
+from cadence._util import fixup_module_metadata
+
+from ._app import ServiceError, create_app
+from ._presets import DATASETS, MODELS
+from ._schema import CheckpointRequest, RunRequest, RunView
+
+__all__ = [
+    "DATASETS",
+    "MODELS",
+    "CheckpointRequest",
+    "RunRequest",
+    "RunView",
+    "ServiceError",
+    "create_app",
+]
+
+fixup_module_metadata("cadence.service", globals())
+del fixup_module_metadata

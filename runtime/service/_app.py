@@ -1,0 +1,434 @@
+"""The reference web service: an ASGI app (Starlette) that starts, lists, streams, stops and cancels runs."""
+
+from __future__ import annotations
+
+import contextlib
+import hmac
+import uuid
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING, Any
+
+import anyio
+import anyio.to_thread
+import msgspec
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.responses import Response
+from starlette.routing import Route
+
+from cadence import start_run
+
+from ._presets import DATASETS, MODELS, build_job
+from ._records import RunRecord, RunTable
+from ._schema import decode_run_request
+from ._sse import EventStreamResponse, frames
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
+
+    from anyio.abc import TaskGroup
+    from starlette.requests import Request
+
+    from ._schema import RunRequest
+
+__all__ = ["ServiceError", "create_app"]
+
+MAX_BODY_BYTES = 64 * 1024
+_SHUTDOWN_S = 30.0
+_json = msgspec.json.Encoder()
+
+
+class ServiceError(Exception):
+    """An error answered to the client as `{"error": message}` with an HTTP status."""
+
+    def __init__(
+        self, status: int, message: str, headers: dict[str, str] | None = None
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.headers = headers
+
+
+def create_app(
+    output_dir: str | Path,
+    *,
+    max_runs: int = 2,
+    token: str | None = None,
+    history: int = 4096,
+    keep_finished: int = 100,
+    heartbeat_s: float = 15.0,
+) -> Starlette:
+    """Return the service as an ASGI application (serve it with uvicorn, or `cadence serve`).
+
+    Args:
+        output_dir: Where runs write their files, each in its own subdirectory; created if missing.
+        max_runs: How many runs may train at once; `POST /runs` answers 429 beyond.
+        token: If set, `POST` and `DELETE` requests need `Authorization: Bearer <token>`.
+        history: How many events the server keeps per run for streaming and resuming.
+        keep_finished: How many ended runs `GET /runs` keeps listing.
+        heartbeat_s: Seconds between keep-alive comments on an idle event stream.
+
+    Raises:
+        ValueError: An argument is out of range.
+        TypeError: An argument has the wrong type.
+    """
+    service = _Service(
+        _checked_dir(output_dir), max_runs=_positive("max_runs", max_runs),
+        token=_checked_token(token), history=_positive("history", history),
+        keep_finished=_positive("keep_finished", keep_finished, zero=True),
+        heartbeat_s=_positive_float("heartbeat_s", heartbeat_s),
+    )  # fmt: skip
+    routes = [
+        Route("/health", service.health, methods=["GET"]),
+        Route("/runs", service.list_runs, methods=["GET"]),
+        Route("/runs", service.create_run, methods=["POST"]),
+        Route("/runs/{run_id}", service.get_run, methods=["GET"]),
+        Route("/runs/{run_id}", service.cancel_run, methods=["DELETE"]),
+        Route("/runs/{run_id}/stop", service.stop_run, methods=["POST"]),
+        Route("/runs/{run_id}/events", service.stream_events, methods=["GET"]),
+    ]
+    return Starlette(
+        routes=routes,
+        lifespan=service.lifespan,
+        exception_handlers={
+            ServiceError: _service_error,
+            HTTPException: _http_error,
+            Exception: _internal_error,
+        },
+    )
+
+
+class _Service:
+    def __init__(
+        self, root: Path, *, max_runs: int, token: str | None, history: int,
+        keep_finished: int, heartbeat_s: float,
+    ) -> None:  # fmt: skip
+        self.root = root
+        self.max_runs = max_runs
+        self.token = token
+        self.history = history
+        self.heartbeat_s = heartbeat_s
+        self.runs = RunTable(keep_finished)
+        self.reserved = 0  # runs being built, counted against `max_runs`
+        self.claimed: set[Path] = set()  # output directories of runs being built
+        self._tg: TaskGroup | None = None
+
+    @contextlib.asynccontextmanager
+    async def lifespan(self, app: Starlette) -> AsyncIterator[None]:
+        async with anyio.create_task_group() as tg:
+            self._tg = tg
+            try:
+                yield
+            finally:
+                self._tg = None
+                with anyio.CancelScope(shield=True), anyio.move_on_after(_SHUTDOWN_S):
+                    for record in self.runs.active():
+                        record.handle.cancel()
+                    for record in self.runs.active():
+                        with contextlib.suppress(Exception):
+                            await record.handle.wait()
+                tg.cancel_scope.cancel()
+
+    # --- endpoints -------------------------------------------------------------------
+
+    async def health(self, request: Request) -> Response:
+        return _reply(
+            {
+                "status": "ok",
+                "active_runs": len(self.runs.active()),
+                "max_runs": self.max_runs,
+            }
+        )
+
+    async def list_runs(self, request: Request) -> Response:
+        return _reply({"runs": [r.view() for r in self.runs.all()]})
+
+    async def get_run(self, request: Request) -> Response:
+        return _reply(self._record(request).view())
+
+    async def create_run(self, request: Request) -> Response:
+        self._authorize(request)
+        run_request = _decode(await _read_body(request))
+        self._check_presets(run_request)
+        output = self._output_dir(run_request)
+        self._reserve(output)
+        try:
+            job = await anyio.to_thread.run_sync(
+                build_job, run_request, output if run_request.checkpoint else None
+            )
+            record = self._start(job, run_request, output)
+        finally:
+            self.reserved -= 1
+            self.claimed.discard(output)
+        return _reply(
+            record.view(), status=201, headers={"Location": f"/runs/{record.id}"}
+        )
+
+    async def stop_run(self, request: Request) -> Response:
+        self._authorize(request)
+        record = self._running(request, "stop")
+        record.handle.request_stop()
+        return _reply(record.view(), status=202)
+
+    async def cancel_run(self, request: Request) -> Response:
+        self._authorize(request)
+        record = self._running(request, "cancel")
+        record.handle.cancel()
+        return _reply(record.view(), status=202)
+
+    async def stream_events(self, request: Request) -> Response:
+        record = self._record(request)
+        last_seen = _last_event_id(request)
+        if last_seen > record.last_id and not record.finished:
+            raise ServiceError(
+                400,
+                f"Last-Event-ID {last_seen} is beyond run {record.id!r}'s latest event id {record.last_id}.",
+            )
+        if record.finished and last_seen >= record.last_id:
+            return Response(
+                status_code=204
+            )  # the run ended and the client has everything
+        return EventStreamResponse(frames(record, last_seen, self.heartbeat_s))
+
+    # --- helpers -----------------------------------------------------------------------
+
+    def _start(self, job: Any, run_request: RunRequest, output: Path) -> RunRecord:
+        tg = self._tg
+        if tg is None:
+            raise ServiceError(
+                503, "The server is shutting down; no new runs are accepted."
+            )
+        handle = start_run(
+            tg, job.model.fit_async, run_request.epochs, job.train, job.valid,
+            job.eval_every or 1, job.callbacks,
+        )  # fmt: skip
+        record = RunRecord(
+            handle,
+            run_request,
+            output if run_request.checkpoint else None,
+            self.root,
+            self.history,
+        )
+        record.open_stream(queue_size=1024)
+        self.runs.add(record)
+        tg.start_soon(record.pump, name=f"cadence service events {record.id}")
+        return record
+
+    def _authorize(self, request: Request) -> None:
+        if self.token is None:
+            return
+        given = request.headers.get("authorization", "")
+        scheme, _, credentials = given.partition(" ")
+        challenge = {"WWW-Authenticate": 'Bearer realm="cadence"'}
+        if scheme.lower() != "bearer" or not credentials:
+            raise ServiceError(
+                401,
+                "This server needs a bearer token: send `Authorization: Bearer <token>`.",
+                challenge,
+            )
+        if not hmac.compare_digest(credentials.strip().encode(), self.token.encode()):
+            raise ServiceError(
+                401, "The bearer token is not valid for this server.", challenge
+            )
+
+    def _record(self, request: Request) -> RunRecord:
+        run_id = request.path_params["run_id"]
+        record = self.runs.get(run_id)
+        if record is None:
+            raise ServiceError(
+                404, f"No run with id {run_id!r}; `GET /runs` lists the runs."
+            )
+        return record
+
+    def _running(self, request: Request, action: str) -> RunRecord:
+        record = self._record(request)
+        if record.handle.done:
+            raise ServiceError(
+                409,
+                f"Run {record.id!r} already ended ({record.handle.status}); there is nothing to {action}.",
+            )
+        return record
+
+    def _check_presets(self, run_request: RunRequest) -> None:
+        if run_request.model not in MODELS:
+            raise ServiceError(
+                422,
+                f"Unknown model preset {run_request.model!r} at `$.model`; known presets: {_names(MODELS)}.",
+            )
+        if run_request.dataset not in DATASETS:
+            raise ServiceError(
+                422,
+                f"Unknown data set preset {run_request.dataset!r} at `$.dataset`; known presets: {_names(DATASETS)}.",
+            )
+        if run_request.upload is not None:
+            raise ServiceError(
+                422, "Checkpoint upload is not available on this server yet (`$.upload`): it has no checkpoint "
+                "uploader. Leave out `upload`; checkpoints stay in the run's output directory.",
+            )  # fmt: skip
+
+    def _output_dir(self, run_request: RunRequest) -> Path:
+        name = (
+            run_request.output
+            if run_request.output is not None
+            else uuid.uuid4().hex[:12]
+        )
+        path = _inside(self.root, name)
+        busy = {r.output for r in self.runs.active()} | self.claimed
+        if path in busy:
+            raise ServiceError(
+                409,
+                f"Output directory {name!r} is in use by a running run; choose another `output`.",
+            )
+        return path
+
+    def _reserve(self, output: Path) -> None:
+        active = len(self.runs.active()) + self.reserved
+        if active >= self.max_runs:
+            raise ServiceError(
+                429, f"{active} runs are already running and this server runs at most {self.max_runs} at once; "
+                "try again when one has ended (or stop one).", {"Retry-After": "5"},
+            )  # fmt: skip
+        self.reserved += 1
+        self.claimed.add(output)
+
+
+# --- request parsing ------------------------------------------------------------------
+
+
+async def _read_body(request: Request) -> bytes:
+    length = request.headers.get("content-length")
+    if length is not None and length.isdigit() and int(length) > MAX_BODY_BYTES:
+        raise ServiceError(
+            413, f"The request body is {length} bytes; the limit is {MAX_BODY_BYTES}."
+        )
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_BODY_BYTES:
+            raise ServiceError(
+                413, f"The request body is over the limit of {MAX_BODY_BYTES} bytes."
+            )
+    return bytes(body)
+
+
+def _decode(body: bytes) -> RunRequest:
+    try:
+        return decode_run_request(body)
+    except msgspec.ValidationError as exc:
+        raise ServiceError(422, f"Invalid run request: {exc}.") from None
+    except msgspec.DecodeError as exc:
+        raise ServiceError(400, f"The request body is not valid JSON: {exc}.") from None
+
+
+def _last_event_id(request: Request) -> int:
+    text = request.headers.get(
+        "last-event-id", request.query_params.get("last_event_id", "0")
+    ).strip()
+    if not text.isdigit() or len(text) > 18:
+        raise ServiceError(
+            400,
+            f"Last-Event-ID must be a whole number >= 0 (an event id this server sent), got {text!r}.",
+        )
+    return int(text)
+
+
+def _inside(root: Path, name: str) -> Path:
+    pure = PurePosixPath(name)
+    bad = "\x00" in name or "\\" in name or pure.is_absolute() or ".." in pure.parts
+    path = root if bad else (root / pure).resolve()
+    if path == root or not path.is_relative_to(root):
+        raise ServiceError(
+            422, f"`$.output` must be a relative path that stays inside the server's output directory "
+            f"(no '..', no leading '/'), got {name!r}.",
+        )  # fmt: skip
+    return path
+
+
+def _names(table: dict[str, Any]) -> str:
+    return ", ".join(repr(n) for n in sorted(table))
+
+
+# --- responses ----------------------------------------------------------------------------
+
+
+def _enc_hook(obj: Any) -> Any:
+    item = getattr(obj, "item", None)  # numpy scalars in metrics
+    if callable(item):
+        return item()
+    raise NotImplementedError(f"cannot encode objects of type {type(obj).__name__!r}")
+
+
+_encoder = msgspec.json.Encoder(enc_hook=_enc_hook)
+
+
+def _reply(
+    body: Any, status: int = 200, headers: dict[str, str] | None = None
+) -> Response:
+    return Response(
+        _encoder.encode(body),
+        status_code=status,
+        headers=headers,
+        media_type="application/json",
+    )
+
+
+async def _service_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, ServiceError)
+    return _reply({"error": exc.message}, exc.status, exc.headers)
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    message = exc.detail
+    if exc.status_code == 404:
+        message = f"No such endpoint: {request.method} {request.url.path}."
+    elif exc.status_code == 405:
+        message = f"{request.method} is not allowed on {request.url.path}."
+    return _reply({"error": message}, exc.status_code, dict(exc.headers or {}))
+
+
+async def _internal_error(request: Request, exc: Exception) -> Response:
+    return _reply({"error": f"Internal error: {type(exc).__name__}: {exc}"}, 500)
+
+
+# --- argument checks ------------------------------------------------------------------------
+
+
+def _checked_dir(output_dir: Any) -> Path:
+    if not isinstance(output_dir, str | Path):
+        raise TypeError(
+            f"For 'create_app', the argument 'output_dir' must be a str or Path, but got {output_dir!r}."
+        )
+    path = Path(output_dir).resolve()
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def _positive(name: str, value: Any, *, zero: bool = False) -> int:
+    if (
+        not isinstance(value, int)
+        or isinstance(value, bool)
+        or value < (0 if zero else 1)
+    ):
+        bound = ">= 0" if zero else "> 0"
+        raise ValueError(
+            f"For 'create_app', the argument {name!r} must be an int {bound}, but got {value!r}."
+        )
+    return value
+
+
+def _positive_float(name: str, value: Any) -> float:
+    if not isinstance(value, int | float) or isinstance(value, bool) or not value > 0:
+        raise ValueError(
+            f"For 'create_app', the argument {name!r} must be a number > 0, but got {value!r}."
+        )
+    return float(value)
+
+
+def _checked_token(token: Any) -> str | None:
+    if token is not None and (not isinstance(token, str) or not token.strip()):
+        raise ValueError(
+            "For 'create_app', the argument 'token' must be a non-blank str or None."
+        )
+    return token

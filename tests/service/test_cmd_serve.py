@@ -1,0 +1,118 @@
+"""`cadence serve`: options, the token from the environment, and a real server process."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+from typing import Any
+
+import httpx
+import pytest
+
+from cadence._cli import build_parser, main
+from cadence._cmd_serve import TOKEN_ENV, exposure_warning
+
+
+def parse(*argv):
+    return build_parser(["serve"]).parse_args(["serve", *argv])
+
+
+def test_defaults_bind_this_machine_only():
+    args = parse()
+    assert (args.host, args.port, args.max_runs, args.token, args.output_dir) == (
+        "127.0.0.1", 8000, 2, None, "cadence-runs",
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (
+            ["--port", "70000"],
+            "argument --port: expected a port number from 0 to 65535, got '70000'",
+        ),
+        (
+            ["--max-runs", "0"],
+            "argument --max-runs: expected a positive whole number, got '0'",
+        ),
+        (
+            ["--history", "x"],
+            "argument --history: expected a positive whole number, got 'x'",
+        ),
+    ],
+)
+def test_bad_options_exit_2_with_a_message(argv, message, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["serve", *argv])
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_exposure_warning():
+    assert exposure_warning("127.0.0.1", None) is None
+    assert exposure_warning("::1", None) is None
+    assert exposure_warning("localhost", None) is None
+    assert exposure_warning("0.0.0.0", "t") is None
+    assert exposure_warning("0.0.0.0", None) == (
+        "listening on 0.0.0.0 without a token: anyone who can reach this port can start and cancel runs "
+        f"(set --token or ${TOKEN_ENV})"
+    )
+
+
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+@pytest.mark.anyio
+async def test_the_token_comes_from_the_environment(monkeypatch, tmp_path, capsys):
+    import uvicorn
+
+    served: dict[str, Any] = {}
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: served.update(app=app, **kw))
+    monkeypatch.setenv(TOKEN_ENV, "from-env")
+    assert (
+        main(
+            ["serve", "--output-dir", str(tmp_path), "--host", "0.0.0.0", "--port", "0"]
+        )
+        == 0
+    )
+    assert capsys.readouterr().err == ""  # a token is set: no warning
+    assert (served["host"], served["port"]) == ("0.0.0.0", 0)
+    transport = httpx.ASGITransport(app=served["app"])
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+        assert (await client.post("/runs", json={})).status_code == 401
+        wrong = await client.post(
+            "/runs", json={}, headers={"Authorization": "Bearer nope"}
+        )
+        assert wrong.status_code == 401
+
+
+def test_a_real_server_process_answers_and_stops_on_ctrl_c(tmp_path):
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    env.pop(TOKEN_ENV, None)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "cadence", "serve", "--port", "0", "--output-dir", str(tmp_path / "out")],
+        stderr=subprocess.PIPE, text=True, env=env,
+    )  # fmt: skip
+    try:
+        url = None
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            found = re.search(r"Uvicorn running on (http://127\.0\.0\.1:\d+)", line)
+            if found:
+                url = found.group(1)
+                break
+        assert url is not None, "the server did not report its address"
+        assert httpx.get(f"{url}/health").json() == {
+            "status": "ok",
+            "active_runs": 0,
+            "max_runs": 2,
+        }
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        if proc.stderr is not None:
+            proc.stderr.close()
