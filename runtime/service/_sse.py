@@ -36,15 +36,18 @@ async def frames(
         changed = record.changed
         pending = record.since(last_seen)
         if pending:
+            # Everything that is due goes out in one write: a reader that fell behind
+            # catches up in few system calls, and the event loop stays free.
+            chunk = []
             first = pending[0][0]
             if first > last_seen + 1:
-                yield b'event: gap\ndata: {"first":%d,"last":%d}\n\n' % (
-                    last_seen + 1,
-                    first - 1,
+                chunk.append(
+                    b'event: gap\ndata: {"first":%d,"last":%d}\n\n'
+                    % (last_seen + 1, first - 1)
                 )
-            for seq, data in pending:
-                yield b"id: %d\ndata: %s\n\n" % (seq, data)
-                last_seen = seq
+            chunk.extend(b"id: %d\ndata: %s\n\n" % (seq, data) for seq, data in pending)
+            last_seen = pending[-1][0]
+            yield b"".join(chunk)
             continue
         if record.finished:
             return
