@@ -17,7 +17,8 @@ except ImportError as _exc:  # pragma: no cover - depends on the installed extra
 
 from cadence._util import fixup_module_metadata
 
-from ._app import ServiceError, create_app
+from ._app import create_app
+from ._http import ServiceError
 from ._presets import DATASETS, MODELS
 from ._schema import CheckpointRequest, RunRequest, RunView
 

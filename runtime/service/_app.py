@@ -5,12 +5,11 @@ from __future__ import annotations
 import contextlib
 import hmac
 import uuid
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import anyio
 import anyio.to_thread
-import msgspec
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.responses import Response
@@ -18,9 +17,19 @@ from starlette.routing import Route
 
 from cadence import start_run
 
-from ._presets import DATASETS, MODELS, build_job
+from ._http import (
+    ServiceError,
+    decode_body,
+    handle_http_error,
+    handle_internal_error,
+    handle_service_error,
+    last_event_id,
+    output_path,
+    read_body,
+    reply,
+)
+from ._presets import DATASETS, MODELS, Job, build_job
 from ._records import RunRecord, RunTable
-from ._schema import decode_run_request
 from ._sse import EventStreamResponse, frames
 
 if TYPE_CHECKING:
@@ -31,23 +40,9 @@ if TYPE_CHECKING:
 
     from ._schema import RunRequest
 
-__all__ = ["ServiceError", "create_app"]
+__all__ = ["create_app"]
 
-MAX_BODY_BYTES = 64 * 1024
 _SHUTDOWN_S = 30.0
-_json = msgspec.json.Encoder()
-
-
-class ServiceError(Exception):
-    """An error answered to the client as `{"error": message}` with an HTTP status."""
-
-    def __init__(
-        self, status: int, message: str, headers: dict[str, str] | None = None
-    ) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
-        self.headers = headers
 
 
 def create_app(
@@ -92,9 +87,9 @@ def create_app(
         routes=routes,
         lifespan=service.lifespan,
         exception_handlers={
-            ServiceError: _service_error,
-            HTTPException: _http_error,
-            Exception: _internal_error,
+            ServiceError: handle_service_error,
+            HTTPException: handle_http_error,
+            Exception: handle_internal_error,
         },
     )
 
@@ -133,7 +128,7 @@ class _Service:
     # --- endpoints -------------------------------------------------------------------
 
     async def health(self, request: Request) -> Response:
-        return _reply(
+        return reply(
             {
                 "status": "ok",
                 "active_runs": len(self.runs.active()),
@@ -142,26 +137,24 @@ class _Service:
         )
 
     async def list_runs(self, request: Request) -> Response:
-        return _reply({"runs": [r.view() for r in self.runs.all()]})
+        return reply({"runs": [r.view() for r in self.runs.all()]})
 
     async def get_run(self, request: Request) -> Response:
-        return _reply(self._record(request).view())
+        return reply(self._record(request).view())
 
     async def create_run(self, request: Request) -> Response:
         self._authorize(request)
-        run_request = _decode(await _read_body(request))
+        run_request = decode_body(await read_body(request))
         self._check_presets(run_request)
         output = self._output_dir(run_request)
         self._reserve(output)
         try:
-            job = await anyio.to_thread.run_sync(
-                build_job, run_request, output if run_request.checkpoint else None
-            )
+            job = await self._build(run_request, output)
             record = self._start(job, run_request, output)
         finally:
             self.reserved -= 1
             self.claimed.discard(output)
-        return _reply(
+        return reply(
             record.view(), status=201, headers={"Location": f"/runs/{record.id}"}
         )
 
@@ -169,17 +162,17 @@ class _Service:
         self._authorize(request)
         record = self._running(request, "stop")
         record.handle.request_stop()
-        return _reply(record.view(), status=202)
+        return reply(record.view(), status=202)
 
     async def cancel_run(self, request: Request) -> Response:
         self._authorize(request)
         record = self._running(request, "cancel")
         record.handle.cancel()
-        return _reply(record.view(), status=202)
+        return reply(record.view(), status=202)
 
     async def stream_events(self, request: Request) -> Response:
         record = self._record(request)
-        last_seen = _last_event_id(request)
+        last_seen = last_event_id(request)
         if last_seen > record.last_id and not record.finished:
             raise ServiceError(
                 400,
@@ -193,7 +186,14 @@ class _Service:
 
     # --- helpers -----------------------------------------------------------------------
 
-    def _start(self, job: Any, run_request: RunRequest, output: Path) -> RunRecord:
+    async def _build(self, run_request: RunRequest, output: Path) -> Job:
+        directory = output if run_request.checkpoint else None
+        try:
+            return await anyio.to_thread.run_sync(build_job, run_request, directory)
+        except (TypeError, ValueError) as exc:  # a combination the presets cannot build
+            raise ServiceError(422, f"Cannot build this run: {exc}") from None
+
+    def _start(self, job: Job, run_request: RunRequest, output: Path) -> RunRecord:
         tg = self._tg
         if tg is None:
             raise ServiceError(
@@ -273,7 +273,7 @@ class _Service:
             if run_request.output is not None
             else uuid.uuid4().hex[:12]
         )
-        path = _inside(self.root, name)
+        path = output_path(self.root, name)
         busy = {r.output for r in self.runs.active()} | self.claimed
         if path in busy:
             raise ServiceError(
@@ -293,103 +293,8 @@ class _Service:
         self.claimed.add(output)
 
 
-# --- request parsing ------------------------------------------------------------------
-
-
-async def _read_body(request: Request) -> bytes:
-    length = request.headers.get("content-length")
-    if length is not None and length.isdigit() and int(length) > MAX_BODY_BYTES:
-        raise ServiceError(
-            413, f"The request body is {length} bytes; the limit is {MAX_BODY_BYTES}."
-        )
-    body = bytearray()
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > MAX_BODY_BYTES:
-            raise ServiceError(
-                413, f"The request body is over the limit of {MAX_BODY_BYTES} bytes."
-            )
-    return bytes(body)
-
-
-def _decode(body: bytes) -> RunRequest:
-    try:
-        return decode_run_request(body)
-    except msgspec.ValidationError as exc:
-        raise ServiceError(422, f"Invalid run request: {exc}.") from None
-    except msgspec.DecodeError as exc:
-        raise ServiceError(400, f"The request body is not valid JSON: {exc}.") from None
-
-
-def _last_event_id(request: Request) -> int:
-    text = request.headers.get(
-        "last-event-id", request.query_params.get("last_event_id", "0")
-    ).strip()
-    if not text.isdigit() or len(text) > 18:
-        raise ServiceError(
-            400,
-            f"Last-Event-ID must be a whole number >= 0 (an event id this server sent), got {text!r}.",
-        )
-    return int(text)
-
-
-def _inside(root: Path, name: str) -> Path:
-    pure = PurePosixPath(name)
-    bad = "\x00" in name or "\\" in name or pure.is_absolute() or ".." in pure.parts
-    path = root if bad else (root / pure).resolve()
-    if path == root or not path.is_relative_to(root):
-        raise ServiceError(
-            422, f"`$.output` must be a relative path that stays inside the server's output directory "
-            f"(no '..', no leading '/'), got {name!r}.",
-        )  # fmt: skip
-    return path
-
-
 def _names(table: dict[str, Any]) -> str:
     return ", ".join(repr(n) for n in sorted(table))
-
-
-# --- responses ----------------------------------------------------------------------------
-
-
-def _enc_hook(obj: Any) -> Any:
-    item = getattr(obj, "item", None)  # numpy scalars in metrics
-    if callable(item):
-        return item()
-    raise NotImplementedError(f"cannot encode objects of type {type(obj).__name__!r}")
-
-
-_encoder = msgspec.json.Encoder(enc_hook=_enc_hook)
-
-
-def _reply(
-    body: Any, status: int = 200, headers: dict[str, str] | None = None
-) -> Response:
-    return Response(
-        _encoder.encode(body),
-        status_code=status,
-        headers=headers,
-        media_type="application/json",
-    )
-
-
-async def _service_error(request: Request, exc: Exception) -> Response:
-    assert isinstance(exc, ServiceError)
-    return _reply({"error": exc.message}, exc.status, exc.headers)
-
-
-async def _http_error(request: Request, exc: Exception) -> Response:
-    assert isinstance(exc, HTTPException)
-    message = exc.detail
-    if exc.status_code == 404:
-        message = f"No such endpoint: {request.method} {request.url.path}."
-    elif exc.status_code == 405:
-        message = f"{request.method} is not allowed on {request.url.path}."
-    return _reply({"error": message}, exc.status_code, dict(exc.headers or {}))
-
-
-async def _internal_error(request: Request, exc: Exception) -> Response:
-    return _reply({"error": f"Internal error: {type(exc).__name__}: {exc}"}, 500)
 
 
 # --- argument checks ------------------------------------------------------------------------

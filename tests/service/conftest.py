@@ -15,7 +15,7 @@ import uvicorn
 from cadence.service import create_app
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Generator, Iterator
 
 
 @dataclass
@@ -24,6 +24,8 @@ class Server:
     output: Any
     client: httpx.Client
     app: Any
+    stop: Callable[[], None]
+    """Shut the server down (as Ctrl-C does) and wait for it; idempotent."""
 
     def start(
         self, expect: int = 201, token: str | None = None, **body: Any
@@ -100,7 +102,7 @@ def parse_sse(lines: Iterator[str]) -> Iterator[Message]:
         # "retry" and unknown fields need nothing here
 
 
-def serve(app: Any) -> Iterator[str]:
+def serve(app: Any) -> Generator[str, None, None]:
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
@@ -140,13 +142,12 @@ def make_server(tmp_path: Any) -> Iterator[Any]:
         url = next(gen)
         client = httpx.Client(base_url=url, timeout=30)
         stack.append((gen, client))
-        return Server(url, output, client, app)
+        return Server(url, output, client, app, gen.close)
 
     yield make
     for gen, client in reversed(stack):
         client.close()
-        for _ in gen:
-            pass
+        gen.close()  # runs the generator's `finally`: stop and join (idempotent)
 
 
 @pytest.fixture

@@ -218,3 +218,14 @@ def test_a_consumer_that_stops_reading_stalls_nothing(make_server, parse_sse):
             last_id = int(message.id)
     assert last_id == view["events"]["last_id"]
     assert json.loads(late[-1].data)["type"] == "RunStopped"
+
+
+def test_shutting_down_cancels_running_runs_and_keeps_their_checkpoints(server):
+    run = server.start(epochs=LONG, output="interrupted", checkpoint={"every_steps": 5})
+    follow_until(server, run["id"], lambda e: e["type"] == "CheckpointSaved")
+    server.stop()  # returns once uvicorn and the app's lifespan have ended (asserts it did)
+    files = sorted((server.output / "interrupted").glob("*.ckpt"))
+    assert files
+    for path in files:
+        assert cadence.load_checkpoint(str(path))
+    assert not [p for p in (server.output / "interrupted").iterdir() if "tmp" in p.name]
