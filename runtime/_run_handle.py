@@ -136,7 +136,11 @@ def start_run(
     run = model._prepare_async(method, args, kwargs)
     handle: RunHandle[T] = RunHandle(_Token.value, model, run)
     _active[bus] = handle
-    spawn(handle._main, f"cadence run {handle.id}")
+    try:
+        spawn(handle._main, f"cadence run {handle.id}")
+    except BaseException:  # e.g. the task group is closed: leave nothing behind
+        handle._discard()
+        raise
     return handle
 
 
@@ -310,15 +314,18 @@ class RunHandle(Generic[T]):
         self._outcome = outcome
         with self._lock:
             self._status = _final_status(outcome)
+        for stream in list(self._streams):
+            stream._source_ended(outcome, published=self._published_outcome)
+        self._discard()  # unsubscribe; do not keep the model alive through the handle
+        self._done.set()
+
+    def _discard(self) -> None:
         if self._tracker is not None:
             self._tracker.unsubscribe()
             self._tracker = None
-        for stream in list(self._streams):
-            stream._source_ended(outcome, published=self._published_outcome)
         if _active.get(self._bus) is self:
             del _active[self._bus]
-        self._model = self._run = None  # do not keep the model alive through the handle
-        self._done.set()
+        self._model = self._run = None
 
     # --- inline tracking (training thread) -------------------------------------------
 

@@ -157,12 +157,13 @@ def main() -> int:
     finally:
         proc.send_signal(signal.SIGINT)
         proc.wait(30)
+    load = os.getloadavg()[0]
     rows = [
         ("idle", idle),
         ("two runs training", busy),
         ("idle again, after stopping both", after),
     ]
-    print(f"Machine: {machine()}\n")
+    print(f"Machine: {machine()}; load average (1 min) at the end: {load:.1f}\n")
     print("| server state | requests | median | p99 | max |")
     print("|---|---|---|---|---|")
     for name, times in rows:

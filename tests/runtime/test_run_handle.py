@@ -400,3 +400,15 @@ async def test_stop_or_cancel_right_after_starting_acts_at_the_first_step_bounda
         a, b = await stopped.wait(), await cancelled.wait()
     assert (type(a), a.step) == (RunStopped, 1)
     assert (type(b), b.step) == (RunCancelled, 1)
+
+
+async def test_a_closed_task_group_starts_nothing_and_leaves_nothing_behind():
+    model = Model(constant_network())
+    async with anyio.create_task_group() as tg:
+        pass
+    with pytest.raises(RuntimeError):
+        start_run(tg, model.train_async, 1, ListDataset.of_steps(2))
+    assert model.bus.subscriptions == ()
+    async with anyio.create_task_group() as tg:
+        run = start_run(tg, model.train_async, 1, ListDataset.of_steps(2))
+    assert run.status == "completed"
