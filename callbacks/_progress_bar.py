@@ -186,13 +186,18 @@ class ProgressBar(Callback):
             self._next_draw = time.monotonic() + self._refresh
         else:
             self._line_steps = self._plan_lines()
-            self._next_line = self._line_steps.pop(0) if self._line_steps else math.inf
+            if self._line_steps:
+                self._next_line = self._line_steps.pop(0)
+            elif self._total <= 0:
+                self._next_line = _EVERY_WHEN_SIZE_UNKNOWN
+            else:
+                self._next_line = math.inf
 
     def _plan_lines(self) -> list[int]:
         """Steps (within the epoch) after which a plain progress line is printed."""
         total, lines = self._total, self._lines_per_epoch
         if total <= 0:
-            return []  # handled by `_next_plain_line`
+            return []  # unknown size: a line every `_EVERY_WHEN_SIZE_UNKNOWN` steps
         steps = sorted({math.ceil(k * total / lines) for k in range(1, lines)})
         return [s for s in steps if 0 < s < total]
 

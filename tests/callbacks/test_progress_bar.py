@@ -11,7 +11,7 @@ import select
 import numpy as np
 import pytest
 
-from cadence import Model, Tensor
+from cadence import Model, RunContext, Tensor
 from cadence.callbacks import ProgressBar
 from cadence.testing import HookRecorder, ListDataset, constant_network
 
@@ -154,6 +154,21 @@ def test_resumed_epochs_are_numbered_up_to_the_last(capsys):
     )
     out = lines(capsys.readouterr().out)
     assert [line.split(" - ")[0] for line in out] == ["Epoch 2/3", "Epoch 3/3"]
+
+
+def test_an_epoch_of_unknown_size_gets_a_line_every_100_steps(capsys):
+    # Model refuses unsized datasets; a hand-driven run shows the fallback.
+    bar = ProgressBar()
+    rc = RunContext(
+        {"epoch_num": 1, "cur_epoch_num": 1, "batch_num": 0, "net_outputs": 0.5}
+    )
+    bar.on_train_begin(rc)
+    bar.on_train_epoch_begin(rc)
+    for _ in range(250):
+        bar.on_train_step_end(rc)
+    bar.on_train_epoch_end(rc)
+    counts = [line.split(" - ")[1] for line in lines(capsys.readouterr().out)]
+    assert counts == ["100 steps", "200 steps", "250 steps"]
 
 
 def test_output_goes_to_the_given_file(capsys):

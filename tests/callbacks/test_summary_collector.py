@@ -301,6 +301,18 @@ def test_histogram_of_values_with_nan_keeps_the_finite_ones():
     assert summary_writer.histogram(np.array([np.nan])) is None
 
 
+def test_histogram_of_a_large_tensor_counts_a_sample_and_keeps_exact_statistics():
+    values = np.random.default_rng(0).standard_normal(200_000).astype(np.float32)
+    hist = summary_writer.histogram(values, bins=16, sample=10_000)
+    assert hist is not None
+    assert hist["num"] == 200_000
+    assert (hist["min"], hist["max"]) == (float(values.min()), float(values.max()))
+    assert hist["sum"] == pytest.approx(values.sum(dtype=np.float64))
+    assert sum(hist["bucket_counts"]) == pytest.approx(200_000)
+    exact, _ = np.histogram(values, bins=16, range=(hist["min"], hist["max"]))
+    assert np.allclose(hist["bucket_counts"][1:], exact, rtol=0.15, atol=200)
+
+
 def test_histogram_of_a_constant_tensor_has_one_full_bucket():
     hist = summary_writer.histogram(np.zeros(10, np.float32), bins=4)
     assert hist is not None
