@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+import weakref
 import time
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
@@ -42,12 +43,21 @@ class WorkerPool:
     ) -> None:
         self.backend = backend
         self.poll_interval = poll_interval
-        self._queues = queues
+        self._subscribed = queues
+        # Every queue this pool made: a removed subscription's task may still be
+        # finishing its queue, and draining or stopping must include it.
+        self._made: weakref.WeakSet[WorkerQueue] = weakref.WeakSet()
         self._lock = threading.RLock()
         self.host: LoopHost | PortalHost | None = None
         self.owns_host = False
         self.errors: list[SubscriberError] = []
         self._idle = threading.Condition(threading.Lock())
+
+    def _queues(self) -> list[WorkerQueue]:
+        """The subscribed queues, plus removed ones whose task still runs."""
+        queues = self._subscribed()
+        queues.extend(q for q in list(self._made) if q.running and q not in queues)
+        return queues
 
     def new_queue(
         self, sub: Subscription[Any], maxsize: int, overflow: Overflow
@@ -61,6 +71,7 @@ class WorkerPool:
             self._notify_idle,
             self.poll_interval,
         )
+        self._made.add(queue)
         with self._lock:
             if self.host is not None:
                 queue.host = self.host
@@ -90,7 +101,7 @@ class WorkerPool:
         with self._lock:
             self.host = host
             self.owns_host = owned
-            for queue in self._queues():
+            for queue in self._subscribed():
                 queue.closing = False
                 queue.host = host
                 host.spawn(queue)

@@ -136,6 +136,7 @@ class WorkerQueue:
         self.host: LoopHost | PortalHost | None = None
         self._waiter: anyio.Event | None = None
         self._scope: anyio.CancelScope | None = None
+        self.running = False  # its task is alive (possibly after the subscription was removed)
         self._sleeping = False  # waiting without a poll timeout: needs a wake
         self._last_active = 0.0
 
@@ -209,9 +210,13 @@ class WorkerQueue:
         Shielded: cancelling the host's scope (e.g. cancelling `train_async`) lets
         the worker finish what was queued; only `cancel()` stops it early.
         """
-        with anyio.CancelScope(shield=True) as scope:
-            self._scope = scope
-            await self._serve()
+        self.running = True
+        try:
+            with anyio.CancelScope(shield=True) as scope:
+                self._scope = scope
+                await self._serve()
+        finally:
+            self.running = False
 
     def cancel(self) -> None:
         """Stop the worker task now, abandoning queued events (thread-safe)."""
@@ -264,7 +269,7 @@ class WorkerQueue:
                 if sub.is_async:
                     await sub.handler(arg)
                 else:
-                    await anyio.to_thread.run_sync(sub.handler, arg)
+                    await anyio.to_thread.run_sync(sub.handler, arg, abandon_on_cancel=True)
             except Exception as exc:
                 if attempt < sub.retries:
                     attempt += 1

@@ -345,3 +345,26 @@ async def test_block_policy_refuses_to_block_the_loop_itself():
         with pytest.raises(RuntimeError, match="would block forever"):
             bus.publish(step(3))
         gate.set()
+
+
+def test_a_removed_busy_worker_is_still_drained_and_can_be_stopped():
+    bus = EventBus()
+    gate, seen, sub = blocked_worker(bus, name="leaving")
+    bus.publish(step(1))
+    bus.publish(step(2))
+    sub.unsubscribe()  # its task goes on with what was queued
+    with pytest.raises(DrainTimeoutError) as info:
+        bus.close(timeout=0.05)  # the removed worker still counts, and is stopped
+    assert info.value.pending == {"leaving": 2}
+    gate.set()
+
+
+def test_a_removed_worker_finishes_its_queue_before_close_returns():
+    bus = EventBus()
+    gate, seen, sub = blocked_worker(bus)
+    bus.publish(step(1))
+    bus.publish(step(2))
+    sub.unsubscribe()
+    threading.Timer(0.02, gate.set).start()
+    bus.close()
+    assert seen == [1, 2]
