@@ -7,7 +7,6 @@ import importlib
 import json
 import logging
 import os
-import re
 import stat
 import subprocess
 import sys
@@ -830,27 +829,4 @@ def test_functions_are_exported():
 
 # --- documentation -----------------------------------------------------------------------
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "checkpoints.md"
-
-
-def _doc_examples() -> list[tuple[str, str | None]]:
-    """Each ```python block of docs/checkpoints.md with the ```text block right after it (if any)."""
-    blocks = re.findall(r"```(\w+)\n(.*?)```", DOC.read_text(), flags=re.DOTALL)
-    examples: list[tuple[str, str | None]] = []
-    for index, (language, body) in enumerate(blocks):
-        if language == "python":
-            following = blocks[index + 1] if index + 1 < len(blocks) else ("", "")
-            examples.append((body, following[1] if following[0] == "text" else None))
-    return examples
-
-
-def test_documentation_has_examples():
-    assert _doc_examples()
-
-
-@pytest.mark.parametrize(("code", "expected"), _doc_examples())
-def test_documentation_examples_run(tmp_path, monkeypatch, capsys, code, expected):
-    monkeypatch.chdir(tmp_path)
-    exec(compile(code, str(DOC), "exec"), {})
-    if expected is not None:
-        assert capsys.readouterr().out == expected
+# docs/checkpoints.md's examples run in tests/docs/test_examples.py, with every other page's.
