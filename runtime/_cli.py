@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from ._errors import CadenceError
 
@@ -19,6 +19,8 @@ __all__ = ["UsageError", "main"]
 # imported on demand so `cadence --help` stays fast.
 COMMANDS: dict[str, str] = {
     "train": "cadence._cmd_train",
+    "eval": "cadence._cmd_eval",
+    "predict": "cadence._cmd_predict",
     "summary": "cadence._cmd_summary",
     "serve": "cadence._cmd_serve",
 }
@@ -28,9 +30,17 @@ class UsageError(CadenceError):
     """A command-line input is wrong; printed as one line, exit status 2."""
 
 
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line: what is wrong, and where help is."""
+
+    def error(self, message: str) -> NoReturn:
+        """Print the error on one line and exit with status 2."""
+        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
 def build_parser(names: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """Return the argument parser with the subcommands in `names` (all by default)."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="cadence",
         description="cadence: a training runtime built around an event bus with MindSpore-compatible callbacks.",
     )

@@ -1,0 +1,221 @@
+"""Model and optimizer presets of the command line, and the run description saved with checkpoints.
+
+`cadence train` builds its network from a preset name and an input shape, and
+writes a `RunSpec` (JSON) into every checkpoint it saves, so `cadence eval` and
+`cadence predict` can rebuild the same network from the file alone. The web
+service may build its networks from the same presets.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+
+__all__ = [
+    "DEFAULT_LEARNING_RATES",
+    "MODELS",
+    "OPTIMIZERS",
+    "SPEC_KEY",
+    "RunSpec",
+    "build_network",
+    "build_optimizer",
+    "lenet5",
+    "mlp",
+    "prepare_inputs",
+]
+
+SPEC_KEY = "cadence_run"
+"""Checkpoint entry (a JSON string) holding the `RunSpec` of the run that saved it."""
+
+
+def mlp(input_shape: tuple[int, ...], num_classes: int) -> Any:
+    """Return a multilayer perceptron: flatten, 128 hidden ReLU units, `num_classes` outputs."""
+    from cadence import nn
+
+    features = math.prod(input_shape)
+    return nn.SequentialCell(
+        nn.Flatten(), nn.Dense(features, 128), nn.ReLU(), nn.Dense(128, num_classes)
+    )
+
+
+def lenet5(input_shape: tuple[int, ...], num_classes: int) -> Any:
+    """Return LeNet-5's layout: two convolution/max-pool stages, then dense 120-84-classes.
+
+    The convolutions pad to keep the size (5x5 kernels, 3x3 below 16 pixels), so
+    any image of at least 4x4 pixels fits: 8x8 digits as well as 28x28 MNIST.
+
+    Raises:
+        ValueError: `input_shape` is not (channels, height, width) with both sides >= 4.
+    """
+    from cadence import nn
+
+    if len(input_shape) != 3 or min(input_shape[1:]) < 4:
+        raise ValueError(
+            f"the LeNet-5 preset needs images (channels, height, width) of at least 4x4 pixels, "
+            f"but the samples have shape {input_shape!r}; use --model mlp for such data."
+        )
+    channels, height, width = input_shape
+    kernel = 5 if min(height, width) >= 16 else 3
+    flat = 16 * (height // 4) * (width // 4)
+    return nn.SequentialCell(
+        nn.Conv2d(channels, 6, kernel, pad_mode="same"),
+        nn.ReLU(),
+        nn.MaxPool2d(2, 2),
+        nn.Conv2d(6, 16, kernel, pad_mode="same"),
+        nn.ReLU(),
+        nn.MaxPool2d(2, 2),
+        nn.Flatten(),
+        nn.Dense(flat, 120),
+        nn.ReLU(),
+        nn.Dense(120, 84),
+        nn.ReLU(),
+        nn.Dense(84, num_classes),
+    )
+
+
+MODELS: dict[str, Callable[[tuple[int, ...], int], Any]] = {
+    "lenet5": lenet5,
+    "mlp": mlp,
+}
+"""Preset name -> `builder(input_shape, num_classes)` returning an `nn.Cell`."""
+
+OPTIMIZERS = ("adam", "momentum", "sgd")
+DEFAULT_LEARNING_RATES: dict[str, float] = {
+    "adam": 0.001,
+    "momentum": 0.1,
+    "sgd": 0.1,
+}
+"""Learning rate each optimizer gets when none is given."""
+
+
+def build_network(name: str, input_shape: tuple[int, ...], num_classes: int) -> Any:
+    """Build the preset network `name` for samples of `input_shape` and `num_classes` classes.
+
+    Raises:
+        ValueError: Unknown preset, or the preset does not fit the input shape.
+    """
+    if name not in MODELS:
+        raise ValueError(
+            f"unknown model preset {name!r}; choose one of {', '.join(sorted(MODELS))}."
+        )
+    return MODELS[name](tuple(input_shape), num_classes)
+
+
+def build_optimizer(name: str, params: Any, learning_rate: float) -> Any:
+    """Build the optimizer `name` (`adam`, `momentum` with 0.9, or plain `sgd`) over `params`.
+
+    Raises:
+        ValueError: Unknown optimizer name.
+    """
+    from cadence import nn
+
+    if name == "momentum":
+        return nn.Momentum(params, learning_rate=learning_rate, momentum=0.9)
+    if name == "sgd":
+        return nn.SGD(params, learning_rate=learning_rate)
+    if name == "adam":
+        return nn.Adam(params, learning_rate=learning_rate)
+    raise ValueError(
+        f"unknown optimizer {name!r}; choose one of {', '.join(OPTIMIZERS)}."
+    )
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """What a checkpoint needs besides its parameters to be used: the network and its inputs.
+
+    Attributes:
+        model: The model preset name (`"mlp"`, `"lenet5"`).
+        input_shape: One sample's shape as the network takes it ((C, H, W) or (features,)).
+        num_classes: Number of output classes.
+        mean: Subtracted from inputs scaled to [0, 1] (integer data is divided by 255).
+        std: Divides the result.
+        data: The data set trained on: `"digits"`, `"mnist"` or an `.npz` path.
+        data_dir: The MNIST directory, if any.
+    """
+
+    model: str
+    input_shape: tuple[int, ...]
+    num_classes: int
+    mean: float = 0.0
+    std: float = 1.0
+    data: str = "digits"
+    data_dir: str | None = None
+
+    def to_json(self) -> str:
+        """Return the spec as a JSON object string."""
+        return json.dumps(asdict(self), sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> RunSpec:
+        """Parse `to_json`'s output.
+
+        Raises:
+            ValueError: The text is not a spec.
+        """
+        try:
+            raw = json.loads(text)
+            return cls(
+                model=str(raw["model"]),
+                input_shape=tuple(int(n) for n in raw["input_shape"]),
+                num_classes=int(raw["num_classes"]),
+                mean=float(raw.get("mean", 0.0)),
+                std=float(raw.get("std", 1.0)),
+                data=str(raw.get("data", "digits")),
+                data_dir=None if raw.get("data_dir") is None else str(raw["data_dir"]),
+            )
+        except (ValueError, TypeError, KeyError) as exc:
+            raise ValueError(
+                f"the run description {text!r} is damaged: {exc}"
+            ) from None
+
+    @classmethod
+    def from_checkpoint(cls, entries: Mapping[str, Any], path: str) -> RunSpec:
+        """Read the spec from a loaded checkpoint (`load_checkpoint`'s dict).
+
+        Raises:
+            ValueError: The checkpoint was not written by `cadence train`.
+        """
+        text = entries.get(SPEC_KEY)
+        if not isinstance(text, str):
+            raise ValueError(
+                f"the checkpoint {path!r} has no {SPEC_KEY!r} entry, so it was not written by "
+                "`cadence train`; use a checkpoint from a `cadence train` output directory."
+            )
+        return cls.from_json(text)
+
+
+def prepare_inputs(x: np.ndarray[Any, Any], spec: RunSpec) -> np.ndarray[Any, Any]:
+    """Turn raw samples into network inputs: float32, scaled, normalized, shaped (N, *input_shape).
+
+    Integer data (image pixels) is divided by 255; floats are taken as already in
+    [0, 1]. Any array whose size is a whole number of samples is accepted, so a
+    single (8, 8) digit and a batch of (N, 1, 8, 8) digits both work.
+
+    Raises:
+        ValueError: The array does not hold whole samples of `spec.input_shape`.
+    """
+    x = np.asarray(x)
+    if x.dtype.kind not in "biuf":
+        raise ValueError(
+            f"the inputs must be numbers, but they have dtype {str(x.dtype)!r}."
+        )
+    sample = math.prod(spec.input_shape)
+    if x.size == 0 or x.size % sample:
+        raise ValueError(
+            f"the inputs have shape {x.shape!r}, which is not a whole number of samples of shape "
+            f"{spec.input_shape!r} ({sample} values each)."
+        )
+    out = x.astype(np.float32)
+    if x.dtype.kind in "biu":
+        out *= np.float32(1.0 / 255.0)
+    if spec.mean != 0.0 or spec.std != 1.0:
+        out = (out - np.float32(spec.mean)) / np.float32(spec.std)
+    return out.reshape(-1, *spec.input_shape)

@@ -1,0 +1,386 @@
+"""The command line as a user drives it: `python -m cadence ...` in a subprocess, on real files.
+
+The commands are slow to start (imports, JIT caches), so one module fixture starts
+every independent command at once and the tests check their results: the main job
+on the digits with its defaults (then resume, eval and predict on its output), MNIST
+from IDX files with LeNet-5, an .npz with early stopping and upload, and every
+error case (one line on stderr, no traceback, exit status 2).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import struct
+import subprocess
+import sys
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pytest
+
+import cadence as ms
+from cadence import nn
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from pathlib import Path
+
+TIMEOUT = 300
+
+
+@dataclass
+class Result:
+    args: tuple[str, ...]
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+class Runner:
+    """Start `cadence` commands in `cwd` and collect them by name."""
+
+    def __init__(self, cwd: Path) -> None:
+        self.cwd = cwd
+        self.running: dict[str, tuple[tuple[str, ...], subprocess.Popen[str]]] = {}
+        self.done: dict[str, Result] = {}
+
+    def start(self, name: str, *args: str) -> None:
+        command = [sys.executable, "-m", "cadence", *args]
+        process = subprocess.Popen(
+            command,
+            cwd=self.cwd,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        self.running[name] = (args, process)
+
+    def result(self, name: str) -> Result:
+        if name not in self.done:
+            args, process = self.running.pop(name)
+            stdout, stderr = process.communicate(timeout=TIMEOUT)
+            self.done[name] = Result(args, process.returncode, stdout, stderr)
+        return self.done[name]
+
+    def finish(self) -> None:
+        for name in list(self.running):
+            self.result(name)
+
+
+# --- files a user would have -------------------------------------------------------------
+
+
+def idx(array: np.ndarray) -> bytes:
+    """An IDX file of unsigned bytes, as MNIST is published."""
+    header = bytes([0, 0, 0x08, array.ndim]) + struct.pack(
+        f">{array.ndim}I", *array.shape
+    )
+    return header + array.astype(np.uint8).tobytes()
+
+
+def write_mnist(directory: Path, n_train: int = 200, n_test: int = 60) -> None:
+    """MNIST-shaped IDX files whose class is where a bright square sits: learnable in an epoch."""
+    rng = np.random.default_rng(0)
+    directory.mkdir()
+    for prefix, n in (("train", n_train), ("t10k", n_test)):
+        labels = np.arange(n) % 10
+        images = rng.integers(0, 60, (n, 28, 28))
+        for i, label in enumerate(labels):
+            row, col = divmod(int(label), 5)
+            images[i, 4 + 12 * row : 12 + 12 * row, 1 + 5 * col : 6 + 5 * col] = 250
+        (directory / f"{prefix}-images-idx3-ubyte").write_bytes(idx(images))
+        (directory / f"{prefix}-labels-idx1-ubyte").write_bytes(idx(labels))
+
+
+def write_blobs(path: Path) -> None:
+    """Three Gaussian blobs in 20 dimensions, as x (float32) and y (int64)."""
+    rng = np.random.default_rng(1)
+    y = np.arange(240) % 3
+    x = (
+        rng.normal(size=(240, 20)).astype(np.float32)
+        + 3 * np.eye(3, 20, dtype=np.float32)[y]
+    )
+    np.savez(path, x=x, y=y)
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runner]:
+    root = tmp_path_factory.mktemp("cli")
+    write_mnist(root / "mnist")
+    write_blobs(root / "blobs.npz")
+    (root / "bad-mnist").mkdir()
+    for name in (
+        "train-images-idx3-ubyte",
+        "train-labels-idx1-ubyte",
+        "t10k-images-idx3-ubyte",
+        "t10k-labels-idx1-ubyte",
+    ):
+        (root / "bad-mnist" / name).write_bytes(b"not an IDX file")
+    (root / "bad.npz").write_bytes(b"not a zip archive")
+    np.savez(root / "no-y.npz", x=np.zeros((4, 3), np.float32))
+    np.savez(
+        root / "float-labels.npz",
+        x=np.zeros((4, 3), np.float32),
+        y=np.array([0, 0.5, 1, 2]),
+    )
+    (root / "a-file").write_text("")
+    (root / "occupied").mkdir()
+    (root / "occupied" / "run.json").write_text("{}")
+    ms.save_checkpoint(nn.Dense(3, 2), str(root / "foreign.ckpt"))
+    (root / "garbage.ckpt").write_bytes(b"\x00" * 64)
+
+    runner = Runner(root)
+    try:
+        _start_all(runner, root)
+        yield runner
+    finally:
+        runner.finish()
+
+
+def _start_all(runner: Runner, root: Path) -> None:
+    runner.start("main", "train")  # the README's command: no options
+    runner.start(
+        "mnist",
+        "train",
+        "--data",
+        "mnist",
+        "--data-dir",
+        "mnist",
+        "--model",
+        "lenet5",
+        "--epochs",
+        "1",
+        "--batch-size",
+        "16",
+        "--output-dir",
+        "out-mnist",
+    )
+    runner.start(
+        "npz",
+        "train",
+        "--data",
+        "blobs.npz",
+        "--epochs",
+        "4",
+        "--optimizer",
+        "adam",
+        "--early-stopping",
+        "1",
+        "--upload",
+        (root / "bucket").as_uri(),
+        "--output-dir",
+        "out-npz",
+    )
+    for name, args in ERRORS.items():
+        runner.start(name, *args)
+    main = runner.result("main")
+    assert main.returncode == 0, main.stderr
+    # eval and predict read a copy: the resumed run rewrites model.ckpt meanwhile.
+    (root / "main-model.ckpt").write_bytes(
+        (root / "runs/train-1/model.ckpt").read_bytes()
+    )
+    runner.start("resume", "train", "--resume", "--epochs", "32")
+    runner.start("eval", "eval", "main-model.ckpt")
+    np.save(root / "digits.npy", _first_test_digits())
+    np.save(root / "wrong-shape.npy", np.zeros((3, 7), np.float32))
+    runner.start("predict", "predict", "main-model.ckpt", "digits.npy")
+    runner.start("predict-wrong-shape", "predict", "main-model.ckpt", "wrong-shape.npy")
+    runner.result("resume")
+    runner.start("resume-too-few", "train", "--resume", "--epochs", "30")
+    runner.start(
+        "resume-other-model", "train", "--resume", "--epochs", "40", "--model", "lenet5"
+    )
+
+
+def _first_test_digits() -> np.ndarray:
+    from cadence import dataset
+
+    rows = dataset.DigitsDataset(usage="test", shuffle=False).batch(5)
+    image, _ = next(rows.create_tuple_iterator(output_numpy=True))
+    return np.asarray(image)
+
+
+def accuracy_in(stdout: str) -> str:
+    found = re.search(r"Test accuracy: (\d\.\d+)", stdout)
+    assert found is not None, stdout
+    return found.group(1)
+
+
+# --- the main job --------------------------------------------------------------------------
+
+
+def test_bare_train_reaches_95_percent_and_says_where_everything_went(
+    runs: Runner,
+) -> None:
+    result = runs.result("main")
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith(
+        "Training mlp on the digits: 1294 train, 144 validation, 359 test samples"
+    )
+    assert "30 epochs of 41 steps (batch 32), momentum lr 0.1, seed 0." in lines[0]
+    assert any(
+        re.fullmatch(r"epoch: 1 step: 20, loss is \d+\.\d+(e-\d+)?", line)
+        for line in lines
+    )
+    assert sum(line.startswith("Train epoch time: ") for line in lines) == 30
+    assert sum(line.startswith("Eval result: epoch ") for line in lines) == 30
+    accuracy = float(accuracy_in(result.stdout))
+    assert accuracy >= 0.95
+    run = runs.cwd / "runs" / "train-1"
+    assert f"Model:       {run.relative_to(runs.cwd)}/model.ckpt" in lines
+    assert f"Loss plot:   {run.relative_to(runs.cwd)}/loss.png" in lines
+    assert (run / "loss.png").read_bytes().startswith(b"\x89PNG")
+    assert json.loads((run / "run.json").read_text())["model"] == "mlp"
+    assert result.stderr == ""
+
+
+def test_resume_continues_the_newest_run_after_its_last_epoch(runs: Runner) -> None:
+    result = runs.result("resume")
+    assert result.returncode == 0, result.stderr
+    assert "32 epochs of 41 steps" in result.stdout
+    assert "resuming after epoch 30." in result.stdout
+    assert (
+        sum(
+            line.startswith("Train epoch time: ") for line in result.stdout.splitlines()
+        )
+        == 2
+    )
+    assert "epoch: 31 step: 20, loss is" in result.stdout
+    run = runs.cwd / "runs" / "train-1"
+    checkpoints = sorted(p.name for p in (run / "checkpoints").iterdir())
+    # The same prefix goes on; retention keeps the last 3 of both runs, plus the best.
+    assert checkpoints[:3] == ["mlp-30_41.ckpt", "mlp-31_41.ckpt", "mlp-32_41.ckpt"]
+    assert re.fullmatch(r"mlp-best-\d+_41\.ckpt", checkpoints[3])
+    assert checkpoints[4:] == ["mlp-latest.json"]
+    events = [p.name for p in (run / "summaries").iterdir()]
+    assert len(events) == 2  # one event file per run
+    assert all(name.startswith("events.out.tfevents.") for name in events)
+    assert json.loads((run / "run.json").read_text())["epochs"] == 32
+    assert not (runs.cwd / "runs/train-2").exists()
+
+
+def test_eval_rebuilds_the_network_from_the_checkpoint(runs: Runner) -> None:
+    result = runs.result("eval")
+    assert result.returncode == 0, result.stderr
+    trained = accuracy_in(runs.result("main").stdout)
+    assert result.stdout.startswith(f"Test accuracy: {trained} (loss ")
+    assert "359 test samples of the digits; mlp from main-model.ckpt" in result.stdout
+
+
+def test_predict_prints_a_class_per_sample(runs: Runner) -> None:
+    result = runs.result("predict")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert len(lines) == 5
+    for i, line in enumerate(lines):
+        assert re.fullmatch(
+            rf"sample {i}: class \d \(probability [01]\.\d{{3}}\)", line
+        )
+
+
+def test_mnist_idx_files_with_lenet5(runs: Runner) -> None:
+    result = runs.result("mnist")
+    assert result.returncode == 0, result.stderr
+    assert "Training lenet5 on MNIST (" in result.stdout
+    assert (
+        "180 train, 20 validation, 60 test samples of shape (1, 28, 28), 10 classes"
+        in result.stdout
+    )
+    accuracy = float(accuracy_in(result.stdout))
+    assert accuracy > 0.5  # chance is 0.1
+    assert (runs.cwd / "out-mnist" / "model.ckpt").is_file()
+
+
+def test_npz_with_early_stopping_and_upload(runs: Runner) -> None:
+    result = runs.result("npz")
+    assert result.returncode == 0, result.stderr
+    assert (
+        "Training mlp on blobs.npz: 173 train, 19 validation, 48 test samples of shape (20,), 3 classes"
+        in result.stdout
+    )
+    assert "adam lr 0.001" in result.stdout
+    uploaded = re.search(
+        r"Checkpoint upload to (\S+): (\d+) uploaded, 0 already stored, 0 failed",
+        result.stdout,
+    )
+    assert uploaded is not None, result.stdout
+    stored = {p.name for p in (runs.cwd / "bucket").iterdir()}
+    local = {p.name for p in (runs.cwd / "out-npz" / "checkpoints").glob("*.ckpt")}
+    assert local <= stored
+    assert int(uploaded.group(2)) >= len(local)
+
+
+# --- errors: one line, the fix, no traceback --------------------------------------------------
+
+ERRORS: dict[str, tuple[str, ...]] = {
+    "epochs-zero": ("train", "--epochs", "0"),
+    "lr-text": ("train", "--lr", "fast"),
+    "batch-negative": ("train", "--batch-size", "-3"),
+    "valid-fraction": ("train", "--valid-fraction", "1.5"),
+    "unknown-model": ("train", "--model", "resnet"),
+    "device-target": ("train", "--device-target", "npu"),
+    "mnist-no-dir": ("train", "--data", "mnist"),
+    "mnist-missing-dir": ("train", "--data", "mnist", "--data-dir", "nowhere"),
+    "mnist-malformed": ("train", "--data", "mnist", "--data-dir", "bad-mnist"),
+    "npz-malformed": ("train", "--data", "bad.npz"),
+    "npz-no-y": ("train", "--data", "no-y.npz"),
+    "npz-float-labels": ("train", "--data", "float-labels.npz"),
+    "npz-lenet": ("train", "--data", "blobs.npz", "--model", "lenet5"),
+    "unknown-data": ("train", "--data", "cifar"),
+    "output-under-file": ("train", "--output-dir", "a-file/out"),
+    "output-occupied": ("train", "--output-dir", "occupied"),
+    "resume-nothing": ("train", "--resume", "--output-dir", "empty"),
+    "upload-scheme": ("train", "--upload", "ftp://host/x", "--output-dir", "out-ftp"),
+    "eval-missing": ("eval", "missing.ckpt"),
+    "eval-foreign": ("eval", "foreign.ckpt"),
+    "eval-garbage": ("eval", "garbage.ckpt"),
+    "predict-missing-input": ("predict", "foreign.ckpt", "missing.npy"),
+}
+
+EXPECTED = {
+    "epochs-zero": "cadence train: error: argument --epochs: expected a positive whole number, got '0' (see 'cadence train --help')",
+    "lr-text": "argument --lr: expected a positive number, got 'fast'",
+    "batch-negative": "argument --batch-size: expected a positive whole number, got '-3'",
+    "valid-fraction": "argument --valid-fraction: expected a fraction from 0 up to (not including) 1, got '1.5'",
+    "unknown-model": "argument --model: invalid choice: 'resnet' (choose from 'lenet5', 'mlp')",
+    "device-target": "No device target named 'npu'. Known targets: 'CPU'. Pass --device-target with one of those names.",
+    "mnist-no-dir": "--data mnist needs --data-dir DIR, a directory holding MNIST's IDX files",
+    "mnist-missing-dir": "/nowhere' does not exist; pass --data-dir DIR with MNIST's IDX files",
+    "mnist-malformed": "train-images-idx3-ubyte",
+    "npz-malformed": "Cannot read 'bad.npz' as an .npz file",
+    "npz-no-y": "has no array named 'y'; it holds ['x']",
+    "npz-float-labels": "y must be a 1-d array of class numbers 0, 1, 2, ..., but it has shape (4,) and dtype 'float64' (first values [0.0, 0.5, 1.0])",
+    "npz-lenet": "the LeNet-5 preset needs images (channels, height, width) of at least 4x4 pixels, but the samples have shape (20,)",
+    "unknown-data": "unknown data set 'cifar': --data takes 'digits'",
+    "output-under-file": "cannot create the output directory 'a-file/out': 'a-file' is a file; choose another --output-dir.",
+    "output-occupied": "the output directory 'occupied' already holds a run; pass --resume to continue it",
+    "resume-nothing": "--resume: 'empty' holds no run to continue (no run.json)",
+    "upload-scheme": "--upload 'ftp://host/x': For 'CheckpointUploader', the argument 'destination' must be an 's3://'",
+    "eval-missing": "cadence eval: error: the checkpoint 'missing.ckpt' does not exist",
+    "eval-foreign": "has no 'cadence_run' entry, so it was not written by `cadence train`",
+    "eval-garbage": "garbage.ckpt",
+    "predict-missing-input": "has no 'cadence_run' entry",  # the checkpoint is checked first
+    "predict-wrong-shape": "'wrong-shape.npy': the inputs have shape (3, 7), which is not a whole number of samples of shape (1, 8, 8) (64 values each).",
+    "resume-too-few": "--resume: the run in 'runs/train-1' has already trained 32 epochs; pass --epochs N with N > 32",
+    "resume-other-model": "was trained with --model 'mlp', which a resumed run cannot change (got 'lenet5')",
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_bad_input_is_one_line_with_the_fix(runs: Runner, name: str) -> None:
+    result = runs.result(name)
+    lines = result.stderr.splitlines()
+    assert result.returncode == 2, (result.args, result.stderr)
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith(f"cadence {result.args[0]}: error: ")
+    assert EXPECTED[name] in lines[0]
+    assert result.stdout == ""
+
+
+def test_failed_commands_leave_no_run_behind(runs: Runner) -> None:
+    for name in ("upload-scheme", "npz-lenet"):
+        runs.result(name)
+    assert not (runs.cwd / "out-ftp").exists()
+    assert sorted(p.name for p in (runs.cwd / "runs").iterdir()) == ["train-1"]
