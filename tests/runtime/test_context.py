@@ -55,5 +55,11 @@ def test_thread_limit_in_a_fresh_process_does_not_deadlock():
     import sys
 
     code = "import cadence as ms; ms.set_context(runtime_num_threads=1); print(ms.get_context('runtime_num_threads'))"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
     assert out.stdout.strip() == "1"
