@@ -43,6 +43,8 @@ if TYPE_CHECKING:
 __all__ = ["create_app"]
 
 _SHUTDOWN_S = 30.0
+UPLOAD_SCHEMES = ("s3", "gs", "az", "memory")
+"""Upload destinations clients may ask for; credentials come from the server's environment."""
 
 
 def create_app(
@@ -210,6 +212,7 @@ class _Service:
             self.root,
             self.history,
         )
+        record.uploader = job.uploader
         record.open_stream(queue_size=1024)
         self.runs.add(record)
         tg.start_soon(record.pump, name=f"cadence service events {record.id}")
@@ -262,10 +265,26 @@ class _Service:
                 f"Unknown data set preset {run_request.dataset!r} at `$.dataset`; known presets: {_names(DATASETS)}.",
             )
         if run_request.upload is not None:
+            self._check_upload(run_request)
+
+    def _check_upload(self, run_request: RunRequest) -> None:
+        upload = run_request.upload or ""
+        scheme = upload.partition("://")[0] if "://" in upload else ""
+        if scheme == "file":
             raise ServiceError(
-                422, "Checkpoint upload is not available on this server yet (`$.upload`): it has no checkpoint "
-                "uploader. Leave out `upload`; checkpoints stay in the run's output directory.",
+                422, f"`$.upload` may not be a file:// URL, got {upload!r}: clients may not choose where this "
+                "server writes files. Checkpoints are kept in the run's `output` directory anyway.",
             )  # fmt: skip
+        if scheme not in UPLOAD_SCHEMES:
+            raise ServiceError(
+                422, f"`$.upload` must be an object-store URL ({', '.join(s + '://' for s in UPLOAD_SCHEMES)}), "
+                f"got {upload!r}.",
+            )  # fmt: skip
+        if run_request.checkpoint is None:
+            raise ServiceError(
+                422,
+                "`$.upload` needs `$.checkpoint`: only saved checkpoints are uploaded.",
+            )
 
     def _output_dir(self, run_request: RunRequest) -> Path:
         name = (

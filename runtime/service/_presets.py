@@ -61,6 +61,8 @@ class Job:
         self.valid = valid
         self.callbacks = callbacks
         self.eval_every = eval_every
+        self.uploader: Any = None
+        """The `CheckpointUploader` among the callbacks, if the request asked for uploads."""
 
 
 def build_job(request: RunRequest, directory: Path | None) -> Job:
@@ -84,10 +86,18 @@ def build_job(request: RunRequest, directory: Path | None) -> Job:
     model = ms.Model(
         net, loss, optimizer, metrics={"accuracy"} if valid is not None else None
     )
-    callbacks: list[Any] = []
+    job = Job(model, train, valid, [], request.eval_every)
     if request.checkpoint is not None and directory is not None:
-        callbacks.append(_checkpointer(request, directory, train.get_dataset_size()))
-    return Job(model, train, valid, callbacks, request.eval_every)
+        job.callbacks.append(
+            _checkpointer(request, directory, train.get_dataset_size())
+        )
+        if request.upload is not None:
+            from cadence.callbacks import CheckpointUploader
+
+            # After ModelCheckpoint: local retention then waits for each upload.
+            job.uploader = CheckpointUploader(request.upload, on_incomplete="ignore")
+            job.callbacks.append(job.uploader)
+    return job
 
 
 def _checkpointer(request: RunRequest, directory: Path, steps_per_epoch: int) -> Any:

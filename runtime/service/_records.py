@@ -12,17 +12,16 @@ import contextlib
 import itertools
 import time
 from collections import OrderedDict, deque
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
 from cadence import encode_event
 
-from ._schema import EventsView, RunView, checkpoint_view
+from ._schema import EventsView, RunView, UploadView, checkpoint_view
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from cadence import RunEvents, RunHandle
 
     from ._schema import RunRequest
@@ -51,6 +50,7 @@ class RunRecord:
         self.last_id = 0
         self.finished = False  # the history holds every event the run will have
         self.changed = anyio.Event()
+        self.uploader: Any = None  # the run's CheckpointUploader, if it uploads
         self._stream: RunEvents | None = None
 
     def open_stream(self, queue_size: int) -> None:
@@ -98,11 +98,42 @@ class RunRecord:
             output=str(self.output.relative_to(self.root)) if self.output is not None else None,
             progress=h.progress, outcome=h.outcome,
             checkpoints=[checkpoint_view(c, self.root) for c in h.checkpoints],
+            upload=self._upload_view(),
             events=EventsView(
                 first_id=self.first_id, last_id=self.last_id,
                 dropped=stream.dropped if stream is not None else 0,
             ),
         )  # fmt: skip
+
+    def _upload_view(self) -> UploadView | None:
+        uploader = self.uploader
+        if uploader is None:
+            return None
+        report = uploader.report if self.handle.done else None
+        if report is None:
+            return UploadView(destination=uploader.destination, report=None)
+        shown = self._relative
+        return UploadView(
+            destination=uploader.destination,
+            report={
+                "complete": report.complete,
+                "uploaded": [shown(p) for p in report.uploaded],
+                "already_stored": [shown(p) for p in report.already_stored],
+                "failed": {shown(p): error for p, error in report.failed.items()},
+                "pending": [shown(p) for p in report.pending],
+                "dropped": [shown(p) for p in report.dropped],
+                "bytes_uploaded": report.bytes_uploaded,
+                "upload_seconds": report.upload_seconds,
+                "notes": list(report.notes),
+            },
+        )
+
+    def _relative(self, path: str) -> str:
+        # Clients see paths relative to the output directory, never the server's layout.
+        try:
+            return str(Path(path).relative_to(self.root))
+        except ValueError:
+            return Path(path).name
 
 
 class RunTable:

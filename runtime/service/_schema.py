@@ -16,6 +16,7 @@ __all__ = [
     "EventsView",
     "RunRequest",
     "RunView",
+    "UploadView",
     "decode_run_request",
 ]
 
@@ -59,7 +60,7 @@ class RunRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
     checkpoint: CheckpointRequest | None = None
     """Save checkpoints; none are saved when this is absent."""
     upload: _Name | None = None
-    """Where to upload checkpoints (an object-store URL); not supported by this server yet."""
+    """Also copy every checkpoint to this object-store URL (`s3://`, `gs://`, `az://`, `memory://`)."""
 
 
 _decoder = msgspec.json.Decoder(RunRequest)
@@ -98,6 +99,15 @@ class EventsView(msgspec.Struct, frozen=True, kw_only=True):
     """Events lost before reaching the history (the server's reader fell behind)."""
 
 
+class UploadView(msgspec.Struct, frozen=True, kw_only=True):
+    """Where a run's checkpoints are uploaded, and how that went once the run ended."""
+
+    destination: str
+    report: Any
+    """Once the run ended: `complete`, `uploaded`, `already_stored`, `failed` (path -> error), `pending`,
+    `dropped` (paths relative to the output directory), `bytes_uploaded`, `upload_seconds`, `notes`; else None."""
+
+
 class RunView(msgspec.Struct, frozen=True, kw_only=True):
     """A run as `GET /runs/{id}` shows it."""
 
@@ -113,6 +123,7 @@ class RunView(msgspec.Struct, frozen=True, kw_only=True):
     outcome: RunEnded | None
     """The terminal event, once the run ended."""
     checkpoints: list[CheckpointView]
+    upload: UploadView | None
     events: EventsView
 
 

@@ -64,10 +64,20 @@ BAD_BODIES = [
         "Unknown data set preset 'imagenet' at `$.dataset`; known presets: 'digits'.",
     ),
     (
-        b'{"upload": "s3://bucket/runs"}',
+        b'{"upload": "file:///etc", "checkpoint": {}}',
         422,
-        "Checkpoint upload is not available on this server yet (`$.upload`): it has no checkpoint uploader. "
-        "Leave out `upload`; checkpoints stay in the run's output directory.",
+        "`$.upload` may not be a file:// URL, got 'file:///etc': clients may not choose where this server "
+        "writes files. Checkpoints are kept in the run's `output` directory anyway.",
+    ),
+    (
+        b'{"upload": "ftp://host/dir", "checkpoint": {}}',
+        422,
+        "`$.upload` must be an object-store URL (s3://, gs://, az://, memory://), got 'ftp://host/dir'.",
+    ),
+    (
+        b'{"upload": "memory://store/run"}',
+        422,
+        "`$.upload` needs `$.checkpoint`: only saved checkpoints are uploaded.",
     ),
 ]
 

@@ -229,3 +229,26 @@ def test_shutting_down_cancels_running_runs_and_keeps_their_checkpoints(server):
     for path in files:
         assert cadence.load_checkpoint(str(path))
     assert not [p for p in (server.output / "interrupted").iterdir() if "tmp" in p.name]
+
+
+def test_checkpoints_are_uploaded_when_asked(server):
+    from cadence.callbacks import list_remote_checkpoints
+
+    destination = f"memory://service-test-{id(server)}/run"
+    run = server.start(
+        epochs=2,
+        eval_every=0,
+        output="up",
+        checkpoint={"every_steps": 20},
+        upload=destination,
+    )
+    assert run["upload"] == {"destination": destination, "report": None}
+    view = server.wait_ended(run["id"])
+    assert view["status"] == "completed"
+    report = view["upload"]["report"]
+    assert report["failed"] == {}
+    assert report["pending"] == []
+    assert report["complete"] is True
+    local = {c["path"] for c in view["checkpoints"]}
+    assert set(report["uploaded"]) == local
+    assert {f"up/{c.name}" for c in list_remote_checkpoints(destination)} == local
