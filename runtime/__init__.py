@@ -78,7 +78,8 @@ from ._model import LegacyHookWarning, Model
 from ._run_context import RunContext
 
 # --- compute: tensors, parameters, context, serialization ------------------------
-from ._run_handle import RunEvents, RunHandle, start_run
+from ._run_events import RunEvents
+from ._run_handle import RunHandle, start_run
 from ._run_progress import RunProgress
 from ._serialization import load_checkpoint, load_param_into_net, save_checkpoint
 from ._statistics import BusStatistics, SubscriberStatistics
