@@ -375,8 +375,16 @@ class Model:
     async def _execute_async(self, run: Run) -> Any:
         call_soon = current_call_soon()
         done = anyio.Event()
+        # Cancellation can come before the worker thread starts the run: then the
+        # run must never start (nothing would wait for it), and nothing waits.
+        handshake = threading.Lock()
+        state = {"started": False, "abandoned": False}
 
         def target() -> Any:
+            with handshake:
+                if state["abandoned"]:
+                    return None
+                state["started"] = True
             try:
                 return self._execute(run)
             finally:
@@ -386,9 +394,12 @@ class Model:
             try:
                 return await anyio.to_thread.run_sync(target, abandon_on_cancel=True)
             except anyio.get_cancelled_exc_class():
-                run.cancel()
-                with anyio.CancelScope(shield=True):
-                    await done.wait()
+                with handshake:
+                    started, state["abandoned"] = state["started"], True
+                if started:
+                    run.cancel()
+                    with anyio.CancelScope(shield=True):
+                        await done.wait()
                 raise
 
     # --- argument checks and run set-up ------------------------------------------------------

@@ -6,6 +6,7 @@ import threading
 
 import anyio
 import anyio.lowlevel
+import anyio.lowlevel
 import pytest
 
 from cadence import Callback, Event, Model, RunEnded, TrainStepEnd
@@ -211,5 +212,23 @@ async def test_a_run_on_a_bus_the_caller_serves_keeps_the_callers_loop():
     async with model.bus.serve():
         await anyio.to_thread.run_sync(lambda: model.train(1, ListDataset.of_steps(3)))
         assert seen == [1, 2, 3]  # drained at run end, on this loop
-        model.bus.publish(TrainStepEnd(epoch=9, step=9, step_in_epoch=9, loss=None))  # the loop still serves
+        model.bus.publish(
+            TrainStepEnd(epoch=9, step=9, step_in_epoch=9, loss=None)
+        )  # the loop still serves
     assert seen == [1, 2, 3, 9]
+
+
+async def test_cancelled_before_the_run_starts_it_never_starts_and_nothing_hangs():
+    rec = HookRecorder()
+    model = Model(constant_network())
+    with anyio.CancelScope() as scope:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(model.train_async, 1, ListDataset.of_steps(3), rec)
+            await anyio.lowlevel.checkpoint()
+            scope.cancel()
+    with anyio.fail_after(5):
+        while model._current is not None:  # noqa: ASYNC110 - the run thread owns this state
+            await anyio.sleep(0.001)
+    # Either it never started, or it started and ended cancelled: never half-run.
+    assert rec.names() == [] or rec.names()[-1] == "__exit__"
+    await model.train_async(1, ListDataset.of_steps(1))  # the model is usable again
