@@ -6,7 +6,6 @@ import threading
 
 import anyio
 import anyio.lowlevel
-import anyio.lowlevel
 import pytest
 
 from cadence import Callback, Event, Model, RunEnded, TrainStepEnd
