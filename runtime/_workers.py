@@ -74,6 +74,7 @@ class LoopHost:
 
     def spawn(self, queue: WorkerQueue) -> None:
         """Start `queue`'s worker task; callable from any thread."""
+        queue.running = True
         if threading.get_ident() == self.thread_id:
             self.task_group.start_soon(
                 queue.run, name=f"cadence worker {queue.sub.name}"
@@ -98,6 +99,7 @@ class PortalHost:
 
     def spawn(self, queue: WorkerQueue) -> None:
         """Start `queue`'s worker task on the background loop."""
+        queue.running = True
         self.portal.start_task_soon(queue.run, name=f"cadence worker {queue.sub.name}")
 
     def stop(self) -> None:
@@ -136,7 +138,9 @@ class WorkerQueue:
         self.host: LoopHost | PortalHost | None = None
         self._waiter: anyio.Event | None = None
         self._scope: anyio.CancelScope | None = None
-        self.running = False  # its task is alive (possibly after the subscription was removed)
+        # Its task was started and has not ended (possibly after the subscription
+        # was removed); set by the host when it spawns the task.
+        self.running = False
         self._sleeping = False  # waiting without a poll timeout: needs a wake
         self._last_active = 0.0
 
@@ -210,7 +214,6 @@ class WorkerQueue:
         Shielded: cancelling the host's scope (e.g. cancelling `train_async`) lets
         the worker finish what was queued; only `cancel()` stops it early.
         """
-        self.running = True
         try:
             with anyio.CancelScope(shield=True) as scope:
                 self._scope = scope
