@@ -10,10 +10,10 @@ import typing
 
 import pytest
 
-PACKAGES = ["cadence", "cadence.callbacks", "cadence.nn", "cadence.dataset", "cadence.train"]
+PACKAGES = ["cadence", "cadence.callbacks", "cadence.nn", "cadence.dataset", "cadence.train", "cadence.service"]
 # Modules whose exports keep their own module names (they are public modules themselves).
 PUBLIC_MODULES = ["cadence.testing", "cadence.validation"]
-FINAL = {"EventBus", "RunContext", "Subscription", "CallbackParams"}
+FINAL = {"EventBus", "RunContext", "Subscription", "CallbackParams", "RunHandle", "RunEvents"}
 
 
 @pytest.mark.parametrize("name", PACKAGES)
