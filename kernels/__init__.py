@@ -1,8 +1,9 @@
 """Compute kernels per device target (`cadence.kernels`).
 
 `reference` holds the plain-numpy spec of every kernel; `cpu_kernels()` returns
-the CPU kernel table (numba), importing it on the first call. Importing this
-package does not import numba.
+the CPU kernel table (numba) and `cuda_kernels()` the CUDA one (numba.cuda),
+each importing its module on the first call. Importing this package does not
+import numba.
 """
 
 from __future__ import annotations
@@ -13,7 +14,13 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from types import ModuleType
 
-__all__ = ["KERNEL_NAMES", "KernelSet", "cpu_kernels", "reference_kernels"]
+__all__ = [
+    "KERNEL_NAMES",
+    "KernelSet",
+    "cpu_kernels",
+    "cuda_kernels",
+    "reference_kernels",
+]
 
 # Every kernel table provides these names, with `reference`'s signatures.
 KERNEL_NAMES: tuple[str, ...] = (
@@ -56,6 +63,15 @@ class KernelSet(Protocol):
 def cpu_kernels() -> ModuleType:
     """Return the CPU kernel table, importing it (and numba) on the first call."""
     return importlib.import_module("cadence.kernels._cpu")
+
+
+def cuda_kernels() -> ModuleType:
+    """Return the CUDA kernel table, importing it (numba.cuda) on the first call.
+
+    Besides the kernels it provides `to_device`, `to_host` and `DeviceArray`,
+    the array type tensors hold on the GPU target.
+    """
+    return importlib.import_module("cadence.kernels._cuda")
 
 
 def reference_kernels() -> ModuleType:

@@ -84,6 +84,14 @@ from ._run_progress import RunProgress
 from ._serialization import load_checkpoint, load_param_into_net, save_checkpoint
 from ._statistics import BusStatistics, SubscriberStatistics
 from ._subscription import Subscription
+from ._targets import (
+    CPUTarget,
+    CUDATarget,
+    Target,
+    TargetUnavailableError,
+    get_target,
+    register_target,
+)
 from ._tensor import Parameter, ParameterTuple, Tensor
 from ._util import fixup_module_metadata
 
@@ -91,6 +99,8 @@ __all__ = [
     "GRAPH_MODE",
     "PYNATIVE_MODE",
     "BusStatistics",
+    "CPUTarget",
+    "CUDATarget",
     "CadenceError",
     "CadenceInternalError",
     "CadenceWarning",
@@ -126,6 +136,8 @@ __all__ = [
     "SubscriberError",
     "SubscriberStatistics",
     "Subscription",
+    "Target",
+    "TargetUnavailableError",
     "Tensor",
     "TrainBegin",
     "TrainEnd",
@@ -144,6 +156,7 @@ __all__ = [
     "float64",
     "get_context",
     "get_seed",
+    "get_target",
     "grad",
     "int8",
     "int16",
@@ -151,6 +164,7 @@ __all__ = [
     "int64",
     "load_checkpoint",
     "load_param_into_net",
+    "register_target",
     "save_checkpoint",
     "set_context",
     "set_seed",

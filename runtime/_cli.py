@@ -23,6 +23,7 @@ COMMANDS: dict[str, str] = {
     "predict": "cadence._cmd_predict",
     "summary": "cadence._cmd_summary",
     "serve": "cadence._cmd_serve",
+    "targets": "cadence._cmd_targets",
 }
 
 

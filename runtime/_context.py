@@ -60,12 +60,14 @@ def set_context(**kwargs: Any) -> None:
 
     Args:
         **kwargs: `mode` (`GRAPH_MODE` or `PYNATIVE_MODE`; both run eagerly),
-            `device_target` (`"CPU"`; others once their plugin is installed),
+            `device_target` (`"CPU"`, `"GPU"`, `"Ascend"` or a plugin's target,
+            case-insensitive; fails at once if the target cannot run here),
             `runtime_num_threads` (threads BLAS and kernels may use together),
             and MindSpore's other keys, which are recorded and otherwise ignored.
 
     Raises:
-        ValueError: For an unknown key, a bad mode, or an unknown or unavailable target.
+        ValueError: For an unknown key or a bad mode.
+        TargetUnavailableError: (a ValueError) For an unknown or unavailable target.
 
     Example:
         >>> import cadence as ms
