@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ._cli import UsageError
-from ._presets import DEFAULT_LEARNING_RATES
+from ._presets import default_learning_rate
 
 if TYPE_CHECKING:
     import argparse
@@ -60,16 +60,17 @@ class Settings:
 
     def with_defaults(self) -> Settings:
         """Fill every unset field with its default."""
+        model = self.model or "mlp"
         data = self.data or "digits"
         optimizer = self.optimizer or "momentum"
         defaults = Settings(
-            model="mlp",
+            model=model,
             data=data,
             data_dir=None,
             valid_fraction=0.1,
             epochs=_DEFAULT_EPOCHS.get(data, _NPZ_EPOCHS),
             batch_size=32,
-            lr=DEFAULT_LEARNING_RATES[optimizer],
+            lr=default_learning_rate(optimizer, model, data),
             optimizer=optimizer,
             seed=0,
         )

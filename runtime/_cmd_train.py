@@ -28,7 +28,7 @@ def register(subparsers: _SubParsersAction[argparse.ArgumentParser]) -> None:
         help="train a model (MLP or LeNet-5) on the digits, MNIST or an .npz file and report its test accuracy",
         description="Train a model with progress output, checkpoints, TensorBoard summaries and a loss "
         "plot, then evaluate it on the held-out test split. With no options: an MLP on the handwritten "
-        "digits scikit-learn ships, in a few seconds, to about 96%% test accuracy. Output goes to "
+        "digits scikit-learn ships, in a few seconds, to about 96% test accuracy. Output goes to "
         "--output-dir (default: the next free runs/train-N); --resume continues a run there.",
     )
     what = parser.add_argument_group("what to train")
@@ -66,7 +66,7 @@ def register(subparsers: _SubParsersAction[argparse.ArgumentParser]) -> None:
         "--lr",
         type=cli.positive_float,
         metavar="RATE",
-        help="learning rate (default 0.1 for momentum and sgd, 0.001 for adam)",
+        help="learning rate (default: adam 0.001; momentum and sgd 0.1 for the MLP on the digits, else 0.01)",
     )
     how.add_argument(
         "--optimizer", choices=OPTIMIZERS, help="optimizer (default momentum, 0.9)"
@@ -169,9 +169,7 @@ def _set_device_target(name: str) -> None:
     try:
         ms.set_context(device_target=name)
     except ValueError as exc:
-        raise UsageError(
-            f"{exc} Pass --device-target with one of those names."
-        ) from None
+        raise UsageError(f"--device-target {name!r}: {exc}") from None
 
 
 def _model(net: Any, settings: Settings) -> Any:

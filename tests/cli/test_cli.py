@@ -141,38 +141,10 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runner]:
 
 def _start_all(runner: Runner, root: Path) -> None:
     runner.start("main", "train")  # the README's command: no options
-    runner.start(
-        "mnist",
-        "train",
-        "--data",
-        "mnist",
-        "--data-dir",
-        "mnist",
-        "--model",
-        "lenet5",
-        "--epochs",
-        "1",
-        "--batch-size",
-        "16",
-        "--output-dir",
-        "out-mnist",
-    )
-    runner.start(
-        "npz",
-        "train",
-        "--data",
-        "blobs.npz",
-        "--epochs",
-        "4",
-        "--optimizer",
-        "adam",
-        "--early-stopping",
-        "1",
-        "--upload",
-        (root / "bucket").as_uri(),
-        "--output-dir",
-        "out-npz",
-    )
+    mnist = "--data mnist --data-dir mnist --model lenet5 --epochs 2 --lr 0.05 --batch-size 16"
+    runner.start("mnist", "train", *mnist.split(), "--output-dir", "out-mnist")
+    npz = "--data blobs.npz --epochs 4 --optimizer adam --early-stopping 1 --output-dir out-npz"
+    runner.start("npz", "train", *npz.split(), "--upload", (root / "bucket").as_uri())
     for name, args in ERRORS.items():
         runner.start(name, *args)
     main = runner.result("main")
@@ -284,6 +256,7 @@ def test_mnist_idx_files_with_lenet5(runs: Runner) -> None:
     result = runs.result("mnist")
     assert result.returncode == 0, result.stderr
     assert "Training lenet5 on MNIST (" in result.stdout
+    assert "2 epochs of 12 steps (batch 16), momentum lr 0.05, seed 0." in result.stdout
     assert (
         "180 train, 20 validation, 60 test samples of shape (1, 28, 28), 10 classes"
         in result.stdout
@@ -320,7 +293,7 @@ ERRORS: dict[str, tuple[str, ...]] = {
     "batch-negative": ("train", "--batch-size", "-3"),
     "valid-fraction": ("train", "--valid-fraction", "1.5"),
     "unknown-model": ("train", "--model", "resnet"),
-    "device-target": ("train", "--device-target", "npu"),
+    "device-target": ("train", "--device-target", "tpu"),
     "mnist-no-dir": ("train", "--data", "mnist"),
     "mnist-missing-dir": ("train", "--data", "mnist", "--data-dir", "nowhere"),
     "mnist-malformed": ("train", "--data", "mnist", "--data-dir", "bad-mnist"),
@@ -345,7 +318,7 @@ EXPECTED = {
     "batch-negative": "argument --batch-size: expected a positive whole number, got '-3'",
     "valid-fraction": "argument --valid-fraction: expected a fraction from 0 up to (not including) 1, got '1.5'",
     "unknown-model": "argument --model: invalid choice: 'resnet' (choose from 'lenet5', 'mlp')",
-    "device-target": "No device target named 'npu'. Known targets: 'CPU'. Pass --device-target with one of those names.",
+    "device-target": "--device-target 'tpu': No device target named 'tpu'. Known targets: ",
     "mnist-no-dir": "--data mnist needs --data-dir DIR, a directory holding MNIST's IDX files",
     "mnist-missing-dir": "/nowhere' does not exist; pass --data-dir DIR with MNIST's IDX files",
     "mnist-malformed": "train-images-idx3-ubyte",
