@@ -10,8 +10,13 @@ __all__ = ["check_float_array", "check_same_shape", "check_shape"]
 
 
 def check_float_array(name: str, a: Any, ndim: int | None = None) -> None:
-    """Raise unless `a` is a C-contiguous float32/float64 array (of `ndim` dimensions)."""
-    if not isinstance(a, np.ndarray):
+    """Raise unless `a` is a C-contiguous float32/float64 array (of `ndim` dimensions).
+
+    Device arrays (classes marked `__cadence_device__`) pass as arrays.
+    """
+    if not isinstance(a, np.ndarray) and not getattr(
+        type(a), "__cadence_device__", False
+    ):
         raise TypeError(
             f"Kernel argument `{name}` must be a numpy array, but got {type(a).__name__}."
         )
@@ -27,7 +32,7 @@ def check_float_array(name: str, a: Any, ndim: int | None = None) -> None:
         raise ValueError(f"Kernel argument `{name}` must be C-contiguous.")
 
 
-def check_same_shape(names: tuple[str, ...], *arrays: np.ndarray[Any, Any]) -> None:
+def check_same_shape(names: tuple[str, ...], *arrays: Any) -> None:
     """Raise unless all arrays have the same shape."""
     shapes = [a.shape for a in arrays]
     if any(s != shapes[0] for s in shapes):
@@ -37,7 +42,7 @@ def check_same_shape(names: tuple[str, ...], *arrays: np.ndarray[Any, Any]) -> N
         )
 
 
-def check_shape(name: str, a: np.ndarray[Any, Any], shape: tuple[int, ...]) -> None:
+def check_shape(name: str, a: Any, shape: tuple[int, ...]) -> None:
     """Raise unless `a` has exactly `shape`."""
     if a.shape != shape:
         raise ValueError(
