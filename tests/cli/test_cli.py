@@ -9,11 +9,15 @@ error case (one line on stderr, no traceback, exit status 2).
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
+import pty
 import re
 import struct
 import subprocess
 import sys
+import termios
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -44,25 +48,50 @@ class Runner:
     def __init__(self, cwd: Path) -> None:
         self.cwd = cwd
         self.running: dict[str, tuple[tuple[str, ...], subprocess.Popen[str]]] = {}
+        self.terminals: dict[str, int] = {}  # name -> the pty's master side
         self.done: dict[str, Result] = {}
 
-    def start(self, name: str, *args: str) -> None:
-        command = [sys.executable, "-m", "cadence", *args]
+    def start(self, name: str, *args: str, terminal: bool = False) -> None:
+        """Start `cadence ARGS`; with `terminal`, its stdout is a pseudo-terminal."""
+        stdout: int = subprocess.PIPE
+        if terminal:
+            master, stdout = pty.openpty()
+            # A fresh pty reports 0 columns; give it a real size, as a terminal window has.
+            fcntl.ioctl(master, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 120, 0, 0))
+            self.terminals[name] = master
         process = subprocess.Popen(
-            command,
+            [sys.executable, "-m", "cadence", *args],
             cwd=self.cwd,
-            stdout=subprocess.PIPE,
+            stdout=stdout,
             stderr=subprocess.PIPE,
             text=True,
         )
+        if terminal:
+            os.close(stdout)
         self.running[name] = (args, process)
 
     def result(self, name: str) -> Result:
         if name not in self.done:
             args, process = self.running.pop(name)
+            terminal = self._read_terminal(name)
             stdout, stderr = process.communicate(timeout=TIMEOUT)
-            self.done[name] = Result(args, process.returncode, stdout, stderr)
+            self.done[name] = Result(
+                args, process.returncode, terminal or stdout, stderr
+            )
         return self.done[name]
+
+    def _read_terminal(self, name: str) -> str:
+        master = self.terminals.pop(name, None)
+        if master is None:
+            return ""
+        chunks = []
+        try:
+            while chunk := os.read(master, 65536):
+                chunks.append(chunk)
+        except OSError:  # EIO: the process closed the terminal
+            pass
+        os.close(master)
+        return b"".join(chunks).decode()
 
     def finish(self) -> None:
         for name in list(self.running):
@@ -145,6 +174,8 @@ def _start_all(runner: Runner, root: Path) -> None:
     runner.start("mnist", "train", *mnist.split(), "--output-dir", "out-mnist")
     npz = "--data blobs.npz --epochs 4 --optimizer adam --early-stopping 1 --output-dir out-npz"
     runner.start("npz", "train", *npz.split(), "--upload", (root / "bucket").as_uri())
+    tty = "--epochs 2 --output-dir out-tty"
+    runner.start("terminal", "train", *tty.split(), terminal=True)
     for name, args in ERRORS.items():
         runner.start(name, *args)
     main = runner.result("main")
@@ -283,6 +314,19 @@ def test_npz_with_early_stopping_and_upload(runs: Runner) -> None:
     local = {p.name for p in (runs.cwd / "out-npz" / "checkpoints").glob("*.ckpt")}
     assert local <= stored
     assert int(uploaded.group(2)) >= len(local)
+
+
+def test_a_terminal_gets_a_progress_bar_instead_of_lines(runs: Runner) -> None:
+    result = runs.result("terminal")
+    assert result.returncode == 0, result.stderr
+    screen = result.stdout.replace("\r\n", "\n")
+    assert re.search(
+        r"\rEpoch 2/2: 100%\|.*\| 41/41 \[.*step/s, loss=.*, eval_accuracy=0\.\d+",
+        screen,
+    )
+    assert "loss is" not in screen  # no LossMonitor lines breaking the bar
+    assert "epoch time" not in screen  # nor TimeMonitor's
+    assert "Test accuracy: " in screen
 
 
 # --- errors: one line, the fix, no traceback --------------------------------------------------
