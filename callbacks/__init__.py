@@ -19,7 +19,11 @@ from ._object_store import ChecksumMismatchError, ObjectStore, open_store
 from ._on_request_exit import OnRequestExit
 from ._progress_bar import ProgressBar
 from ._reduce_lr_on_plateau import ReduceLROnPlateau
-from ._remote_checkpoints import RemoteCheckpoint, download_checkpoint, list_remote_checkpoints
+from ._remote_checkpoints import (
+    RemoteCheckpoint,
+    download_checkpoint,
+    list_remote_checkpoints,
+)
 from ._summary_collector import SummaryCollector
 from ._time_monitor import TimeMonitor
 from ._upload_report import UploadIncompleteError, UploadIncompleteWarning, UploadReport

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import threading
-import weakref
 import time
+import weakref
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 

@@ -349,7 +349,7 @@ async def test_block_policy_refuses_to_block_the_loop_itself():
 
 def test_a_removed_busy_worker_is_still_drained_and_can_be_stopped():
     bus = EventBus()
-    gate, seen, sub = blocked_worker(bus, name="leaving")
+    gate, _, sub = blocked_worker(bus, name="leaving")
     bus.publish(step(1))
     bus.publish(step(2))
     sub.unsubscribe()  # its task goes on with what was queued
