@@ -113,12 +113,12 @@ def load_test_split(
     name, _, test, _, _, _ = _read(data, data_dir, 0)
     if tuple(test.x.shape[1:]) != spec.input_shape:
         raise UsageError(
-            f"{name} has samples of shape {tuple(test.x.shape[1:])}, but the checkpoint's network takes "
+            f"the samples of {name} have shape {tuple(test.x.shape[1:])}, but the checkpoint's network takes "
             f"{spec.input_shape}; evaluate it on the data it was trained on."
         )
     if int(test.y.max()) >= spec.num_classes:
         raise UsageError(
-            f"{name} has labels up to {int(test.y.max())}, but the checkpoint's network has "
+            f"the labels of {name} go up to {int(test.y.max())}, but the checkpoint's network has "
             f"{spec.num_classes} classes; evaluate it on the data it was trained on."
         )
     return name, test
@@ -227,10 +227,10 @@ def _npz(path: str, seed: int) -> tuple[Split, Split]:
             "(integer labels))"
         ) from None
     _check_npz_split(train, path, "x", "y")
-    train = _labels(train)
+    train = _channel_first(_labels(train))
     if test is not None:
         _check_npz_split(test, path, "x_test", "y_test")
-        test = _labels(test)
+        test = _channel_first(_labels(test))
     if test is None:
         return _hold_out_required(train, _NPZ_TEST_FRACTION, seed, path)
     if test.x.shape[1:] != train.x.shape[1:]:
@@ -266,6 +266,11 @@ def _check_npz_split(split: Split, path: str, x_name: str, y_name: str) -> None:
             + ("" if y.ndim != 1 else f" (first values {y[:3].tolist()})")
             + "."
         )
+
+
+def _channel_first(split: Split) -> Split:
+    """Give (N, H, W) images their channel axis: (N, 1, H, W)."""
+    return Split(split.x[:, None], split.y) if split.x.ndim == 3 else split
 
 
 def _labels(split: Split) -> Split:

@@ -54,8 +54,11 @@ class Settings:
     def from_args(cls, args: argparse.Namespace) -> Settings:
         """The settings given on the command line."""
         values = {f.name: getattr(args, f.name) for f in dataclasses.fields(cls)}
+        # Absolute paths, so that eval, predict and --resume work from any directory.
         if values["data_dir"] is not None:
             values["data_dir"] = os.path.abspath(values["data_dir"])
+        if values["data"] is not None and values["data"].endswith(".npz"):
+            values["data"] = os.path.abspath(values["data"])
         return cls(**values)
 
     def with_defaults(self) -> Settings:

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
+import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -200,8 +203,6 @@ def _callbacks(
     steps: int,
     upload: Any,
 ) -> list[Any]:
-    import sys
-
     from cadence.callbacks import (
         BackupAndRestore,
         CheckpointConfig,
@@ -290,10 +291,9 @@ def _plot(run_dir: RunDirectory) -> str:
     out = Path(run_dir.plot_file)
     args = argparse.Namespace(dir=str(run_dir.summary_dir), out=str(out))
     try:
-        import contextlib
-        import io
-
-        with contextlib.redirect_stdout(io.StringIO()):
+        with contextlib.redirect_stdout(
+            io.StringIO()
+        ):  # its "wrote ..." line: we say it
             run_plot(args)
     except UsageError as exc:
         return f"not drawn ({exc})"

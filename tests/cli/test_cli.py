@@ -301,7 +301,7 @@ def test_npz_with_early_stopping_and_upload(runs: Runner) -> None:
     result = runs.result("npz")
     assert result.returncode == 0, result.stderr
     assert (
-        "Training mlp on blobs.npz: 173 train, 19 validation, 48 test samples of shape (20,), 3 classes"
+        "/blobs.npz: 173 train, 19 validation, 48 test samples of shape (20,), 3 classes"
         in result.stdout
     )
     assert "adam lr 0.001" in result.stdout
@@ -366,7 +366,7 @@ EXPECTED = {
     "mnist-no-dir": "--data mnist needs --data-dir DIR, a directory holding MNIST's IDX files",
     "mnist-missing-dir": "/nowhere' does not exist; pass --data-dir DIR with MNIST's IDX files",
     "mnist-malformed": "train-images-idx3-ubyte",
-    "npz-malformed": "Cannot read 'bad.npz' as an .npz file",
+    "npz-malformed": "/bad.npz' as an .npz file (written by numpy.savez)",
     "npz-no-y": "has no array named 'y'; it holds ['x']",
     "npz-float-labels": "y must be a 1-d array of class numbers 0, 1, 2, ..., but it has shape (4,) and dtype 'float64' (first values [0.0, 0.5, 1.0])",
     "npz-lenet": "the LeNet-5 preset needs images (channels, height, width) of at least 4x4 pixels, but the samples have shape (20,)",
