@@ -7,6 +7,7 @@ import json
 import math
 import os
 import re
+import time
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -44,6 +45,10 @@ _MAX_DEFAULT_HISTOGRAM_STEPS = (
 _TENSOR_FORMAT = 'export_options["tensor_format"]'
 _CLOSE_TIMEOUT_S = 60.0
 _QUEUE_SIZE = 64  # records waiting for the writer; beyond that the training step waits (bounded memory)
+_HANDOFF_S = (
+    5.0  # records are handed to the writer at most this often (and at each epoch's end)
+)
+_HANDOFF_BYTES = 64 << 20  # ... or once the parameter copies they hold reach this size
 _run_numbers = itertools.count(
     1
 )  # process-wide, so two runs started in the same second get two files
@@ -137,6 +142,10 @@ class SummaryCollector(Callback):
         self._hist_params: list[tuple[str, Any]] = []
         self._hist_freq = 0
         self._last_train_step = 0
+        # Records made on the training thread, not yet handed to the writer.
+        self._pending: list[SummaryRecord] = []
+        self._pending_bytes = 0
+        self._next_handoff = 0.0
 
     @property
     def summary_dir(self) -> str:
@@ -204,13 +213,13 @@ class SummaryCollector(Callback):
         self._last_train_step = cb["cur_step_num"]
         metrics = cb.get("metrics")
         if metrics and self._collect_metric:
+            scalars = _metric_scalars(metrics)
             self._emit(
                 SummaryRecord(
-                    sink=id(self._sink),
-                    step=cb["cur_step_num"],
-                    scalars=_metric_scalars(metrics),
+                    sink=id(self._sink), step=cb["cur_step_num"], scalars=scalars
                 )
             )
+        self._handoff()
 
     def on_eval_begin(self, run_context: RunContext) -> None:
         """In `Model.eval`, open the run's event file (an evaluation pass inside `fit` uses fit's)."""
@@ -236,6 +245,7 @@ class SummaryCollector(Callback):
         Raises:
             TimeoutError: The writer did not finish within a minute.
         """
+        self._handoff()
         sink, sub, bus = self._sink, self._sub, self._bus
         self._sink = self._sub = self._bus = None
         self._hist_params = []
@@ -262,6 +272,8 @@ class SummaryCollector(Callback):
         os.makedirs(self._summary_dir, exist_ok=True)
         sink = EventFileSink(self._summary_dir, file_suffix(next(_run_numbers)))
         self._sink = sink
+        self._pending, self._pending_bytes = [], 0
+        self._next_handoff = time.monotonic() + _HANDOFF_S
         self._bus = bus = run_context.bus
         if bus is not None:  # None: a RunContext built by hand; write inline then
             sink_id = id(sink)
@@ -281,11 +293,30 @@ class SummaryCollector(Callback):
                 )
             )
 
-    def _emit(self, record: SummaryRecord) -> None:
+    def _emit(self, record: SummaryRecord, *, now: bool = False) -> None:
+        """Queue `record` for the writer; hand the queue over when due (or `now`)."""
+        self._pending.append(record)
+        for array in record.histograms.values():
+            self._pending_bytes += array.nbytes
+        if (
+            now
+            or self._pending_bytes > _HANDOFF_BYTES
+            or time.monotonic() >= self._next_handoff
+        ):
+            self._handoff()
+
+    def _handoff(self) -> None:
+        # Records go to the worker in bursts, at most every few seconds: a worker
+        # that was handed something polls its queue for a while afterwards, which
+        # costs CPU the training step would otherwise have.
+        pending, self._pending, self._pending_bytes = self._pending, [], 0
+        self._next_handoff = time.monotonic() + _HANDOFF_S
         if self._bus is not None:
-            self._bus.publish(record)
+            for record in pending:
+                self._bus.publish(record)
         elif self._sink is not None:
-            self._sink.handle(record)
+            for record in pending:
+                self._sink.handle(record)
 
     def _histogram_freq(self, total_steps: int) -> int:
         if self._collect_tensor_freq is not None:

@@ -14,7 +14,7 @@ import cadence.callbacks._summary_writer as summary_writer
 from cadence import Model, SubscriberError, Tensor, nn
 from cadence.callbacks import SummaryCollector
 from cadence.dataset import NumpySlicesDataset
-from cadence.testing import ListDataset, constant_network
+from cadence.testing import HookRecorder, ListDataset, constant_network
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -240,6 +240,36 @@ def test_writing_happens_off_the_training_thread_and_leaves_no_subscription(
     assert (
         len(read(tmp_path).Scalars("train/loss")) == 4
     )  # flushed and closed before train returned
+
+
+def test_records_reach_the_writer_in_bursts_at_epoch_ends(tmp_path, monkeypatch):
+    handled: list[int] = []
+    handle = summary_writer.EventFileSink.handle
+
+    def spy(self, record):
+        handled.append(record.step)
+        handle(self, record)
+
+    monkeypatch.setattr(summary_writer.EventFileSink, "handle", spy)
+    seen_mid_epoch: list[list[int]] = []
+
+    def look(rc):
+        if rc.original_args().cur_step_num == 8:
+            rc.bus.drain_sync()
+            seen_mid_epoch.append(list(handled))
+
+    recorder = HookRecorder(on={"on_train_step_end": look})
+    collector = SummaryCollector(tmp_path, collect_freq=1)
+    Model(constant_network()).train(
+        1, ListDataset.of_steps(10), callbacks=[collector, recorder]
+    )
+    assert seen_mid_epoch == [
+        []
+    ]  # nothing handed over during the epoch (well under 5 s)
+    assert handled == [
+        *range(1, 11),
+        0,
+    ]  # then every step at the epoch's end, and the close
 
 
 def test_a_failing_run_still_closes_its_file(tmp_path):
