@@ -16,12 +16,12 @@ target and the tests do.
 
 from __future__ import annotations
 
+import importlib
 import math
 from typing import Any
 
 import numba
 import numpy as np
-from numba import cuda
 
 from . import _scalar
 from ._checks import check_float_array
@@ -36,6 +36,8 @@ from ._cuda_array import (
     to_device,
     to_host,
 )
+
+cuda: Any = importlib.import_module("numba.cuda")  # untyped
 
 __all__ = [
     "DeviceArray",
@@ -198,8 +200,35 @@ _GEMM = {
 }
 
 
-def matmul(a: Array, b: Array, ta: bool = False, tb: bool = False) -> DeviceArray:
-    """Return op(a) @ op(b) for 2-D arrays, op transposing when `ta` / `tb` is set."""
+@cuda.jit
+def _gemm_simple(a: Any, b: Any, c: Any, ta: bool, tb: bool) -> None:
+    # One thread per output element, no shared memory and no syncthreads: the
+    # simulator's default, because it polls threads blocked in syncthreads.
+    m, n = c.shape
+    k = a.shape[0] if ta else a.shape[1]
+    for e in range(cuda.grid(1), m * n, cuda.gridsize(1)):
+        row = e // n
+        col = e - row * n
+        acc = 0.0
+        for kk in range(k):
+            x = a[kk, row] if ta else a[row, kk]
+            y = b[col, kk] if tb else b[kk, col]
+            acc += x * y
+        c[row, col] = acc
+
+
+# Which matmul kernel `matmul` uses by default: the tiled one on a GPU, the simple one
+# under the simulator (both are tested against the reference under the simulator).
+TILED_BY_DEFAULT = not SIMULATOR
+
+
+def matmul(
+    a: Array, b: Array, ta: bool = False, tb: bool = False, tiled: bool | None = None
+) -> DeviceArray:
+    """Return op(a) @ op(b) for 2-D arrays, op transposing when `ta` / `tb` is set.
+
+    `tiled` picks the shared-memory kernel (default on a GPU) or the simple one.
+    """
     a, b = _dev("a", a, 2), _dev("b", b, 2)
     m = a.shape[1] if ta else a.shape[0]
     n = b.shape[0] if tb else b.shape[1]
@@ -213,14 +242,17 @@ def matmul(a: Array, b: Array, ta: bool = False, tb: bool = False) -> DeviceArra
         return c
     if k == 0:
         return fill(c, 0)
-    grid = (
-        min(-(-n // TILE), 2 if SIMULATOR else 1024),
-        min(-(-m // TILE), 2 if SIMULATOR else 1024),
-    )
     if a.dtype != c.dtype:
         a = a.astype(c.dtype)
     if b.dtype != c.dtype:
         b = b.astype(c.dtype)
+    if not (TILED_BY_DEFAULT if tiled is None else tiled):
+        _gemm_simple[launch(c.size)](_raw(a), _raw(b), _raw(c), ta, tb)
+        return c
+    grid = (
+        min(-(-n // TILE), 2 if SIMULATOR else 1024),
+        min(-(-m // TILE), 2 if SIMULATOR else 1024),
+    )
     _GEMM[c.dtype][grid, (TILE, TILE)](_raw(a), _raw(b), _raw(c), ta, tb)
     return c
 
@@ -426,13 +458,25 @@ def softmax_cross_entropy_dense(logits: Array, labels: Array) -> tuple[Array, Ar
     logits, labels = _dev("logits", logits, 2), _dev("labels", labels, 2)
     loss = device_empty((logits.shape[0],), logits.dtype)
     grad = device_empty(logits.shape, logits.dtype)
-    _sce_dense[launch(logits.shape[0])](_raw(logits), _raw(labels), _raw(loss), _raw(grad))
+    _sce_dense[launch(logits.shape[0])](
+        _raw(logits), _raw(labels), _raw(loss), _raw(grad)
+    )
     return loss, grad
 
 
 # --- optimizer updates: one pass per parameter, in place --------------------------------------
 @cuda.jit
-def _sgd(p: Any, g: Any, accum: Any, stat: Any, lr: Any, momentum: Any, dampening: Any, wd: Any, nesterov: bool) -> None:  # fmt: skip
+def _sgd(
+    p: Any,
+    g: Any,
+    accum: Any,
+    stat: Any,
+    lr: Any,
+    momentum: Any,
+    dampening: Any,
+    wd: Any,
+    nesterov: bool,
+) -> None:
     for i in range(cuda.grid(1), p.size, cuda.gridsize(1)):
         gi = g[i] + wd * p[i] if wd != 0 else g[i]
         if momentum > 0:
@@ -444,7 +488,9 @@ def _sgd(p: Any, g: Any, accum: Any, stat: Any, lr: Any, momentum: Any, dampenin
 
 
 @cuda.jit
-def _momentum(p: Any, g: Any, moment: Any, lr: Any, momentum: Any, wd: Any, nesterov: bool) -> None:  # fmt: skip
+def _momentum(
+    p: Any, g: Any, moment: Any, lr: Any, momentum: Any, wd: Any, nesterov: bool
+) -> None:
     for i in range(cuda.grid(1), p.size, cuda.gridsize(1)):
         gi = g[i] + wd * p[i] if wd != 0 else g[i]
         mo = momentum * moment[i] + gi
@@ -453,7 +499,18 @@ def _momentum(p: Any, g: Any, moment: Any, lr: Any, momentum: Any, wd: Any, nest
 
 
 @cuda.jit
-def _adam(p: Any, g: Any, m: Any, v: Any, alpha: Any, beta1: Any, beta2: Any, eps: Any, wd: Any, nesterov: bool) -> None:  # fmt: skip
+def _adam(
+    p: Any,
+    g: Any,
+    m: Any,
+    v: Any,
+    alpha: Any,
+    beta1: Any,
+    beta2: Any,
+    eps: Any,
+    wd: Any,
+    nesterov: bool,
+) -> None:
     for i in range(cuda.grid(1), p.size, cuda.gridsize(1)):
         gi = g[i] + wd * p[i] if wd != 0 else g[i]
         mi = beta1 * m[i] + (1 - beta1) * gi
@@ -496,9 +553,16 @@ def sgd_update(
     p = _state("param", param)
     t = param.dtype.type
     _sgd[launch(param.size)](
-        p, _grad(param, grad), _state("accum", accum), _state("stat", stat),
-        t(lr), t(momentum), t(dampening), t(weight_decay), nesterov,
-    )  # fmt: skip
+        p,
+        _grad(param, grad),
+        _state("accum", accum),
+        _state("stat", stat),
+        t(lr),
+        t(momentum),
+        t(dampening),
+        t(weight_decay),
+        nesterov,
+    )
 
 
 def momentum_update(
@@ -514,9 +578,14 @@ def momentum_update(
     p = _state("param", param)
     t = param.dtype.type
     _momentum[launch(param.size)](
-        p, _grad(param, grad), _state("moment", moment),
-        t(lr), t(momentum), t(weight_decay), nesterov,
-    )  # fmt: skip
+        p,
+        _grad(param, grad),
+        _state("moment", moment),
+        t(lr),
+        t(momentum),
+        t(weight_decay),
+        nesterov,
+    )
 
 
 def adam_update(
@@ -538,9 +607,17 @@ def adam_update(
     t = param.dtype.type
     alpha = lr * math.sqrt(1.0 - beta2_power) / (1.0 - beta1_power)
     _adam[launch(param.size)](
-        p, _grad(param, grad), _state("m", m), _state("v", v),
-        t(alpha), t(beta1), t(beta2), t(eps), t(weight_decay), nesterov,
-    )  # fmt: skip
+        p,
+        _grad(param, grad),
+        _state("m", m),
+        _state("v", v),
+        t(alpha),
+        t(beta1),
+        t(beta2),
+        t(eps),
+        t(weight_decay),
+        nesterov,
+    )
 
 
 from ._cuda_conv import (  # noqa: E402 - the convolution, pooling and batch-norm half of the table

@@ -20,13 +20,18 @@ fall back to the host.
 
 from __future__ import annotations
 
+import importlib
 import math
 import threading
 from collections import Counter
 from typing import Any
 
+import numba
 import numpy as np
-from numba import config, cuda
+
+# numba.cuda has no type information; device-side names (cuda.grid, ...) are dynamic.
+cuda: Any = importlib.import_module("numba.cuda")
+config: Any = numba.config
 
 __all__ = [
     "MAXDIM",
@@ -43,7 +48,7 @@ MAXDIM = 6
 SIMULATOR = bool(config.ENABLE_CUDASIM)
 # The simulator runs every thread as a Python thread: keep launches small there.
 # Every kernel uses a grid-stride loop, so any launch size gives the same result.
-THREADS = 32 if SIMULATOR else 256
+THREADS = 8 if SIMULATOR else 256
 MAX_BLOCKS = 2 if SIMULATOR else 4096
 
 
@@ -78,7 +83,9 @@ def to_device(array: Any) -> DeviceArray:
     """Copy a host array (or anything numpy can convert) to the GPU."""
     if isinstance(array, DeviceArray):
         return array
-    host = np.ascontiguousarray(array)
+    host = np.asarray(array)
+    if not host.flags.c_contiguous:  # (np.ascontiguousarray would turn 0-d into 1-d)
+        host = np.ascontiguousarray(host)
     _count("to_device")
     return DeviceArray(cuda.to_device(host))
 
@@ -134,7 +141,19 @@ def _unary_op(x: Any, code: int) -> Any:
 
 
 @cuda.jit
-def _ewise2(code: int, a: Any, sa: Any, av: Any, ka: bool, b: Any, sb: Any, bv: Any, kb: bool, out: Any, shape: Any) -> None:  # fmt: skip
+def _ewise2(
+    code: int,
+    a: Any,
+    sa: Any,
+    av: Any,
+    ka: bool,
+    b: Any,
+    sb: Any,
+    bv: Any,
+    kb: bool,
+    out: Any,
+    shape: Any,
+) -> None:
     for i in range(cuda.grid(1), out.size, cuda.gridsize(1)):
         rem = i
         oa = 0
@@ -169,7 +188,16 @@ def _gather(src: Any, offset: int, strides: Any, shape: Any, out: Any) -> None:
 
 
 @cuda.jit
-def _reduce(src: Any, kshape: Any, kstrides: Any, rshape: Any, rstrides: Any, count: int, op: int, out: Any) -> None:  # fmt: skip
+def _reduce(
+    src: Any,
+    kshape: Any,
+    kstrides: Any,
+    rshape: Any,
+    rstrides: Any,
+    count: int,
+    op: int,
+    out: Any,
+) -> None:
     # One thread per output element; op 0 sum, 1 max, 2 min, 3 mean. Accumulates in float64.
     for i in range(cuda.grid(1), out.size, cuda.gridsize(1)):
         rem = i
@@ -204,8 +232,25 @@ def _fill(out: Any, value: Any) -> None:
         out[i] = value
 
 
-_BINARY = {np.add: 0, np.subtract: 1, np.multiply: 2, np.true_divide: 3, np.maximum: 4, np.minimum: 5, np.power: 6}  # fmt: skip
-_UNARY = {np.positive: 0, np.negative: 1, np.exp: 2, np.log: 3, np.sqrt: 4, np.square: 5, np.absolute: 6, np.tanh: 7}  # fmt: skip
+_BINARY = {
+    np.add: 0,
+    np.subtract: 1,
+    np.multiply: 2,
+    np.true_divide: 3,
+    np.maximum: 4,
+    np.minimum: 5,
+    np.power: 6,
+}
+_UNARY = {
+    np.positive: 0,
+    np.negative: 1,
+    np.exp: 2,
+    np.log: 3,
+    np.sqrt: 4,
+    np.square: 5,
+    np.absolute: 6,
+    np.tanh: 7,
+}
 _REDUCE = {"sum": 0, "max": 1, "min": 2, "mean": 3}
 _dtype_cache: dict[tuple[Any, ...], np.dtype[Any]] = {}
 
@@ -226,10 +271,14 @@ def _contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(reversed(out))
 
 
-def _broadcast_strides(shape: tuple[int, ...], out_shape: tuple[int, ...]) -> tuple[int, ...]:
+def _broadcast_strides(
+    shape: tuple[int, ...], out_shape: tuple[int, ...]
+) -> tuple[int, ...]:
     strides = _contiguous_strides(shape)
     lead = len(out_shape) - len(shape)
-    full = [0] * lead + [0 if n == 1 else s for n, s in zip(shape, strides, strict=True)]
+    full = [0] * lead + [
+        0 if n == 1 else s for n, s in zip(shape, strides, strict=True)
+    ]
     return _padded(tuple(full), 0)
 
 
@@ -237,7 +286,9 @@ def _result_dtype(ufunc: Any, *operands: Any) -> np.dtype[Any]:
     key = (ufunc, *(o.dtype if hasattr(o, "dtype") else type(o) for o in operands))
     dt = _dtype_cache.get(key)
     if dt is None:
-        probes = [np.ones(1, o.dtype) if hasattr(o, "dtype") else type(o)(1) for o in operands]
+        probes = [
+            np.ones(1, o.dtype) if hasattr(o, "dtype") else type(o)(1) for o in operands
+        ]
         dt = _dtype_cache[key] = np.asarray(ufunc(*probes)).dtype
     return dt
 
@@ -248,7 +299,10 @@ def _is_scalar(x: Any) -> bool:
 
 def _elementwise(ufunc: Any, inputs: tuple[Any, ...]) -> DeviceArray | None:
     """Run a supported ufunc on the device, or return None to fall back."""
-    ops = [x if isinstance(x, DeviceArray) or _is_scalar(x) else to_device(np.asarray(x)) for x in inputs]  # fmt: skip
+    ops = [
+        x if isinstance(x, DeviceArray) or _is_scalar(x) else to_device(np.asarray(x))
+        for x in inputs
+    ]
     arrays = [x for x in ops if isinstance(x, DeviceArray)]
     if any(a.ndim > MAXDIM for a in arrays) or any(isinstance(x, complex) for x in ops):
         return None
@@ -266,19 +320,28 @@ def _elementwise(ufunc: Any, inputs: tuple[Any, ...]) -> DeviceArray | None:
     args: list[Any] = []
     for x in ops:
         if isinstance(x, DeviceArray):
-            args += [_flat(x), _broadcast_strides(x.shape, out_shape), dt.type(0), False]
+            args += [
+                _flat(x),
+                _broadcast_strides(x.shape, out_shape),
+                dt.type(0),
+                False,
+            ]
         else:
             args += [_flat(out), _padded((), 0), dt.type(x), True]
     _ewise2[blocks, threads](_BINARY[ufunc], *args, _flat(out), _padded(out_shape, 1))
     return out
 
 
-def gather(src: DeviceArray, offset: int, strides: tuple[int, ...], shape: tuple[int, ...]) -> DeviceArray:  # fmt: skip
+def gather(
+    src: DeviceArray, offset: int, strides: tuple[int, ...], shape: tuple[int, ...]
+) -> DeviceArray:
     """Return a contiguous copy of the strided view (`offset`, element `strides`, `shape`) of `src`."""
     out = device_empty(shape, src.dtype)
     if out.size:
         blocks, threads = launch(out.size)
-        _gather[blocks, threads](_flat(src), offset, _padded(strides, 0), _padded(shape, 1), _flat(out))  # fmt: skip
+        _gather[blocks, threads](
+            _flat(src), offset, _padded(strides, 0), _padded(shape, 1), _flat(out)
+        )
     return out
 
 
@@ -297,17 +360,25 @@ def _axes(axis: Any, ndim: int) -> tuple[int, ...]:
     return tuple(sorted({int(a) % ndim for a in items})) if ndim else ()
 
 
-def reduce(a: DeviceArray, op: str, axis: Any = None, keepdims: bool = False) -> DeviceArray:
+def reduce(
+    a: DeviceArray, op: str, axis: Any = None, keepdims: bool = False
+) -> DeviceArray:
     """Reduce `a` with `op` ("sum", "mean", "max", "min") over `axis`, as numpy does."""
     axes = _axes(axis, a.ndim)
     kept = tuple(d for d in range(a.ndim) if d not in axes)
     strides = _contiguous_strides(a.shape)
     dt = getattr(np, op)(np.zeros(1, a.dtype)).dtype
-    out_shape = tuple(1 if d in axes else a.shape[d] for d in range(a.ndim)) if keepdims else tuple(a.shape[d] for d in kept)  # fmt: skip
+    out_shape = (
+        tuple(1 if d in axes else a.shape[d] for d in range(a.ndim))
+        if keepdims
+        else tuple(a.shape[d] for d in kept)
+    )
     out = device_empty(out_shape, dt)
     count = math.prod(a.shape[d] for d in axes)
     if op in ("max", "min") and count == 0:
-        raise ValueError(f"zero-size array to reduction operation {op} which has no identity")
+        raise ValueError(
+            f"zero-size array to reduction operation {op} which has no identity"
+        )
     blocks, threads = launch(max(out.size, 1))
     _reduce[blocks, threads](
         _flat(a),
@@ -365,7 +436,8 @@ class DeviceArray:
     @property
     def dtype(self) -> np.dtype[Any]:
         """The numpy dtype."""
-        return np.dtype(self._dev.dtype)
+        dt: np.dtype[Any] = np.dtype(self._dev.dtype)
+        return dt
 
     @property
     def ndim(self) -> int:
@@ -411,7 +483,9 @@ class DeviceArray:
         return f"DeviceArray(shape={self.shape}, dtype={self.dtype})"
 
     # --- host conversion (each one a counted copy) ------------------------------------
-    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray[Any, Any]:
+    def __array__(
+        self, dtype: Any = None, copy: bool | None = None
+    ) -> np.ndarray[Any, Any]:
         host = to_host(self)
         return host if dtype is None else host.astype(dtype)
 
@@ -443,7 +517,9 @@ class DeviceArray:
             known = math.prod(n for n in new if n != -1)
             new = tuple(self.size // max(known, 1) if n == -1 else n for n in new)
         if math.prod(new) != self.size:
-            raise ValueError(f"cannot reshape array of size {self.size} into shape {new}")
+            raise ValueError(
+                f"cannot reshape array of size {self.size} into shape {new}"
+            )
         return DeviceArray(self._dev.reshape(new))
 
     def ravel(self) -> DeviceArray:
@@ -452,11 +528,17 @@ class DeviceArray:
 
     def transpose(self, *axes: Any) -> DeviceArray:
         """Return a contiguous copy with the axes permuted (reversed when none are given)."""
-        perm = _shape_arg(axes) if axes and axes[0] is not None else tuple(range(self.ndim))[::-1]
+        perm = (
+            _shape_arg(axes)
+            if axes and axes[0] is not None
+            else tuple(range(self.ndim))[::-1]
+        )
         if perm == tuple(range(self.ndim)):
             return self
         strides = _contiguous_strides(self.shape)
-        return gather(self, 0, tuple(strides[p] for p in perm), tuple(self.shape[p] for p in perm))
+        return gather(
+            self, 0, tuple(strides[p] for p in perm), tuple(self.shape[p] for p in perm)
+        )
 
     def astype(self, dtype: Any, copy: bool = True, **_: Any) -> DeviceArray:
         """Return the data converted to `dtype`."""
@@ -473,21 +555,37 @@ class DeviceArray:
         """Return a copy on the device."""
         return self.astype(self.dtype, copy=True)
 
-    def sum(self, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False) -> DeviceArray:  # fmt: skip
+    def sum(
+        self,
+        axis: Any = None,
+        dtype: Any = None,
+        out: Any = None,
+        keepdims: bool = False,
+    ) -> DeviceArray:
         """Sum over `axis`."""
         r = reduce(self, "sum", axis, keepdims)
         return r if dtype is None else r.astype(dtype)
 
-    def mean(self, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False) -> DeviceArray:  # fmt: skip
+    def mean(
+        self,
+        axis: Any = None,
+        dtype: Any = None,
+        out: Any = None,
+        keepdims: bool = False,
+    ) -> DeviceArray:
         """Mean over `axis`."""
         r = reduce(self, "mean", axis, keepdims)
         return r if dtype is None else r.astype(dtype)
 
-    def max(self, axis: Any = None, out: Any = None, keepdims: bool = False) -> DeviceArray:
+    def max(
+        self, axis: Any = None, out: Any = None, keepdims: bool = False
+    ) -> DeviceArray:
         """Maximum over `axis`."""
         return reduce(self, "max", axis, keepdims)
 
-    def min(self, axis: Any = None, out: Any = None, keepdims: bool = False) -> DeviceArray:
+    def min(
+        self, axis: Any = None, out: Any = None, keepdims: bool = False
+    ) -> DeviceArray:
         """Minimum over `axis`."""
         return reduce(self, "min", axis, keepdims)
 
@@ -506,15 +604,27 @@ class DeviceArray:
         _count("to_device")
 
     # --- numpy dispatch --------------------------------------------------------------------
-    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
-        if method == "__call__" and not kwargs and (ufunc in _BINARY or ufunc in _UNARY):
-            if ufunc.nin == len(inputs):
-                result = _elementwise(ufunc, inputs)
-                if result is not None:
-                    return result
+    def __array_ufunc__(
+        self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any
+    ) -> Any:
+        plain = method == "__call__" and not kwargs
+        if (
+            plain
+            and ufunc is np.matmul
+            and all(getattr(x, "ndim", 0) == 2 for x in inputs)
+        ):
+            from ._cuda import matmul
+
+            return matmul(*inputs)
+        if plain and (ufunc in _BINARY or ufunc in _UNARY) and ufunc.nin == len(inputs):
+            result = _elementwise(ufunc, inputs)
+            if result is not None:
+                return result
         if "out" in kwargs:
             return NotImplemented
-        return _fallback(ufunc.__name__, lambda *h: getattr(ufunc, method)(*h, **kwargs), *inputs)  # fmt: skip
+        return _fallback(
+            ufunc.__name__, lambda *h: getattr(ufunc, method)(*h, **kwargs), *inputs
+        )
 
     def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
         impl = _FUNCTIONS.get(func)
@@ -560,11 +670,11 @@ class DeviceArray:
     def __rmatmul__(self, o: Any) -> Any:
         return np.matmul(o, self)
 
-    def __eq__(self, o: object) -> Any:  # type: ignore[override]
-        return np.equal(self, o)
+    def __eq__(self, o: object) -> Any:
+        return np.equal(self, o)  # type: ignore[call-overload]
 
-    def __ne__(self, o: object) -> Any:  # type: ignore[override]
-        return np.not_equal(self, o)
+    def __ne__(self, o: object) -> Any:
+        return np.not_equal(self, o)  # type: ignore[call-overload]
 
     def __lt__(self, o: Any) -> Any:
         return np.less(self, o)
@@ -605,10 +715,15 @@ def _fallback(name: str, fn: Any, *args: Any) -> Any:
     return _to_device_tree(fn(*_to_host_tree(args)))
 
 
-def _basic_view(shape: tuple[int, ...], index: Any) -> tuple[int, tuple[int, ...], tuple[int, ...]] | None:  # fmt: skip
+def _basic_view(
+    shape: tuple[int, ...], index: Any
+) -> tuple[int, tuple[int, ...], tuple[int, ...]] | None:
     """Return (offset, element strides, shape) of a basic index, or None for advanced indexing."""
     items = list(index) if isinstance(index, tuple) else [index]
-    if any(not (i is None or i is Ellipsis or isinstance(i, (int, np.integer, slice))) for i in items):  # fmt: skip
+    if any(
+        not (i is None or i is Ellipsis or isinstance(i, (int, np.integer, slice)))
+        for i in items
+    ):
         return None
     if items.count(Ellipsis) > 1:
         return None
@@ -634,7 +749,9 @@ def _basic_view(shape: tuple[int, ...], index: Any) -> tuple[int, tuple[int, ...
         else:
             k = int(i) + (shape[d] if i < 0 else 0)
             if not 0 <= k < shape[d]:
-                raise IndexError(f"index {i} is out of bounds for axis {d} with size {shape[d]}")
+                raise IndexError(
+                    f"index {i} is out of bounds for axis {d} with size {shape[d]}"
+                )
             offset += k * strides[d]
         d += 1
     if len(out_shape) > MAXDIM:
@@ -645,11 +762,13 @@ def _basic_view(shape: tuple[int, ...], index: Any) -> tuple[int, tuple[int, ...
 # --- numpy functions implemented on the device --------------------------------------------
 def _broadcast_to(a: Any, shape: Any, subok: bool = False) -> DeviceArray:
     shape = tuple(shape) if not isinstance(shape, int) else (shape,)
-    a = to_device(a)
-    if a.shape == shape:
-        return a
-    np.broadcast_shapes(a.shape, shape)  # raises numpy's error for incompatible shapes
-    return gather(a, 0, _broadcast_strides(a.shape, shape)[MAXDIM - len(shape) :], shape)
+    d = to_device(a)
+    if d.shape == shape:
+        return d
+    np.broadcast_shapes(d.shape, shape)  # raises numpy's error for incompatible shapes
+    return gather(
+        d, 0, _broadcast_strides(d.shape, shape)[MAXDIM - len(shape) :], shape
+    )
 
 
 def _expand_dims(a: DeviceArray, axis: Any) -> DeviceArray:
@@ -661,8 +780,17 @@ def _expand_dims(a: DeviceArray, axis: Any) -> DeviceArray:
 
 
 def _like(value: Any) -> Any:
-    def make(a: Any, dtype: Any = None, order: str = "K", subok: bool = True, shape: Any = None) -> DeviceArray:  # fmt: skip
-        out = device_empty(a.shape if shape is None else tuple(shape), a.dtype if dtype is None else dtype)  # fmt: skip
+    def make(
+        a: Any,
+        dtype: Any = None,
+        order: str = "K",
+        subok: bool = True,
+        shape: Any = None,
+    ) -> DeviceArray:
+        out = device_empty(
+            a.shape if shape is None else tuple(shape),
+            a.dtype if dtype is None else dtype,
+        )
         return out if value is None else fill(out, value)
 
     return make
@@ -684,10 +812,16 @@ def _copyto(dst: Any, src: Any, casting: str = "same_kind", where: Any = True) -
 
 
 def _squeeze(a: DeviceArray, axis: Any = None) -> DeviceArray:
-    axes = _axes(axis, a.ndim) if axis is not None else tuple(d for d, n in enumerate(a.shape) if n == 1)  # fmt: skip
+    axes = (
+        _axes(axis, a.ndim)
+        if axis is not None
+        else tuple(d for d, n in enumerate(a.shape) if n == 1)
+    )
     for d in axes:
         if a.shape[d] != 1:
-            raise ValueError("cannot select an axis to squeeze out which has size not equal to one")
+            raise ValueError(
+                "cannot select an axis to squeeze out which has size not equal to one"
+            )
     return a.reshape(tuple(n for d, n in enumerate(a.shape) if d not in axes))
 
 
@@ -702,6 +836,12 @@ def _moveaxis(a: DeviceArray, source: Any, destination: Any) -> DeviceArray:
     return a.transpose(tuple(order))
 
 
+def _swapped(ndim: int, a: int, b: int) -> tuple[int, ...]:
+    order = list(range(ndim))
+    order[a % ndim], order[b % ndim] = order[b % ndim], order[a % ndim]
+    return tuple(order)
+
+
 _FUNCTIONS: dict[Any, Any] = {
     np.broadcast_to: _broadcast_to,
     np.expand_dims: _expand_dims,
@@ -710,18 +850,32 @@ _FUNCTIONS: dict[Any, Any] = {
     np.empty_like: _like(None),
     np.full_like: _full_like,
     np.copyto: _copyto,
-    np.ascontiguousarray: lambda a, dtype=None, **_: a if dtype is None else a.astype(dtype, copy=False),  # fmt: skip
-    np.reshape: lambda a, *args, **kw: a.reshape(*(args or (kw.get("shape", kw.get("newshape")),))),  # fmt: skip
+    np.reshape: lambda a, *args, **kw: a.reshape(
+        *(args or (kw.get("shape", kw.get("newshape")),))
+    ),
     np.transpose: lambda a, axes=None: a.transpose(axes),
     np.moveaxis: _moveaxis,
+    np.swapaxes: lambda a, axis1, axis2: a.transpose(_swapped(a.ndim, axis1, axis2)),
     np.squeeze: _squeeze,
     np.shape: lambda a: a.shape,
     np.ndim: lambda a: a.ndim,
     np.size: lambda a, axis=None: a.size if axis is None else a.shape[axis],
-    np.sum: lambda a, axis=None, dtype=None, out=None, keepdims=False, **_: a.sum(axis, dtype, keepdims=keepdims),  # fmt: skip
-    np.mean: lambda a, axis=None, dtype=None, out=None, keepdims=False, **_: a.mean(axis, dtype, keepdims=keepdims),  # fmt: skip
-    np.max: lambda a, axis=None, out=None, keepdims=False, **_: a.max(axis, keepdims=keepdims),  # fmt: skip
-    np.min: lambda a, axis=None, out=None, keepdims=False, **_: a.min(axis, keepdims=keepdims),  # fmt: skip
-    np.amax: lambda a, axis=None, out=None, keepdims=False, **_: a.max(axis, keepdims=keepdims),  # fmt: skip
-    np.amin: lambda a, axis=None, out=None, keepdims=False, **_: a.min(axis, keepdims=keepdims),  # fmt: skip
+    np.sum: lambda a, axis=None, dtype=None, out=None, keepdims=False, **_: a.sum(
+        axis, dtype, keepdims=keepdims
+    ),
+    np.mean: lambda a, axis=None, dtype=None, out=None, keepdims=False, **_: a.mean(
+        axis, dtype, keepdims=keepdims
+    ),
+    np.max: lambda a, axis=None, out=None, keepdims=False, **_: a.max(
+        axis, keepdims=keepdims
+    ),
+    np.min: lambda a, axis=None, out=None, keepdims=False, **_: a.min(
+        axis, keepdims=keepdims
+    ),
+    np.amax: lambda a, axis=None, out=None, keepdims=False, **_: a.max(
+        axis, keepdims=keepdims
+    ),
+    np.amin: lambda a, axis=None, out=None, keepdims=False, **_: a.min(
+        axis, keepdims=keepdims
+    ),
 }

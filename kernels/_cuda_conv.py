@@ -8,14 +8,16 @@ runs one thread per channel.
 
 from __future__ import annotations
 
+import importlib
 import math
 from typing import Any
 
 import numpy as np
-from numba import cuda
 
 from ._cuda import _dev, _raw, matmul
 from ._cuda_array import DeviceArray, device_empty, fill, launch, to_device
+
+cuda: Any = importlib.import_module("numba.cuda")  # untyped
 
 __all__ = [
     "avg_pool2d_backward",
@@ -32,8 +34,21 @@ Array = Any
 
 
 @cuda.jit
-def _im2col(x: Any, kh: int, kw: int, sh: int, sw: int, pt: int, pl: int, dh: int, dw: int, oh: int, ow: int, cols: Any) -> None:  # fmt: skip
-    n, c, h, w = x.shape
+def _im2col(
+    x: Any,
+    kh: int,
+    kw: int,
+    sh: int,
+    sw: int,
+    pt: int,
+    pl: int,
+    dh: int,
+    dw: int,
+    oh: int,
+    ow: int,
+    cols: Any,
+) -> None:
+    h, w = x.shape[2], x.shape[3]
     rows, width = cols.shape
     for e in range(cuda.grid(1), rows * width, cuda.gridsize(1)):
         row = e // width
@@ -55,8 +70,21 @@ def _im2col(x: Any, kh: int, kw: int, sh: int, sw: int, pt: int, pl: int, dh: in
 
 
 @cuda.jit
-def _col2im(dcols: Any, kh: int, kw: int, sh: int, sw: int, pt: int, pl: int, dh: int, dw: int, oh: int, ow: int, dx: Any) -> None:  # fmt: skip
-    n, c, h, w = dx.shape
+def _col2im(
+    dcols: Any,
+    kh: int,
+    kw: int,
+    sh: int,
+    sw: int,
+    pt: int,
+    pl: int,
+    dh: int,
+    dw: int,
+    oh: int,
+    ow: int,
+    dx: Any,
+) -> None:
+    h, w = dx.shape[2], dx.shape[3]
     rows, width = dcols.shape
     for e in range(cuda.grid(1), rows * width, cuda.gridsize(1)):
         row = e // width
@@ -83,8 +111,12 @@ def _geometry(
     dilation: tuple[int, int],
 ) -> tuple[int, int]:
     kh, kw = w.shape[2], w.shape[3]
-    oh = (x.shape[2] + padding[0] + padding[1] - dilation[0] * (kh - 1) - 1) // stride[0] + 1  # fmt: skip
-    ow = (x.shape[3] + padding[2] + padding[3] - dilation[1] * (kw - 1) - 1) // stride[1] + 1  # fmt: skip
+    oh = (x.shape[2] + padding[0] + padding[1] - dilation[0] * (kh - 1) - 1) // stride[
+        0
+    ] + 1
+    ow = (x.shape[3] + padding[2] + padding[3] - dilation[1] * (kw - 1) - 1) // stride[
+        1
+    ] + 1
     return oh, ow
 
 
@@ -100,9 +132,19 @@ def _columns(
     cols = device_empty((x.shape[0] * oh * ow, x.shape[1] * kh * kw), x.dtype)
     if cols.size:
         _im2col[launch(cols.size)](
-            _raw(x), kh, kw, stride[0], stride[1], padding[0], padding[2],
-            dilation[0], dilation[1], oh, ow, _raw(cols),
-        )  # fmt: skip
+            _raw(x),
+            kh,
+            kw,
+            stride[0],
+            stride[1],
+            padding[0],
+            padding[2],
+            dilation[0],
+            dilation[1],
+            oh,
+            ow,
+            _raw(cols),
+        )
     return cols, oh, ow
 
 
@@ -142,9 +184,19 @@ def conv2d_backward(
     dx = fill(device_empty(x.shape, x.dtype), 0)
     if dcols.size:
         _col2im[launch(dcols.size)](
-            _raw(dcols), kh, kw, stride[0], stride[1], padding[0], padding[2],
-            dilation[0], dilation[1], oh, ow, _raw(dx),
-        )  # fmt: skip
+            _raw(dcols),
+            kh,
+            kw,
+            stride[0],
+            stride[1],
+            padding[0],
+            padding[2],
+            dilation[0],
+            dilation[1],
+            oh,
+            ow,
+            _raw(dx),
+        )
     return dx, dw
 
 
@@ -221,7 +273,9 @@ def _avg_pool_grad(dy: Any, kh: int, kw: int, sh: int, sw: int, dx: Any) -> None
                 cuda.atomic.add(dx, (b, ch, oy * sh + i, ox * sw + j), g)
 
 
-def max_pool2d_forward(x: Array, kh: int, kw: int, sh: int, sw: int) -> tuple[Array, Array]:
+def max_pool2d_forward(
+    x: Array, kh: int, kw: int, sh: int, sw: int
+) -> tuple[Array, Array]:
     """Max over windows, and the flat (H*W) index of each maximum."""
     x = _dev("x", x, 4)
     n, c, h, w = x.shape
@@ -233,7 +287,9 @@ def max_pool2d_forward(x: Array, kh: int, kw: int, sh: int, sw: int) -> tuple[Ar
     return y, idx
 
 
-def max_pool2d_backward(dy: Array, idx: Array, x_shape: tuple[int, int, int, int]) -> Array:
+def max_pool2d_backward(
+    dy: Array, idx: Array, x_shape: tuple[int, int, int, int]
+) -> Array:
     """Route each output gradient to the input element that was the maximum."""
     dy = _dev("dy", dy, 4)
     idx = idx if isinstance(idx, DeviceArray) else to_device(idx)
@@ -267,7 +323,9 @@ def avg_pool2d_backward(
 
 # --- batch normalization: one thread per channel ----------------------------------------------
 @cuda.jit
-def _bn_fwd(x: Any, gamma: Any, beta: Any, eps: float, y: Any, mean: Any, var: Any) -> None:
+def _bn_fwd(
+    x: Any, gamma: Any, beta: Any, eps: float, y: Any, mean: Any, var: Any
+) -> None:
     n, c, m = x.shape
     cnt = n * m
     for ch in range(cuda.grid(1), c, cuda.gridsize(1)):
@@ -292,7 +350,17 @@ def _bn_fwd(x: Any, gamma: Any, beta: Any, eps: float, y: Any, mean: Any, var: A
 
 
 @cuda.jit
-def _bn_bwd(dy: Any, x: Any, gamma: Any, mean: Any, var: Any, eps: float, dx: Any, dgamma: Any, dbeta: Any) -> None:  # fmt: skip
+def _bn_bwd(
+    dy: Any,
+    x: Any,
+    gamma: Any,
+    mean: Any,
+    var: Any,
+    eps: float,
+    dx: Any,
+    dgamma: Any,
+    dbeta: Any,
+) -> None:
     n, c, m = x.shape
     cnt = n * m
     for ch in range(cuda.grid(1), c, cuda.gridsize(1)):
@@ -321,7 +389,9 @@ def batch_norm_forward(
     y = device_empty(x.shape, x.dtype)
     mean = device_empty((c,), x.dtype)
     var = device_empty((c,), x.dtype)
-    _bn_fwd[launch(c)](_raw(x), _raw(gamma), _raw(beta), float(eps), _raw(y), _raw(mean), _raw(var))  # fmt: skip
+    _bn_fwd[launch(c)](
+        _raw(x), _raw(gamma), _raw(beta), float(eps), _raw(y), _raw(mean), _raw(var)
+    )
     return y, mean, var
 
 
@@ -330,14 +400,24 @@ def batch_norm_backward(
 ) -> tuple[Array, Array, Array]:
     """Return (dx, dgamma, dbeta)."""
     dy, x = _dev("dy", dy, 3), _dev("x", x, 3)
-    gamma, mean, var = _dev("gamma", gamma, 1), _dev("mean", mean, 1), _dev("var", var, 1)
+    gamma, mean, var = (
+        _dev("gamma", gamma, 1),
+        _dev("mean", mean, 1),
+        _dev("var", var, 1),
+    )
     c = x.shape[1]
     dx = device_empty(x.shape, x.dtype)
     dgamma = device_empty((c,), x.dtype)
     dbeta = device_empty((c,), x.dtype)
     _bn_bwd[launch(c)](
-        _raw(dy), _raw(x), _raw(gamma), _raw(mean), _raw(var), float(eps),
-        _raw(dx), _raw(dgamma), _raw(dbeta),
-    )  # fmt: skip
+        _raw(dy),
+        _raw(x),
+        _raw(gamma),
+        _raw(mean),
+        _raw(var),
+        float(eps),
+        _raw(dx),
+        _raw(dgamma),
+        _raw(dbeta),
+    )
     return dx, dgamma, dbeta
-

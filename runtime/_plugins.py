@@ -52,7 +52,7 @@ class PluginFailure:
 
 
 _lock = threading.Lock()
-_loaded = False
+_done = threading.Event()
 _failures: list[PluginFailure] = []
 
 
@@ -68,16 +68,15 @@ def autoload_enabled() -> bool:
 
 def load_plugins() -> None:
     """Register the targets of every entry point in the group; runs once per process."""
-    global _loaded
-    if _loaded:
+    if _done.is_set():
         return
     with _lock:
-        if _loaded:
+        if _done.is_set():
             return
         try:
             _load_all()
         finally:
-            _loaded = True
+            _done.set()
 
 
 def plugin_failures() -> list[PluginFailure]:
@@ -122,9 +121,9 @@ def _distribution(ep: EntryPoint) -> str:
 
 
 def _resolve(obj: Any) -> Target:
-    if isinstance(obj, type) and issubclass(obj, Target):
-        obj = obj()
-    elif not isinstance(obj, Target) and callable(obj):
+    if (isinstance(obj, type) and issubclass(obj, Target)) or (
+        not isinstance(obj, Target) and callable(obj)
+    ):
         obj = obj()
     if not isinstance(obj, Target):
         raise TypeError(

@@ -214,7 +214,8 @@ def _probe_cuda() -> tuple[str | None, tuple[str, ...]]:
     ):  # pragma: no cover - numba is a dependency
         return "numba is not installed.", ()
     try:
-        from numba import config, cuda
+        config: Any = importlib.import_module("numba").config
+        cuda: Any = importlib.import_module("numba.cuda")  # untyped
     except Exception as exc:  # pragma: no cover - depends on the CUDA stack
         return f"importing numba.cuda failed ({type(exc).__name__}: {exc}).", ()
     if config.ENABLE_CUDASIM:
@@ -261,7 +262,8 @@ def register_target(target: Target, *, origin: str = "register_target()") -> Non
         raise TypeError(
             f"`target` must be a cadence Target instance, but got {target!r}."
         )
-    if not isinstance(target.name, str) or not target.name:
+    name: Any = target.name
+    if not isinstance(name, str) or not name:
         raise ValueError(
             f"A Target needs a non-empty str `name`, but {target!r} has {target.name!r}."
         )

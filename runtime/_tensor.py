@@ -6,7 +6,7 @@ autograd tape when it is on (see `_autograd`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, final
+from typing import TYPE_CHECKING, Any, cast, final
 
 import numpy as np
 import numpy.typing as npt
@@ -27,6 +27,10 @@ NDArray = npt.NDArray[Any]
 def _to_array(data: Any, dtype: Any) -> NDArray:
     if isinstance(data, Tensor):
         data = data._data
+    if getattr(type(data), "__cadence_device__", False):
+        # A device array stays on its device (typed NDArray: it quacks like one).
+        dev: Any = data if dtype is None else data.astype(_dtype.to_numpy(dtype))
+        return cast("NDArray", dev)
     if dtype is not None:
         return np.asarray(data, dtype=_dtype.to_numpy(dtype))
     if isinstance(data, np.ndarray):
@@ -116,11 +120,13 @@ class Tensor:
 
     # --- data access -----------------------------------------------------------
     def asnumpy(self) -> NDArray:
-        """Return the data as a numpy array (shared with the tensor, not copied)."""
-        return self._data
+        """Return the data as a numpy array: shared with the tensor on the host, a copy from a device."""
+        d: Any = self._data  # a numpy array, or a device array on device targets
+        return d if isinstance(d, np.ndarray) else np.asarray(d)
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> NDArray:
-        return self._data if dtype is None else self._data.astype(dtype)
+        d = self.asnumpy()
+        return d if dtype is None else d.astype(dtype)
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -194,10 +200,10 @@ class Tensor:
         return id(self)
 
     def __repr__(self) -> str:
-        return f"Tensor(shape={list(self._data.shape)}, dtype={self.dtype!r}, value={format_value(self._data)})"
+        return f"Tensor(shape={list(self._data.shape)}, dtype={self.dtype!r}, value={format_value(self.asnumpy())})"
 
     def __str__(self) -> str:
-        return str(self._data)
+        return str(self.asnumpy())
 
     def __copy__(self) -> Tensor:
         return Tensor._wrap(self._data.copy())
@@ -206,7 +212,7 @@ class Tensor:
         return self.__copy__()
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (Tensor, (self._data,))
+        return (Tensor, (self.asnumpy(),))
 
     def copy(self) -> Tensor:
         """Return a tensor holding a copy of the data (not recorded on the tape)."""
@@ -541,6 +547,7 @@ class Parameter(Tensor):
             )
         arr = data._data if isinstance(data, Tensor) else np.asarray(data)
         if arr.shape == self._data.shape:
+            # Dispatches to the device array's copyto when either side lives on a device.
             np.copyto(self._data, arr, casting="unsafe")
         else:
             self._data = np.array(
@@ -585,7 +592,7 @@ class Parameter(Tensor):
         return self.clone()
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (Parameter, (self._data, self._name, self._requires_grad))
+        return (Parameter, (self.asnumpy(), self._name, self._requires_grad))
 
 
 @final

@@ -148,7 +148,7 @@ class CrossEntropyLoss(LossBase):
             target = target * (1 - self.label_smoothing) + self.label_smoothing / c
         if self.class_weight is not None:
             target = target * self.class_weight
-        dtype = lg.asnumpy().dtype
+        dtype = lg._data.dtype
         loss = -ops.sum(
             nn_ops.log_softmax(lg) * target.astype(dtype), axis=1
         ) * mask.astype(dtype)

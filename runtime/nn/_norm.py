@@ -7,9 +7,11 @@ from typing import Any
 import numpy as np
 
 from .. import ops
+from .._context import current_target
 from .._tensor import Parameter, Tensor
 from ..common.initializer import initializer
 from ..ops import _nn as nn_ops
+from ..ops._placement import on_target
 from ._cell import Cell
 from ._checks import check_bool, check_positive_int
 
@@ -87,7 +89,9 @@ class _BatchNorm(Cell):
             count = t.size // self.num_features
             unbiased = var * (count / max(count - 1, 1))
             m = self.momentum
-            mm, mv = self.moving_mean.asnumpy(), self.moving_variance.asnumpy()
+            target = current_target()
+            mm = on_target(self.moving_mean, target)
+            mv = on_target(self.moving_variance, target)
             np.copyto(mm, m * mm + (1 - m) * mean, casting="unsafe")
             np.copyto(mv, m * mv + (1 - m) * unbiased, casting="unsafe")
             return y

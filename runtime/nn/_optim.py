@@ -19,6 +19,7 @@ import numpy as np
 from .. import _dtype
 from .._context import current_target
 from .._tensor import Parameter, ParameterTuple, Tensor
+from ..ops._placement import on_target, to_target
 from ._cell import Cell
 from ._lr import LearningRateSchedule
 
@@ -56,6 +57,8 @@ class Optimizer(Cell):
 
     _parameters: ParameterTuple
     _decays: tuple[float, ...]
+    _state_names: tuple[str, ...] = ()
+    """Attributes holding a ParameterTuple of per-parameter state (moved to device targets)."""
     learning_rate: Any
 
     def __init__(
@@ -168,12 +171,25 @@ class Optimizer(Cell):
                 f"For '{type(self).__name__}', expected {len(self._parameters)} gradients, but got {len(gradients)}."
             )
         lr = float(self.get_lr().asnumpy())
-        grads = [g.asnumpy() if isinstance(g, Tensor) else g for g in gradients]
+        grads = [g._data if isinstance(g, Tensor) else g for g in gradients]
         if self.loss_scale != 1.0:
             grads = [g / self.loss_scale for g in grads]
-        self._apply(lr, current_target().kernels, grads)
+        target = current_target()
+        if not target.on_host:
+            # Weights and their state move to the device once and stay there.
+            for p in self._device_state():
+                on_target(p, target)
+            grads = [to_target(g, target) for g in grads]
+        self._apply(lr, target.kernels, grads)
         self.global_step.asnumpy()[0] += 1
         return True
+
+    def _device_state(self) -> list[Parameter]:
+        """Return the parameters and the per-parameter state buffers the kernels update."""
+        state = list(self._parameters)
+        for name in self._state_names:
+            state.extend(getattr(self, name))
+        return state
 
     def _apply(
         self, lr: float, kernels: Any, grads: list[np.ndarray[Any, Any]]
@@ -199,6 +215,8 @@ class SGD(Optimizer):
         >>> [p.name for p in nn.SGD(net.trainable_params(), 0.01).get_parameters()][:3]
         ['global_step', 'learning_rate', 'momentum']
     """
+
+    _state_names = ("accum", "stat")
 
     def __init__(
         self,
@@ -240,10 +258,10 @@ class SGD(Optimizer):
         ):
             if p.requires_grad:
                 update(
-                    p.asnumpy(),
+                    p._data,
                     g,
-                    a.asnumpy(),
-                    s.asnumpy(),
+                    a._data,
+                    s._data,
                     lr,
                     mom,
                     self.dampening,
@@ -263,6 +281,8 @@ class Momentum(Optimizer):
         loss_scale: Gradients are divided by it.
         use_nesterov: Nesterov momentum.
     """
+
+    _state_names = ("moments",)
 
     def __init__(
         self,
@@ -296,7 +316,7 @@ class Momentum(Optimizer):
         ):
             if p.requires_grad:
                 kernels.momentum_update(
-                    p.asnumpy(), g, m.asnumpy(), lr, mom, wd, self.use_nesterov
+                    p._data, g, m._data, lr, mom, wd, self.use_nesterov
                 )
 
 
@@ -314,6 +334,8 @@ class Adam(Optimizer):
         weight_decay: L2 penalty.
         loss_scale: Gradients are divided by it.
     """
+
+    _state_names = ("moment1", "moment2")
 
     def __init__(
         self,
@@ -367,10 +389,10 @@ class Adam(Optimizer):
         ):
             if p.requires_grad:
                 kernels.adam_update(
-                    p.asnumpy(),
+                    p._data,
                     g,
-                    m.asnumpy(),
-                    v.asnumpy(),
+                    m._data,
+                    v._data,
                     lr,
                     self.beta1,
                     self.beta2,

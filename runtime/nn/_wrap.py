@@ -108,4 +108,4 @@ class TrainOneStepCell(Cell):
             loss = self.network(*inputs)
         grads = backward(loss, self.weights, self.sens)
         self.optimizer(grads)
-        return Tensor._wrap(loss.asnumpy())
+        return Tensor._wrap(loss._data)  # detached; stays where it was computed

@@ -1,7 +1,9 @@
 """Differentiable tensor ops: arithmetic, reductions, shapes, elementwise math.
 
 Each op computes its result with numpy (or a target kernel) and, when the tape
-is recording and an input is tracked, attaches a backward closure.
+is recording and an input is tracked, attaches a backward closure. On a device
+target the data are device arrays whose numpy protocols run the same calls on
+the device (see `_placement`), so results are kept as they come (`_keep`).
 """
 
 from __future__ import annotations
@@ -80,6 +82,13 @@ def record(
     return out
 
 
+def _keep(x: Any) -> Any:
+    """Return `x` as an array: numpy arrays and device arrays as they are, scalars as 0-d arrays."""
+    if type(x) is np.ndarray or getattr(type(x), "__cadence_device__", False):
+        return x
+    return np.asarray(x)
+
+
 def as_tensor(x: Any) -> Tensor:
     """Return `x` if it is a Tensor, else a constant Tensor of it."""
     return x if isinstance(x, Tensor) else Tensor(x)
@@ -115,7 +124,7 @@ def _binary(
 ) -> Tensor:
     ta, da = _operand(a)
     tb, db = _operand(b)
-    out = np.asarray(fwd(da, db))
+    out = _keep(fwd(da, db))
     inputs = tuple(t for t in (ta, tb) if t is not None)
 
     def grad_fn() -> GradFn:
@@ -215,7 +224,7 @@ def mod(input: Any, other: Any) -> Tensor:
 
 def _compare(fn: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Tensor]:
     def op(input: Any, other: Any) -> Tensor:
-        return Tensor._wrap(np.asarray(fn(_operand(input)[1], _operand(other)[1])))
+        return Tensor._wrap(_keep(fn(_operand(input)[1], _operand(other)[1])))
 
     return op
 
@@ -242,7 +251,7 @@ def _unary(
 ) -> Tensor:
     t = as_tensor(x)
     xd = t._data
-    out = np.asarray(fwd(xd))
+    out = _keep(fwd(xd))
 
     def grad_fn() -> GradFn:
         return lambda g: (grad(g, xd, out),)
@@ -327,7 +336,7 @@ def sum(input: Any, axis: Any = None, keepdims: bool = False) -> Tensor:
     """Sum over `axis` (all axes when None or empty)."""
     t = as_tensor(input)
     axes = _axes(axis, t.ndim)
-    out = np.asarray(t._data.sum(axis=axes, keepdims=keepdims))
+    out = _keep(t._data.sum(axis=axes, keepdims=keepdims))
     shape = t.shape
     return record(
         out, (t,), lambda: lambda g: (_expand_grad(g, shape, axes, keepdims),)
@@ -338,7 +347,7 @@ def mean(input: Any, axis: Any = None, keep_dims: bool = False) -> Tensor:
     """Mean over `axis` (all axes when None or empty)."""
     t = as_tensor(input)
     axes = _axes(axis, t.ndim)
-    out = np.asarray(t._data.mean(axis=axes, keepdims=keep_dims))
+    out = _keep(t._data.mean(axis=axes, keepdims=keep_dims))
     shape = t.shape
     count = int(np.prod([shape[a] for a in axes])) if shape else 1
     return record(
@@ -349,7 +358,7 @@ def mean(input: Any, axis: Any = None, keep_dims: bool = False) -> Tensor:
 def _extreme(input: Any, axis: Any, keepdims: bool, fn: Callable[..., Array]) -> Tensor:
     t = as_tensor(input)
     axes = _axes(axis, t.ndim)
-    out = np.asarray(fn(t._data, axis=axes, keepdims=keepdims))
+    out = _keep(fn(t._data, axis=axes, keepdims=keepdims))
     xd = t._data
 
     def grad_fn() -> GradFn:
@@ -469,7 +478,7 @@ def getitem(input: Any, index: Any) -> Tensor:
     elif isinstance(index, tuple):
         index = tuple(i._data if isinstance(i, Tensor) else i for i in index)
     xd = t._data
-    out = np.asarray(xd[index])
+    out = _keep(xd[index])
 
     def grad_fn() -> GradFn:
         def backward(g: Array) -> tuple[Array]:
@@ -499,7 +508,7 @@ def matmul(input: Any, other: Any) -> Tensor:
     """Matrix product with numpy's broadcasting rules (BLAS for 2-D)."""
     ta, tb = as_tensor(input), as_tensor(other)
     a, b = ta._data, tb._data
-    out = np.asarray(a @ b)
+    out = _keep(a @ b)
 
     def grad_fn() -> GradFn:
         def backward(g: Array) -> tuple[Array | None, Array | None]:
@@ -548,7 +557,7 @@ def zeros_like(input: Any, dtype: Any = None) -> Tensor:
     """Zeros shaped like `input`."""
     d = as_tensor(input)._data
     return Tensor._wrap(
-        np.zeros(d.shape, d.dtype if dtype is None else _dtype.to_numpy(dtype))
+        np.zeros_like(d, dtype=None if dtype is None else _dtype.to_numpy(dtype))
     )
 
 
@@ -556,5 +565,5 @@ def ones_like(input: Any, dtype: Any = None) -> Tensor:
     """Ones shaped like `input`."""
     d = as_tensor(input)._data
     return Tensor._wrap(
-        np.ones(d.shape, d.dtype if dtype is None else _dtype.to_numpy(dtype))
+        np.ones_like(d, dtype=None if dtype is None else _dtype.to_numpy(dtype))
     )

@@ -8,6 +8,7 @@ import numpy as np
 
 from .._context import current_target, rng
 from ._functional import Array, GradFn, as_tensor, record
+from ._placement import on_target
 
 if TYPE_CHECKING:
     from .._tensor import Tensor
@@ -35,10 +36,19 @@ def _k() -> Any:
 
 
 def _float(t: Tensor) -> Array:
+    """Return `t`'s data as a contiguous float array of the current target."""
     d = t._data
     if d.dtype.kind != "f":
         raise TypeError(f"Expected a float tensor, but got dtype {t.dtype!r}.")
-    return d if d.flags.c_contiguous else np.ascontiguousarray(d)
+    target = current_target()
+    if not target.on_host or not isinstance(d, np.ndarray):
+        d = on_target(t, target)
+    return _contig(d)
+
+
+def _contig(a: Array) -> Array:
+    # np.ascontiguousarray would copy a device array to the host; those are always contiguous.
+    return a if a.flags.c_contiguous else np.ascontiguousarray(a)
 
 
 def _activation(name: str, x: Any) -> Tensor:
@@ -47,7 +57,7 @@ def _activation(name: str, x: Any) -> Tensor:
     xd = _float(t)
     y = getattr(k, f"{name}_forward")(xd)
     back = getattr(k, f"{name}_backward")
-    return record(y, (t,), lambda: lambda g: (back(np.ascontiguousarray(g), y),))
+    return record(y, (t,), lambda: lambda g: (back(_contig(g), y),))
 
 
 def relu(input: Any) -> Tensor:
@@ -71,15 +81,13 @@ def _rowwise(name: str, x: Any, axis: int) -> Tensor:
     k = _k()
     moved = np.moveaxis(xd, axis, -1)
     shape = moved.shape
-    y2 = getattr(k, f"{name}_forward")(
-        np.ascontiguousarray(moved).reshape(-1, shape[-1])
-    )
+    y2 = getattr(k, f"{name}_forward")(_contig(moved).reshape(-1, shape[-1]))
     y = np.moveaxis(y2.reshape(shape), -1, axis)
     back = getattr(k, f"{name}_backward")
 
     def grad_fn() -> GradFn:
         def backward(g: Array) -> tuple[Array]:
-            g2 = np.ascontiguousarray(np.moveaxis(g, axis, -1)).reshape(-1, shape[-1])
+            g2 = _contig(np.moveaxis(g, axis, -1)).reshape(-1, shape[-1])
             return (np.moveaxis(back(g2, y2).reshape(shape), -1, axis),)
 
         return backward
@@ -107,14 +115,14 @@ def dense(
     xd = _float(tx)
     lead = xd.shape[:-1]
     x2 = xd.reshape(-1, xd.shape[-1]) if xd.ndim != 2 else xd
-    w = weight._data
-    b = None if bias is None else bias._data
+    w = _float(weight)
+    b = None if bias is None else _float(bias)
     y = k.dense_forward(x2, w, b, code)
     inputs = (tx, weight) if bias is None else (tx, weight, bias)
 
     def grad_fn() -> GradFn:
         def backward(g: Array) -> list[Array | None]:
-            g2 = np.ascontiguousarray(g).reshape(y.shape)
+            g2 = _contig(g).reshape(y.shape)
             dx, dw, db = k.dense_backward(g2, x2, w, y, code, tx._tracked)
             out = [None if dx is None else dx.reshape(xd.shape), dw]
             if bias is not None:
@@ -138,13 +146,13 @@ def conv2d(
     tx = as_tensor(x)
     k = _k()
     xd = _float(tx)
-    w = weight._data
+    w = _float(weight)
     y = k.conv2d_forward(xd, w, stride, padding, dilation)
 
     def grad_fn() -> GradFn:
         def backward(g: Array) -> tuple[Array | None, Array]:
             dx, dw = k.conv2d_backward(
-                np.ascontiguousarray(g), xd, w, stride, padding, dilation, tx._tracked
+                _contig(g), xd, w, stride, padding, dilation, tx._tracked
             )
             return dx, dw
 
@@ -163,7 +171,7 @@ def max_pool2d(x: Any, kernel: tuple[int, int], stride: tuple[int, int]) -> Tens
     return record(
         y,
         (tx,),
-        lambda: lambda g: (k.max_pool2d_backward(np.ascontiguousarray(g), idx, shape),),
+        lambda: lambda g: (k.max_pool2d_backward(_contig(g), idx, shape),),
     )
 
 
@@ -180,7 +188,7 @@ def avg_pool2d(x: Any, kernel: tuple[int, int], stride: tuple[int, int]) -> Tens
         lambda: (
             lambda g: (
                 k.avg_pool2d_backward(
-                    np.ascontiguousarray(g),
+                    _contig(g),
                     shape,
                     kernel[0],
                     kernel[1],
@@ -199,12 +207,10 @@ def softmax_cross_entropy(logits: Any, labels: Any, sparse: bool) -> Tensor:
     ld = _float(tl)
     lab = as_tensor(labels)._data
     if sparse:
-        loss, dlogits = k.softmax_cross_entropy_sparse(
-            ld, np.ascontiguousarray(lab.reshape(-1))
-        )
+        loss, dlogits = k.softmax_cross_entropy_sparse(ld, _contig(lab.reshape(-1)))
     else:
         loss, dlogits = k.softmax_cross_entropy_dense(
-            ld, np.ascontiguousarray(lab, dtype=ld.dtype)
+            ld, _contig(lab).astype(ld.dtype, copy=False)
         )
     return record(loss, (tl,), lambda: lambda g: (dlogits * g[:, None],))
 
@@ -218,14 +224,15 @@ def batch_norm(
     xd = _float(tx)
     shape = xd.shape
     x3 = xd.reshape(shape[0], shape[1], -1)
-    y, mean, var = k.batch_norm_forward(x3, gamma._data, beta._data, eps)
+    g_data, b_data = _float(gamma), _float(beta)
+    y, mean, var = k.batch_norm_forward(x3, g_data, b_data, eps)
 
     def grad_fn() -> GradFn:
         def backward(g: Array) -> tuple[Array, Array, Array]:
             dx, dg, db = k.batch_norm_backward(
-                np.ascontiguousarray(g).reshape(x3.shape),
+                _contig(g).reshape(x3.shape),
                 x3,
-                gamma._data,
+                g_data,
                 mean,
                 var,
                 eps,
