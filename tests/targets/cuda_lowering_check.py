@@ -1,0 +1,91 @@
+"""Lower every CUDA kernel to NVVM IR for a real GPU (sm_75), without a GPU; prints one line each.
+
+Run by `test_cuda_lowering.py` in a process without the simulator. The simulator runs
+kernels as plain Python, so it accepts code the CUDA compiler would reject (unsupported
+calls, type unification errors); this check runs numba's real CUDA type inference and
+lowering on every kernel and its device functions, for float32 and float64. It stops
+before PTX, which needs NVRTC (absent here).
+"""
+
+from __future__ import annotations
+
+import sys
+import traceback
+
+import numpy as np
+from numba import types
+from numba.cuda.compiler import compile_cuda
+
+from cadence.kernels import _cuda, _cuda_array as ca, _cuda_conv as cc
+
+_f32, _f64 = np.dtype(np.float32), np.dtype(np.float64)
+
+
+def signatures(dt):
+    def arr(nd, t=dt):
+        return types.Array(t, nd, "C")
+
+    a1, a2, a3, a4 = arr(1), arr(2), arr(3), arr(4)
+    i, b = types.int64, types.boolean
+    t6 = types.UniTuple(types.int64, ca.MAXDIM)
+    ints = (i,) * 10
+    return {
+        "_act_fwd": (_cuda._act_fwd, (a1, a1, i)),
+        "_act_bwd": (_cuda._act_bwd, (a1, a1, a1, i)),
+        "_gemm_simple": (_cuda._gemm_simple, (a2, a2, a2, b, b)),
+        "gemm (tiled)": (
+            _cuda._GEMM[_f32 if dt == types.float32 else _f64],
+            (a2, a2, a2, b, b),
+        ),
+        "_bias_act": (_cuda._bias_act, (a1, a1, b, i, i)),
+        "_col_sums": (_cuda._col_sums, (a2, a1)),
+        "_softmax_rows": (_cuda._softmax_rows, (a2, a2, b)),
+        "_softmax_grad_rows": (_cuda._softmax_grad_rows, (a2, a2, a2, b)),
+        "_sce_sparse": (_cuda._sce_sparse, (a2, arr(1, types.int32), a1, a2)),
+        "_sce_dense": (_cuda._sce_dense, (a2, a2, a1, a2)),
+        "_sgd": (_cuda._sgd, (a1, a1, a1, a1, dt, dt, dt, dt, b)),
+        "_momentum": (_cuda._momentum, (a1, a1, a1, dt, dt, dt, b)),
+        "_adam": (_cuda._adam, (a1, a1, a1, a1, dt, dt, dt, dt, dt, b)),
+        "_im2col": (cc._im2col, (a4, *ints, a2)),
+        "_col2im": (cc._col2im, (a2, *ints, a4)),
+        "_max_pool": (cc._max_pool, (a4, i, i, i, i, a4, arr(4, types.int64))),
+        "_max_pool_grad": (cc._max_pool_grad, (a4, arr(4, types.int64), a3)),
+        "_avg_pool": (cc._avg_pool, (a4, i, i, i, i, a4)),
+        "_avg_pool_grad": (cc._avg_pool_grad, (a4, i, i, i, i, a4)),
+        "_bn_fwd": (cc._bn_fwd, (a3, a1, a1, types.float64, a3, a1, a1)),
+        "_bn_bwd": (cc._bn_bwd, (a3, a3, a1, a1, a1, types.float64, a3, a1, a1)),
+        "_ewise2": (ca._ewise2, (i, a1, t6, dt, b, a1, t6, dt, b, a1, t6)),
+        "_ewise1": (ca._ewise1, (i, a1, a1)),
+        "_ewise1 (cast)": (ca._ewise1, (i, a1, arr(1, types.float64))),
+        "_gather": (ca._gather, (a1, i, t6, t6, a1)),
+        "_reduce": (ca._reduce, (a1, t6, t6, t6, t6, i, i, a1)),
+        "_fill": (ca._fill, (a1, dt)),
+    }
+
+
+class _NoDriverDevice:
+    """Stands in for the current device when device functions compile (there is no driver)."""
+
+    compute_capability = (7, 5)
+
+
+def main() -> int:
+    import numba.cuda.dispatcher as dispatcher
+
+    dispatcher.get_current_device = lambda: _NoDriverDevice()  # type: ignore[attr-defined]
+    failed = 0
+    for dt in (types.float32, types.float64):
+        for name, (kernel, sig) in signatures(dt).items():
+            try:
+                cres = compile_cuda(kernel.py_func, types.void, sig, cc=(7, 5))
+                assert "define" in cres.library.get_llvm_str()
+                print(f"OK {name} {dt}")
+            except Exception:
+                failed += 1
+                print(f"FAILED {name} {dt}")
+                traceback.print_exc(limit=3)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
