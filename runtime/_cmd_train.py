@@ -154,10 +154,18 @@ def run(args: argparse.Namespace) -> int:
     callbacks = _callbacks(args, settings, run_dir, spec.to_json(), steps, upload)
     print(_headline(settings, splits, steps, run_dir.epochs_done()), flush=True)
     start = time.perf_counter()
-    if valid is None:
-        model.train(settings.epochs, train, callbacks=callbacks)
-    else:
-        model.fit(settings.epochs, train, valid, callbacks=callbacks)
+    try:
+        if valid is None:
+            model.train(settings.epochs, train, callbacks=callbacks)
+        else:
+            model.fit(settings.epochs, train, valid, callbacks=callbacks)
+    except KeyboardInterrupt:
+        print(
+            f"To continue after the last finished epoch: cadence train --resume --output-dir "
+            f"{run_dir.path} --epochs {settings.epochs}",
+            file=sys.stderr,
+        )
+        raise
     elapsed = time.perf_counter() - start
     ms.save_checkpoint(
         net, str(run_dir.model_file), append_dict={SPEC_KEY: spec.to_json()}

@@ -14,6 +14,7 @@ import json
 import os
 import pty
 import re
+import signal
 import struct
 import subprocess
 import sys
@@ -50,8 +51,11 @@ class Runner:
         self.running: dict[str, tuple[tuple[str, ...], subprocess.Popen[str]]] = {}
         self.terminals: dict[str, int] = {}  # name -> the pty's master side
         self.done: dict[str, Result] = {}
+        self.early_output: dict[str, str] = {}
 
-    def start(self, name: str, *args: str, terminal: bool = False) -> None:
+    def start(
+        self, name: str, *args: str, terminal: bool = False, unbuffered: bool = False
+    ) -> None:
         """Start `cadence ARGS`; with `terminal`, its stdout is a pseudo-terminal."""
         stdout: int = subprocess.PIPE
         if terminal:
@@ -65,16 +69,30 @@ class Runner:
             stdout=stdout,
             stderr=subprocess.PIPE,
             text=True,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"} if unbuffered else None,
         )
         if terminal:
             os.close(stdout)
         self.running[name] = (args, process)
+
+    def interrupt_after(self, name: str, line_start: str, count: int) -> None:
+        """Send SIGINT (Ctrl-C) once `count` lines of `name`'s output start with `line_start`."""
+        _, process = self.running[name]
+        assert process.stdout is not None
+        lines = []
+        for line in process.stdout:
+            lines.append(line)
+            if sum(seen.startswith(line_start) for seen in lines) == count:
+                process.send_signal(signal.SIGINT)
+                break
+        self.early_output[name] = "".join(lines)
 
     def result(self, name: str) -> Result:
         if name not in self.done:
             args, process = self.running.pop(name)
             terminal = self._read_terminal(name)
             stdout, stderr = process.communicate(timeout=TIMEOUT)
+            stdout = self.early_output.pop(name, "") + (stdout or "")
             self.done[name] = Result(
                 args, process.returncode, terminal or stdout, stderr
             )
@@ -176,8 +194,11 @@ def _start_all(runner: Runner, root: Path) -> None:
     runner.start("npz", "train", *npz.split(), "--upload", (root / "bucket").as_uri())
     tty = "--epochs 2 --output-dir out-tty"
     runner.start("terminal", "train", *tty.split(), terminal=True)
+    forever = ["--epochs", "1000", "--output-dir", "out-int"]
+    runner.start("ctrl-c", "train", *forever, unbuffered=True)
     for name, args in ERRORS.items():
         runner.start(name, *args)
+    runner.interrupt_after("ctrl-c", "Train epoch time", 2)
     main = runner.result("main")
     assert main.returncode == 0, main.stderr
     # eval and predict read a copy: the resumed run rewrites model.ckpt meanwhile.
@@ -191,6 +212,9 @@ def _start_all(runner: Runner, root: Path) -> None:
     runner.start("predict", "predict", "main-model.ckpt", "digits.npy")
     runner.start("predict-wrong-shape", "predict", "main-model.ckpt", "wrong-shape.npy")
     runner.result("resume")
+    runner.result("ctrl-c")  # exited, so its backup is final
+    again = f"--resume --output-dir out-int --epochs {epochs_in_backup(root / 'out-int') + 1}"
+    runner.start("resume-after-ctrl-c", "train", *again.split())
     runner.start("resume-too-few", "train", "--resume", "--epochs", "30")
     runner.start(
         "resume-other-model", "train", "--resume", "--epochs", "40", "--model", "lenet5"
@@ -327,6 +351,32 @@ def test_a_terminal_gets_a_progress_bar_instead_of_lines(runs: Runner) -> None:
     assert "loss is" not in screen  # no LossMonitor lines breaking the bar
     assert "epoch time" not in screen  # nor TimeMonitor's
     assert "Test accuracy: " in screen
+
+
+def epochs_in_backup(run: Path) -> int:
+    epoch = ms.load_checkpoint(str(run / "backup" / "backup.ckpt"))["epoch_num"]
+    assert isinstance(epoch, ms.Parameter)
+    return int(epoch.asnumpy())
+
+
+def test_ctrl_c_then_resume(runs: Runner) -> None:
+    stopped = runs.result("ctrl-c")
+    assert stopped.returncode == 130
+    assert stopped.stderr.splitlines() == [
+        "To continue after the last finished epoch: cadence train --resume --output-dir out-int --epochs 1000",
+        "cadence train: interrupted",
+    ]
+    resumed = runs.result("resume-after-ctrl-c")
+    assert resumed.returncode == 0, resumed.stderr
+    printed = stopped.stdout.count("Train epoch time")
+    done = re.search(
+        r"(\d+) epochs of 41 steps .* resuming after epoch (\d+)\.", resumed.stdout
+    )
+    assert done is not None, resumed.stdout
+    # The backup holds the last epoch whose end hooks all ran: the last printed or the one before.
+    assert printed - 1 <= int(done.group(2)) <= printed
+    assert int(done.group(1)) == int(done.group(2)) + 1
+    assert "Test accuracy: " in resumed.stdout
 
 
 # --- errors: one line, the fix, no traceback --------------------------------------------------
