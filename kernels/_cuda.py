@@ -29,13 +29,13 @@ from ._cuda_array import (
     SIMULATOR,
     DeviceArray,
     device_empty,
-    fill,
     launch,
     reset_statistics,
     statistics,
     to_device,
     to_host,
 )
+from ._cuda_generic import fill
 
 cuda: Any = importlib.import_module("numba.cuda")  # untyped
 

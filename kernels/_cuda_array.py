@@ -103,296 +103,6 @@ def device_empty(shape: tuple[int, ...], dtype: Any) -> DeviceArray:
     return DeviceArray(cuda.device_array(tuple(shape), np.dtype(dtype)))
 
 
-# --- generic kernels --------------------------------------------------------------------
-@cuda.jit(device=True)
-def _binary_op(x: Any, y: Any, code: int) -> Any:
-    if code == 0:
-        return x + y
-    if code == 1:
-        return x - y
-    if code == 2:
-        return x * y
-    if code == 3:
-        return x / y
-    if code == 4:
-        return x if x >= y else y
-    if code == 5:
-        return x if x <= y else y
-    return x**y
-
-
-@cuda.jit(device=True)
-def _unary_op(x: Any, code: int) -> Any:
-    if code == 1:
-        return -x
-    if code == 2:
-        return math.exp(x)
-    if code == 3:
-        return math.log(x)
-    if code == 4:
-        return math.sqrt(x)
-    if code == 5:
-        return x * x
-    if code == 6:
-        return abs(x)
-    if code == 7:
-        return math.tanh(x)
-    return x
-
-
-@cuda.jit
-def _ewise2(
-    code: int,
-    a: Any,
-    sa: Any,
-    av: Any,
-    ka: bool,
-    b: Any,
-    sb: Any,
-    bv: Any,
-    kb: bool,
-    out: Any,
-    shape: Any,
-) -> None:
-    for i in range(cuda.grid(1), out.size, cuda.gridsize(1)):
-        rem = i
-        oa = 0
-        ob = 0
-        for d in range(MAXDIM - 1, -1, -1):
-            n = shape[d]
-            idx = rem % n
-            rem //= n
-            oa += idx * sa[d]
-            ob += idx * sb[d]
-        x = av if ka else a[oa]
-        y = bv if kb else b[ob]
-        out[i] = _binary_op(x, y, code)
-
-
-@cuda.jit
-def _ewise1(code: int, a: Any, out: Any) -> None:
-    for i in range(cuda.grid(1), out.size, cuda.gridsize(1)):
-        out[i] = _unary_op(a[i], code)
-
-
-@cuda.jit
-def _gather(src: Any, offset: int, strides: Any, shape: Any, out: Any) -> None:
-    for i in range(cuda.grid(1), out.size, cuda.gridsize(1)):
-        rem = i
-        o = offset
-        for d in range(MAXDIM - 1, -1, -1):
-            n = shape[d]
-            o += (rem % n) * strides[d]
-            rem //= n
-        out[i] = src[o]
-
-
-@cuda.jit
-def _reduce(
-    src: Any,
-    kshape: Any,
-    kstrides: Any,
-    rshape: Any,
-    rstrides: Any,
-    count: int,
-    op: int,
-    out: Any,
-) -> None:
-    # One thread per output element; op 0 sum, 1 max, 2 min, 3 mean. Accumulates in float64.
-    for i in range(cuda.grid(1), out.size, cuda.gridsize(1)):
-        rem = i
-        base = 0
-        for d in range(MAXDIM - 1, -1, -1):
-            n = kshape[d]
-            base += (rem % n) * kstrides[d]
-            rem //= n
-        acc = 0.0
-        for j in range(count):
-            rem = j
-            o = base
-            for d in range(MAXDIM - 1, -1, -1):
-                n = rshape[d]
-                o += (rem % n) * rstrides[d]
-                rem //= n
-            v = src[o] * 1.0
-            if op == 1:
-                acc = v if j == 0 or v > acc else acc
-            elif op == 2:
-                acc = v if j == 0 or v < acc else acc
-            else:
-                acc += v
-        if op == 3 and count > 0:
-            acc /= count
-        out[i] = acc
-
-
-@cuda.jit
-def _fill(out: Any, value: Any) -> None:
-    for i in range(cuda.grid(1), out.size, cuda.gridsize(1)):
-        out[i] = value
-
-
-_BINARY = {
-    np.add: 0,
-    np.subtract: 1,
-    np.multiply: 2,
-    np.true_divide: 3,
-    np.maximum: 4,
-    np.minimum: 5,
-    np.power: 6,
-}
-_UNARY = {
-    np.positive: 0,
-    np.negative: 1,
-    np.exp: 2,
-    np.log: 3,
-    np.sqrt: 4,
-    np.square: 5,
-    np.absolute: 6,
-    np.tanh: 7,
-}
-_REDUCE = {"sum": 0, "max": 1, "min": 2, "mean": 3}
-_dtype_cache: dict[tuple[Any, ...], np.dtype[Any]] = {}
-
-
-def _flat(a: DeviceArray) -> Any:
-    return a._dev.reshape(a.size) if a._dev.ndim != 1 else a._dev
-
-
-def _padded(values: tuple[int, ...], fill: int) -> tuple[int, ...]:
-    return (fill,) * (MAXDIM - len(values)) + tuple(int(v) for v in values)
-
-
-def _contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
-    out, step = [], 1
-    for n in reversed(shape):
-        out.append(step)
-        step *= n
-    return tuple(reversed(out))
-
-
-def _broadcast_strides(
-    shape: tuple[int, ...], out_shape: tuple[int, ...]
-) -> tuple[int, ...]:
-    strides = _contiguous_strides(shape)
-    lead = len(out_shape) - len(shape)
-    full = [0] * lead + [
-        0 if n == 1 else s for n, s in zip(shape, strides, strict=True)
-    ]
-    return _padded(tuple(full), 0)
-
-
-def _result_dtype(ufunc: Any, *operands: Any) -> np.dtype[Any]:
-    key = (ufunc, *(o.dtype if hasattr(o, "dtype") else type(o) for o in operands))
-    dt = _dtype_cache.get(key)
-    if dt is None:
-        probes = [
-            np.ones(1, o.dtype) if hasattr(o, "dtype") else type(o)(1) for o in operands
-        ]
-        dt = _dtype_cache[key] = np.asarray(ufunc(*probes)).dtype
-    return dt
-
-
-def _is_scalar(x: Any) -> bool:
-    return isinstance(x, (int, float, bool, np.generic))
-
-
-def _elementwise(ufunc: Any, inputs: tuple[Any, ...]) -> DeviceArray | None:
-    """Run a supported ufunc on the device, or return None to fall back."""
-    ops = [
-        x if isinstance(x, DeviceArray) or _is_scalar(x) else to_device(np.asarray(x))
-        for x in inputs
-    ]
-    arrays = [x for x in ops if isinstance(x, DeviceArray)]
-    if any(a.ndim > MAXDIM for a in arrays) or any(isinstance(x, complex) for x in ops):
-        return None
-    out_shape = np.broadcast_shapes(*(a.shape for a in arrays))
-    dt = _result_dtype(ufunc, *ops)
-    out = device_empty(out_shape, dt)
-    if out.size == 0:
-        return out
-    blocks, threads = launch(out.size)
-    if len(ops) == 1:
-        a = ops[0]
-        assert isinstance(a, DeviceArray)
-        _ewise1[blocks, threads](_UNARY[ufunc], _flat(a), _flat(out))
-        return out
-    args: list[Any] = []
-    for x in ops:
-        if isinstance(x, DeviceArray):
-            args += [
-                _flat(x),
-                _broadcast_strides(x.shape, out_shape),
-                dt.type(0),
-                False,
-            ]
-        else:
-            args += [_flat(out), _padded((), 0), dt.type(x), True]
-    _ewise2[blocks, threads](_BINARY[ufunc], *args, _flat(out), _padded(out_shape, 1))
-    return out
-
-
-def gather(
-    src: DeviceArray, offset: int, strides: tuple[int, ...], shape: tuple[int, ...]
-) -> DeviceArray:
-    """Return a contiguous copy of the strided view (`offset`, element `strides`, `shape`) of `src`."""
-    out = device_empty(shape, src.dtype)
-    if out.size:
-        blocks, threads = launch(out.size)
-        _gather[blocks, threads](
-            _flat(src), offset, _padded(strides, 0), _padded(shape, 1), _flat(out)
-        )
-    return out
-
-
-def fill(out: DeviceArray, value: Any) -> DeviceArray:
-    """Set every element of `out` to `value`; return `out`."""
-    if out.size:
-        blocks, threads = launch(out.size)
-        _fill[blocks, threads](_flat(out), out.dtype.type(value))
-    return out
-
-
-def _axes(axis: Any, ndim: int) -> tuple[int, ...]:
-    if axis is None:
-        return tuple(range(ndim))
-    items = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
-    return tuple(sorted({int(a) % ndim for a in items})) if ndim else ()
-
-
-def reduce(
-    a: DeviceArray, op: str, axis: Any = None, keepdims: bool = False
-) -> DeviceArray:
-    """Reduce `a` with `op` ("sum", "mean", "max", "min") over `axis`, as numpy does."""
-    axes = _axes(axis, a.ndim)
-    kept = tuple(d for d in range(a.ndim) if d not in axes)
-    strides = _contiguous_strides(a.shape)
-    dt = getattr(np, op)(np.zeros(1, a.dtype)).dtype
-    out_shape = (
-        tuple(1 if d in axes else a.shape[d] for d in range(a.ndim))
-        if keepdims
-        else tuple(a.shape[d] for d in kept)
-    )
-    out = device_empty(out_shape, dt)
-    count = math.prod(a.shape[d] for d in axes)
-    if op in ("max", "min") and count == 0:
-        raise ValueError(
-            f"zero-size array to reduction operation {op} which has no identity"
-        )
-    blocks, threads = launch(max(out.size, 1))
-    _reduce[blocks, threads](
-        _flat(a),
-        _padded(tuple(a.shape[d] for d in kept), 1),
-        _padded(tuple(strides[d] for d in kept), 0),
-        _padded(tuple(a.shape[d] for d in axes), 1),
-        _padded(tuple(strides[d] for d in axes), 0),
-        count,
-        _REDUCE[op],
-        _flat(out),
-    )
-    return out
-
-
 # --- the array type -----------------------------------------------------------------------
 class _Flags:
     c_contiguous = True
@@ -524,7 +234,7 @@ class DeviceArray:
 
     def ravel(self) -> DeviceArray:
         """Return a flat view."""
-        return DeviceArray(_flat(self))
+        return DeviceArray(_gen._flat(self))
 
     def transpose(self, *axes: Any) -> DeviceArray:
         """Return a contiguous copy with the axes permuted (reversed when none are given)."""
@@ -535,8 +245,8 @@ class DeviceArray:
         )
         if perm == tuple(range(self.ndim)):
             return self
-        strides = _contiguous_strides(self.shape)
-        return gather(
+        strides = _gen.contiguous_strides(self.shape)
+        return _gen.gather(
             self, 0, tuple(strides[p] for p in perm), tuple(self.shape[p] for p in perm)
         )
 
@@ -548,7 +258,7 @@ class DeviceArray:
         out = device_empty(self.shape, dt)
         if out.size:
             blocks, threads = launch(out.size)
-            _ewise1[blocks, threads](0, _flat(self), _flat(out))
+            _gen._ewise1[blocks, threads](0, _gen._flat(self), _gen._flat(out))
         return out
 
     def copy(self) -> DeviceArray:
@@ -563,7 +273,7 @@ class DeviceArray:
         keepdims: bool = False,
     ) -> DeviceArray:
         """Sum over `axis`."""
-        r = reduce(self, "sum", axis, keepdims)
+        r = _gen.reduce(self, "sum", axis, keepdims)
         return r if dtype is None else r.astype(dtype)
 
     def mean(
@@ -574,27 +284,27 @@ class DeviceArray:
         keepdims: bool = False,
     ) -> DeviceArray:
         """Mean over `axis`."""
-        r = reduce(self, "mean", axis, keepdims)
+        r = _gen.reduce(self, "mean", axis, keepdims)
         return r if dtype is None else r.astype(dtype)
 
     def max(
         self, axis: Any = None, out: Any = None, keepdims: bool = False
     ) -> DeviceArray:
         """Maximum over `axis`."""
-        return reduce(self, "max", axis, keepdims)
+        return _gen.reduce(self, "max", axis, keepdims)
 
     def min(
         self, axis: Any = None, out: Any = None, keepdims: bool = False
     ) -> DeviceArray:
         """Minimum over `axis`."""
-        return reduce(self, "min", axis, keepdims)
+        return _gen.reduce(self, "min", axis, keepdims)
 
     def __getitem__(self, index: Any) -> DeviceArray:
         view = _basic_view(self.shape, index)
         if view is None:
             return _fallback("getitem", lambda h: h[index], self)  # type: ignore[no-any-return]
         offset, strides, shape = view
-        return gather(self, offset, strides, shape)
+        return _gen.gather(self, offset, strides, shape)
 
     def __setitem__(self, index: Any, value: Any) -> None:
         host = to_host(self)
@@ -616,8 +326,12 @@ class DeviceArray:
             from ._cuda import matmul
 
             return matmul(*inputs)
-        if plain and (ufunc in _BINARY or ufunc in _UNARY) and ufunc.nin == len(inputs):
-            result = _elementwise(ufunc, inputs)
+        if (
+            plain
+            and (ufunc in _gen._BINARY or ufunc in _gen._UNARY)
+            and ufunc.nin == len(inputs)
+        ):
+            result = _gen.elementwise(ufunc, inputs)
             if result is not None:
                 return result
         if "out" in kwargs:
@@ -627,7 +341,7 @@ class DeviceArray:
         )
 
     def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
-        impl = _FUNCTIONS.get(func)
+        impl = _numpy.FUNCTIONS.get(func)
         if impl is not None:
             return impl(*args, **kwargs)
         if func is np.copyto:
@@ -732,7 +446,7 @@ def _basic_view(
         at = items.index(Ellipsis)
         items[at : at + 1] = [slice(None)] * (len(shape) - used)
     items += [slice(None)] * (len(shape) - sum(1 for i in items if i is not None))
-    strides = _contiguous_strides(shape)
+    strides = _gen.contiguous_strides(shape)
     offset, out_strides, out_shape, d = 0, [], [], 0
     for i in items:
         if i is None:
@@ -759,123 +473,4 @@ def _basic_view(
     return offset, tuple(out_strides), tuple(out_shape)
 
 
-# --- numpy functions implemented on the device --------------------------------------------
-def _broadcast_to(a: Any, shape: Any, subok: bool = False) -> DeviceArray:
-    shape = tuple(shape) if not isinstance(shape, int) else (shape,)
-    d = to_device(a)
-    if d.shape == shape:
-        return d
-    np.broadcast_shapes(d.shape, shape)  # raises numpy's error for incompatible shapes
-    return gather(
-        d, 0, _broadcast_strides(d.shape, shape)[MAXDIM - len(shape) :], shape
-    )
-
-
-def _expand_dims(a: DeviceArray, axis: Any) -> DeviceArray:
-    axes = (axis,) if isinstance(axis, int) else tuple(axis)
-    nd = a.ndim + len(axes)
-    axes = tuple(sorted(x % nd for x in axes))
-    it = iter(a.shape)
-    return a.reshape(tuple(1 if d in axes else next(it) for d in range(nd)))
-
-
-def _like(value: Any) -> Any:
-    def make(
-        a: Any,
-        dtype: Any = None,
-        order: str = "K",
-        subok: bool = True,
-        shape: Any = None,
-    ) -> DeviceArray:
-        out = device_empty(
-            a.shape if shape is None else tuple(shape),
-            a.dtype if dtype is None else dtype,
-        )
-        return out if value is None else fill(out, value)
-
-    return make
-
-
-def _full_like(a: Any, fill_value: Any, dtype: Any = None, **_: Any) -> DeviceArray:
-    return fill(device_empty(a.shape, a.dtype if dtype is None else dtype), fill_value)
-
-
-def _copyto(dst: Any, src: Any, casting: str = "same_kind", where: Any = True) -> None:
-    if not isinstance(dst, DeviceArray) or where is not True:
-        np.copyto(dst, to_host(src), casting=casting, where=to_host(where))  # type: ignore[arg-type]
-        _count("fallback:copyto")
-        return
-    value = src if isinstance(src, DeviceArray) else to_device(np.asarray(src))
-    value = _broadcast_to(value, dst.shape).astype(dst.dtype, copy=False)
-    blocks, threads = launch(max(dst.size, 1))
-    _ewise1[blocks, threads](0, _flat(value), _flat(dst))
-
-
-def _squeeze(a: DeviceArray, axis: Any = None) -> DeviceArray:
-    axes = (
-        _axes(axis, a.ndim)
-        if axis is not None
-        else tuple(d for d, n in enumerate(a.shape) if n == 1)
-    )
-    for d in axes:
-        if a.shape[d] != 1:
-            raise ValueError(
-                "cannot select an axis to squeeze out which has size not equal to one"
-            )
-    return a.reshape(tuple(n for d, n in enumerate(a.shape) if d not in axes))
-
-
-def _moveaxis(a: DeviceArray, source: Any, destination: Any) -> DeviceArray:
-    src = [source] if isinstance(source, int) else list(source)
-    dst = [destination] if isinstance(destination, int) else list(destination)
-    src = [s % a.ndim for s in src]
-    dst = [d % a.ndim for d in dst]
-    order = [n for n in range(a.ndim) if n not in src]
-    for d, s in sorted(zip(dst, src, strict=True)):
-        order.insert(d, s)
-    return a.transpose(tuple(order))
-
-
-def _swapped(ndim: int, a: int, b: int) -> tuple[int, ...]:
-    order = list(range(ndim))
-    order[a % ndim], order[b % ndim] = order[b % ndim], order[a % ndim]
-    return tuple(order)
-
-
-_FUNCTIONS: dict[Any, Any] = {
-    np.broadcast_to: _broadcast_to,
-    np.expand_dims: _expand_dims,
-    np.ones_like: _like(1),
-    np.zeros_like: _like(0),
-    np.empty_like: _like(None),
-    np.full_like: _full_like,
-    np.copyto: _copyto,
-    np.reshape: lambda a, *args, **kw: a.reshape(
-        *(args or (kw.get("shape", kw.get("newshape")),))
-    ),
-    np.transpose: lambda a, axes=None: a.transpose(axes),
-    np.moveaxis: _moveaxis,
-    np.swapaxes: lambda a, axis1, axis2: a.transpose(_swapped(a.ndim, axis1, axis2)),
-    np.squeeze: _squeeze,
-    np.shape: lambda a: a.shape,
-    np.ndim: lambda a: a.ndim,
-    np.size: lambda a, axis=None: a.size if axis is None else a.shape[axis],
-    np.sum: lambda a, axis=None, dtype=None, out=None, keepdims=False, **_: a.sum(
-        axis, dtype, keepdims=keepdims
-    ),
-    np.mean: lambda a, axis=None, dtype=None, out=None, keepdims=False, **_: a.mean(
-        axis, dtype, keepdims=keepdims
-    ),
-    np.max: lambda a, axis=None, out=None, keepdims=False, **_: a.max(
-        axis, keepdims=keepdims
-    ),
-    np.min: lambda a, axis=None, out=None, keepdims=False, **_: a.min(
-        axis, keepdims=keepdims
-    ),
-    np.amax: lambda a, axis=None, out=None, keepdims=False, **_: a.max(
-        axis, keepdims=keepdims
-    ),
-    np.amin: lambda a, axis=None, out=None, keepdims=False, **_: a.min(
-        axis, keepdims=keepdims
-    ),
-}
+from . import _cuda_generic as _gen, _cuda_numpy as _numpy  # noqa: E402 - they build on the names above

@@ -15,7 +15,8 @@ from typing import Any
 import numpy as np
 
 from ._cuda import _dev, _raw, matmul
-from ._cuda_array import DeviceArray, device_empty, fill, launch, to_device
+from ._cuda_array import DeviceArray, device_empty, launch, to_device
+from ._cuda_generic import fill
 
 cuda: Any = importlib.import_module("numba.cuda")  # untyped
 

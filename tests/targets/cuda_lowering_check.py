@@ -16,7 +16,12 @@ import numpy as np
 from numba import types
 from numba.cuda.compiler import compile_cuda
 
-from cadence.kernels import _cuda, _cuda_array as ca, _cuda_conv as cc
+from cadence.kernels import (
+    _cuda,
+    _cuda_array as ca,
+    _cuda_conv as cc,
+    _cuda_generic as cg,
+)
 
 _f32, _f64 = np.dtype(np.float32), np.dtype(np.float64)
 
@@ -54,12 +59,12 @@ def signatures(dt):
         "_avg_pool_grad": (cc._avg_pool_grad, (a4, i, i, i, i, a4)),
         "_bn_fwd": (cc._bn_fwd, (a3, a1, a1, types.float64, a3, a1, a1)),
         "_bn_bwd": (cc._bn_bwd, (a3, a3, a1, a1, a1, types.float64, a3, a1, a1)),
-        "_ewise2": (ca._ewise2, (i, a1, t6, dt, b, a1, t6, dt, b, a1, t6)),
-        "_ewise1": (ca._ewise1, (i, a1, a1)),
-        "_ewise1 (cast)": (ca._ewise1, (i, a1, arr(1, types.float64))),
-        "_gather": (ca._gather, (a1, i, t6, t6, a1)),
-        "_reduce": (ca._reduce, (a1, t6, t6, t6, t6, i, i, a1)),
-        "_fill": (ca._fill, (a1, dt)),
+        "_ewise2": (cg._ewise2, (i, a1, t6, dt, b, a1, t6, dt, b, a1, t6)),
+        "_ewise1": (cg._ewise1, (i, a1, a1)),
+        "_ewise1 (cast)": (cg._ewise1, (i, a1, arr(1, types.float64))),
+        "_gather": (cg._gather, (a1, i, t6, t6, a1)),
+        "_reduce": (cg._reduce, (a1, t6, t6, t6, t6, i, i, a1)),
+        "_fill": (cg._fill, (a1, dt)),
     }
 
 

@@ -1,0 +1,306 @@
+"""Generic CUDA kernels behind `DeviceArray`: broadcasting elementwise ops, strided gathers, reductions.
+
+Each is a grid-stride loop over output elements; shapes and element strides
+travel as tuples padded to `MAXDIM` entries, so one compiled kernel serves
+every rank.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ._cuda_array import MAXDIM, DeviceArray, cuda, device_empty, launch, to_device
+
+__all__ = ["contiguous_strides", "elementwise", "fill", "gather", "reduce"]
+
+
+@cuda.jit(device=True)
+def _binary_op(x: Any, y: Any, code: int) -> Any:
+    if code == 0:
+        return x + y
+    if code == 1:
+        return x - y
+    if code == 2:
+        return x * y
+    if code == 3:
+        return x / y
+    if code == 4:
+        return x if x >= y else y
+    if code == 5:
+        return x if x <= y else y
+    return x**y
+
+
+@cuda.jit(device=True)
+def _unary_op(x: Any, code: int) -> Any:
+    if code == 1:
+        return -x
+    if code == 2:
+        return math.exp(x)
+    if code == 3:
+        return math.log(x)
+    if code == 4:
+        return math.sqrt(x)
+    if code == 5:
+        return x * x
+    if code == 6:
+        return abs(x)
+    if code == 7:
+        return math.tanh(x)
+    return x
+
+
+@cuda.jit
+def _ewise2(
+    code: int,
+    a: Any,
+    sa: Any,
+    av: Any,
+    ka: bool,
+    b: Any,
+    sb: Any,
+    bv: Any,
+    kb: bool,
+    out: Any,
+    shape: Any,
+) -> None:
+    for i in range(cuda.grid(1), out.size, cuda.gridsize(1)):
+        rem = i
+        oa = 0
+        ob = 0
+        for d in range(MAXDIM - 1, -1, -1):
+            n = shape[d]
+            idx = rem % n
+            rem //= n
+            oa += idx * sa[d]
+            ob += idx * sb[d]
+        x = av if ka else a[oa]
+        y = bv if kb else b[ob]
+        out[i] = _binary_op(x, y, code)
+
+
+@cuda.jit
+def _ewise1(code: int, a: Any, out: Any) -> None:
+    for i in range(cuda.grid(1), out.size, cuda.gridsize(1)):
+        out[i] = _unary_op(a[i], code)
+
+
+@cuda.jit
+def _gather(src: Any, offset: int, strides: Any, shape: Any, out: Any) -> None:
+    for i in range(cuda.grid(1), out.size, cuda.gridsize(1)):
+        rem = i
+        o = offset
+        for d in range(MAXDIM - 1, -1, -1):
+            n = shape[d]
+            o += (rem % n) * strides[d]
+            rem //= n
+        out[i] = src[o]
+
+
+@cuda.jit
+def _reduce(
+    src: Any,
+    kshape: Any,
+    kstrides: Any,
+    rshape: Any,
+    rstrides: Any,
+    count: int,
+    op: int,
+    out: Any,
+) -> None:
+    # One thread per output element; op 0 sum, 1 max, 2 min, 3 mean. Accumulates in float64.
+    for i in range(cuda.grid(1), out.size, cuda.gridsize(1)):
+        rem = i
+        base = 0
+        for d in range(MAXDIM - 1, -1, -1):
+            n = kshape[d]
+            base += (rem % n) * kstrides[d]
+            rem //= n
+        acc = 0.0
+        for j in range(count):
+            rem = j
+            o = base
+            for d in range(MAXDIM - 1, -1, -1):
+                n = rshape[d]
+                o += (rem % n) * rstrides[d]
+                rem //= n
+            v = src[o] * 1.0
+            if op == 1:
+                acc = v if j == 0 or v > acc else acc
+            elif op == 2:
+                acc = v if j == 0 or v < acc else acc
+            else:
+                acc += v
+        if op == 3 and count > 0:
+            acc /= count
+        out[i] = acc
+
+
+@cuda.jit
+def _fill(out: Any, value: Any) -> None:
+    for i in range(cuda.grid(1), out.size, cuda.gridsize(1)):
+        out[i] = value
+
+
+_BINARY = {
+    np.add: 0,
+    np.subtract: 1,
+    np.multiply: 2,
+    np.true_divide: 3,
+    np.maximum: 4,
+    np.minimum: 5,
+    np.power: 6,
+}
+_UNARY = {
+    np.positive: 0,
+    np.negative: 1,
+    np.exp: 2,
+    np.log: 3,
+    np.sqrt: 4,
+    np.square: 5,
+    np.absolute: 6,
+    np.tanh: 7,
+}
+_REDUCE = {"sum": 0, "max": 1, "min": 2, "mean": 3}
+_dtype_cache: dict[tuple[Any, ...], np.dtype[Any]] = {}
+
+
+def _flat(a: DeviceArray) -> Any:
+    return a._dev.reshape(a.size) if a._dev.ndim != 1 else a._dev
+
+
+def _padded(values: tuple[int, ...], fill: int) -> tuple[int, ...]:
+    return (fill,) * (MAXDIM - len(values)) + tuple(int(v) for v in values)
+
+
+def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+    out, step = [], 1
+    for n in reversed(shape):
+        out.append(step)
+        step *= n
+    return tuple(reversed(out))
+
+
+def _broadcast_strides(
+    shape: tuple[int, ...], out_shape: tuple[int, ...]
+) -> tuple[int, ...]:
+    strides = contiguous_strides(shape)
+    lead = len(out_shape) - len(shape)
+    full = [0] * lead + [
+        0 if n == 1 else s for n, s in zip(shape, strides, strict=True)
+    ]
+    return _padded(tuple(full), 0)
+
+
+def _result_dtype(ufunc: Any, *operands: Any) -> np.dtype[Any]:
+    key = (ufunc, *(o.dtype if hasattr(o, "dtype") else type(o) for o in operands))
+    dt = _dtype_cache.get(key)
+    if dt is None:
+        probes = [
+            np.ones(1, o.dtype) if hasattr(o, "dtype") else type(o)(1) for o in operands
+        ]
+        dt = _dtype_cache[key] = np.asarray(ufunc(*probes)).dtype
+    return dt
+
+
+def _is_scalar(x: Any) -> bool:
+    return isinstance(x, (int, float, bool, np.generic))
+
+
+def elementwise(ufunc: Any, inputs: tuple[Any, ...]) -> DeviceArray | None:
+    """Run a supported ufunc on the device, or return None to fall back."""
+    ops = [
+        x if isinstance(x, DeviceArray) or _is_scalar(x) else to_device(np.asarray(x))
+        for x in inputs
+    ]
+    arrays = [x for x in ops if isinstance(x, DeviceArray)]
+    if any(a.ndim > MAXDIM for a in arrays) or any(isinstance(x, complex) for x in ops):
+        return None
+    out_shape = np.broadcast_shapes(*(a.shape for a in arrays))
+    dt = _result_dtype(ufunc, *ops)
+    out = device_empty(out_shape, dt)
+    if out.size == 0:
+        return out
+    blocks, threads = launch(out.size)
+    if len(ops) == 1:
+        a = ops[0]
+        assert isinstance(a, DeviceArray)
+        _ewise1[blocks, threads](_UNARY[ufunc], _flat(a), _flat(out))
+        return out
+    args: list[Any] = []
+    for x in ops:
+        if isinstance(x, DeviceArray):
+            args += [
+                _flat(x),
+                _broadcast_strides(x.shape, out_shape),
+                dt.type(0),
+                False,
+            ]
+        else:
+            args += [_flat(out), _padded((), 0), dt.type(x), True]
+    _ewise2[blocks, threads](_BINARY[ufunc], *args, _flat(out), _padded(out_shape, 1))
+    return out
+
+
+def gather(
+    src: DeviceArray, offset: int, strides: tuple[int, ...], shape: tuple[int, ...]
+) -> DeviceArray:
+    """Return a contiguous copy of the strided view (`offset`, element `strides`, `shape`) of `src`."""
+    out = device_empty(shape, src.dtype)
+    if out.size:
+        blocks, threads = launch(out.size)
+        _gather[blocks, threads](
+            _flat(src), offset, _padded(strides, 0), _padded(shape, 1), _flat(out)
+        )
+    return out
+
+
+def fill(out: DeviceArray, value: Any) -> DeviceArray:
+    """Set every element of `out` to `value`; return `out`."""
+    if out.size:
+        blocks, threads = launch(out.size)
+        _fill[blocks, threads](_flat(out), out.dtype.type(value))
+    return out
+
+
+def _axes(axis: Any, ndim: int) -> tuple[int, ...]:
+    if axis is None:
+        return tuple(range(ndim))
+    items = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    return tuple(sorted({int(a) % ndim for a in items})) if ndim else ()
+
+
+def reduce(
+    a: DeviceArray, op: str, axis: Any = None, keepdims: bool = False
+) -> DeviceArray:
+    """Reduce `a` with `op` ("sum", "mean", "max", "min") over `axis`, as numpy does."""
+    axes = _axes(axis, a.ndim)
+    kept = tuple(d for d in range(a.ndim) if d not in axes)
+    strides = contiguous_strides(a.shape)
+    dt = getattr(np, op)(np.zeros(1, a.dtype)).dtype
+    out_shape = (
+        tuple(1 if d in axes else a.shape[d] for d in range(a.ndim))
+        if keepdims
+        else tuple(a.shape[d] for d in kept)
+    )
+    out = device_empty(out_shape, dt)
+    count = math.prod(a.shape[d] for d in axes)
+    if op in ("max", "min") and count == 0:
+        raise ValueError(
+            f"zero-size array to reduction operation {op} which has no identity"
+        )
+    blocks, threads = launch(max(out.size, 1))
+    _reduce[blocks, threads](
+        _flat(a),
+        _padded(tuple(a.shape[d] for d in kept), 1),
+        _padded(tuple(strides[d] for d in kept), 0),
+        _padded(tuple(a.shape[d] for d in axes), 1),
+        _padded(tuple(strides[d] for d in axes), 0),
+        count,
+        _REDUCE[op],
+        _flat(out),
+    )
+    return out
