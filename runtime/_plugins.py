@@ -88,10 +88,14 @@ def _load_all() -> None:
     from importlib.metadata import entry_points
 
     everyone = autoload_enabled()
+    seen: set[tuple[str, str, str]] = set()
     for ep in sorted(entry_points(group=GROUP), key=_own_first):
         dist = _distribution(ep)
         if not everyone and dist.split(" ")[0] != _OWN_DISTRIBUTION:
             continue
+        if (dist, ep.name, ep.value) in seen:  # one distribution seen twice on sys.path
+            continue
+        seen.add((dist, ep.name, ep.value))
         declared = f"{ep.name} = {ep.value}"
         try:
             target = _resolve(ep.load())
