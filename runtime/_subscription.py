@@ -103,7 +103,7 @@ class Subscription(Generic[E]):
         # Counters. Unfiltered, untimed inline subscribers are not counted per call
         # (it would double their cost); their calls derive from the bus's publish
         # counts since `_baseline`, and are frozen into `_frozen_calls` on removal.
-        self._baseline: dict[type[Event], int] = {}
+        self._baseline: dict[type[Event], int] | None = None  # set when added to a bus
         self._frozen_calls: int | None = None
         self.calls = 0
         self.counted = not self.derivable
@@ -203,8 +203,9 @@ class Subscription(Generic[E]):
         """Return how many events this subscriber handled (or was handed, for inline ones)."""
         if self._frozen_calls is not None:
             return self._frozen_calls
+        baseline = self._baseline or {}
         derived = sum(
-            count - self._baseline.get(cls, 0)
+            count - baseline.get(cls, 0)
             for cls, count in published.items()
             if issubclass(cls, self.event_types)
         )
@@ -221,8 +222,13 @@ class Subscription(Generic[E]):
         )
 
     def set_counted(self, counted: bool, published: dict[type[Event], int]) -> None:
-        """Switch between counting calls one by one and deriving them, keeping the total."""
-        self.calls = self.count_calls(published)
+        """Switch between counting calls one by one and deriving them, keeping the total.
+
+        The first call (when the subscription joins a bus) starts counting from the
+        bus's current publish counts, so earlier events do not count.
+        """
+        if self._baseline is not None:
+            self.calls = self.count_calls(published)
         self._baseline = dict(published)
         self.counted = counted or not self.derivable
 

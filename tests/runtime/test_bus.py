@@ -267,3 +267,14 @@ def test_bus_constructor_checks():
         ValueError, match="`backend` must be one of 'asyncio', 'trio'; got 'curio'"
     ):
         EventBus(backend="curio")
+
+
+def test_a_new_subscriber_counts_only_events_after_it_joined():
+    bus = EventBus()
+    bus.subscribe(TrainStepEnd, lambda e: None, name="early")
+    for n in range(5):
+        bus.publish(step(n))
+    bus.subscribe(TrainStepEnd, lambda e: None, name="late")
+    bus.publish(step(6))
+    stats = {s.name: s.calls for s in bus.statistics().subscribers}
+    assert stats == {"early": 6, "late": 1}
