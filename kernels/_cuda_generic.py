@@ -12,7 +12,21 @@ from typing import Any
 
 import numpy as np
 
-from ._cuda_array import MAXDIM, DeviceArray, cuda, device_empty, launch, to_device
+from ._cuda_array import (
+    MAXDIM,
+    SIMULATOR,
+    DeviceArray,
+    cuda,
+    device_empty,
+    launch,
+    to_device,
+)
+
+# Reductions longer than SPLIT_ABOVE run in two passes, about CHUNK elements per thread,
+# with up to TARGET_THREADS threads in the first pass.
+SPLIT_ABOVE = 1024 if SIMULATOR else 4096
+CHUNK = 512 if SIMULATOR else 256
+TARGET_THREADS = 64 if SIMULATOR else 1 << 16
 
 __all__ = ["contiguous_strides", "elementwise", "fill", "gather", "reduce"]
 
@@ -109,10 +123,18 @@ def _reduce(
     rstrides: Any,
     count: int,
     op: int,
+    parts: int,
+    chunk: int,
+    divisor: int,
     out: Any,
 ) -> None:
-    # One thread per output element; op 0 sum, 1 max, 2 min, 3 mean. Accumulates in float64.
-    for i in range(cuda.grid(1), out.size, cuda.gridsize(1)):
+    # Thread e reduces elements [p * chunk, (p + 1) * chunk) of output element e // parts,
+    # p = e % parts; op 0 sum, 1 max, 2 min, 3 mean (a sum divided by `divisor`).
+    # Accumulates in float64.
+    for e in range(cuda.grid(1), out.size, cuda.gridsize(1)):
+        i = e // parts
+        first = (e - i * parts) * chunk
+        last = min(count, first + chunk)
         rem = i
         base = 0
         for d in range(MAXDIM - 1, -1, -1):
@@ -120,7 +142,7 @@ def _reduce(
             base += (rem % n) * kstrides[d]
             rem //= n
         acc = 0.0
-        for j in range(count):
+        for j in range(first, last):
             rem = j
             o = base
             for d in range(MAXDIM - 1, -1, -1):
@@ -129,14 +151,14 @@ def _reduce(
                 rem //= n
             v = src[o] * 1.0
             if op == 1:
-                acc = v if j == 0 or v > acc else acc
+                acc = v if j == first or v > acc else acc
             elif op == 2:
-                acc = v if j == 0 or v < acc else acc
+                acc = v if j == first or v < acc else acc
             else:
                 acc += v
-        if op == 3 and count > 0:
-            acc /= count
-        out[i] = acc
+        if op == 3 and divisor > 0:
+            acc /= divisor
+        out[e] = acc
 
 
 @cuda.jit
@@ -273,6 +295,15 @@ def _axes(axis: Any, ndim: int) -> tuple[int, ...]:
     return tuple(sorted({int(a) % ndim for a in items})) if ndim else ()
 
 
+def _split(count: int, outputs: int) -> tuple[int, int]:
+    """Return (parts, chunk): threads per output element and elements per thread, no part empty."""
+    parts = 1
+    if count > SPLIT_ABOVE:
+        parts = max(1, min(-(-count // CHUNK), TARGET_THREADS // max(outputs, 1)))
+    chunk = max(1, -(-count // parts))
+    return max(1, -(-count // chunk)), chunk
+
+
 def reduce(
     a: DeviceArray, op: str, axis: Any = None, keepdims: bool = False
 ) -> DeviceArray:
@@ -292,15 +323,55 @@ def reduce(
         raise ValueError(
             f"zero-size array to reduction operation {op} which has no identity"
         )
-    blocks, threads = launch(max(out.size, 1))
-    _reduce[blocks, threads](
+    kshape = _padded(tuple(a.shape[d] for d in kept), 1)
+    kstrides = _padded(tuple(strides[d] for d in kept), 0)
+    rshape = _padded(tuple(a.shape[d] for d in axes), 1)
+    rstrides = _padded(tuple(strides[d] for d in axes), 0)
+    parts, chunk = _split(count, out.size)
+    if parts == 1:
+        _reduce[launch(max(out.size, 1))](
+            _flat(a),
+            kshape,
+            kstrides,
+            rshape,
+            rstrides,
+            count,
+            _REDUCE[op],
+            1,
+            count,
+            count,
+            _flat(out),
+        )
+        return out
+    # Long reductions into few outputs (a convolution's bias gradient) in two passes:
+    # `parts` threads per output element write partial results, then one thread each
+    # combines its element's partials.
+    partial = device_empty((out.size, parts), np.float64)
+    first = 0 if op == "mean" else _REDUCE[op]
+    _reduce[launch(partial.size)](
         _flat(a),
-        _padded(tuple(a.shape[d] for d in kept), 1),
-        _padded(tuple(strides[d] for d in kept), 0),
-        _padded(tuple(a.shape[d] for d in axes), 1),
-        _padded(tuple(strides[d] for d in axes), 0),
+        kshape,
+        kstrides,
+        rshape,
+        rstrides,
         count,
+        first,
+        parts,
+        chunk,
+        count,
+        _flat(partial),
+    )
+    _reduce[launch(max(out.size, 1))](
+        _flat(partial),
+        _padded((out.size,), 1),
+        _padded((parts,), 0),
+        _padded((parts,), 1),
+        _padded((1,), 0),
+        parts,
         _REDUCE[op],
+        1,
+        parts,
+        count,
         _flat(out),
     )
     return out

@@ -63,7 +63,7 @@ def signatures(dt):
         "_ewise1": (cg._ewise1, (i, a1, a1)),
         "_ewise1 (cast)": (cg._ewise1, (i, a1, arr(1, types.float64))),
         "_gather": (cg._gather, (a1, i, t6, t6, a1)),
-        "_reduce": (cg._reduce, (a1, t6, t6, t6, t6, i, i, a1)),
+        "_reduce": (cg._reduce, (a1, t6, t6, t6, t6, i, i, i, i, i, a1)),
         "_fill": (cg._fill, (a1, dt)),
     }
 

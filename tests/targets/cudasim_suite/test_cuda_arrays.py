@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from cadence.kernels import _cuda_array as ca, cuda_kernels
+from cadence.kernels import _cuda_array as ca, _cuda_generic as ca_generic, cuda_kernels
 
 pytestmark = pytest.mark.cudasim
 k = cuda_kernels()
@@ -75,6 +75,17 @@ def test_matches_numpy_without_leaving_the_device(name):
     host = k.to_host(got)
     assert host.shape == want.shape and host.dtype == want.dtype
     np.testing.assert_allclose(host, want, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("op", ["sum", "mean", "max", "min"])
+def test_long_reductions_run_in_two_passes(op):
+    # 3 x 1100 x 2 reduced over axes (0, 1): 3300 elements per output, above the split.
+    x = np.random.default_rng(1).standard_normal((3, 1100, 2))
+    assert ca_generic._split(3300, 2)[0] > 1
+    got = getattr(k.to_device(x), op)(axis=(0, 1))
+    np.testing.assert_allclose(k.to_host(got), getattr(x, op)(axis=(0, 1)), rtol=1e-12)
+    whole = getattr(k.to_device(x), op)()
+    np.testing.assert_allclose(k.to_host(whole), getattr(x, op)(), rtol=1e-12)
 
 
 def test_unsupported_numpy_calls_fall_back_and_are_counted():
