@@ -1,10 +1,12 @@
 """Worker delivery: bounded per-subscriber queues drained by tasks on an anyio event loop.
 
 The publishing (training) thread only appends to a queue under a short lock. It
-never wakes the event loop per event, because a cross-thread wake costs several
-microseconds: a worker that has gone idle within the last `_ACTIVE_WINDOW_S` polls
-its queue every `poll_interval` seconds, and only a worker idle for longer sleeps
-until the publisher wakes it. Drains wake every worker at once.
+does not wake the event loop per event, because a cross-thread wake costs several
+microseconds: a worker that has just handled something waits at most
+`poll_interval` seconds for more (events arriving meanwhile are picked up then,
+with no wake), and only a worker whose queue stayed empty for that long sleeps
+until the publisher wakes it. So a busy worker costs the publisher nothing extra,
+and an idle one costs no CPU. Drains wake every worker at once.
 
 The loop is either the caller's own (`EventBus.serve()`, used by `train_async`)
 or a private one on a background thread, started when the first event reaches a
@@ -38,7 +40,6 @@ if TYPE_CHECKING:
 
 __all__ = ["LoopHost", "PortalHost", "WorkerQueue", "current_call_soon"]
 
-_ACTIVE_WINDOW_S = 1.0
 _RETRY_BASE_S = 0.05
 _RETRY_MAX_S = 2.0
 
@@ -141,8 +142,9 @@ class WorkerQueue:
         # Its task was started and has not ended (possibly after the subscription
         # was removed); set by the host when it spawns the task.
         self.running = False
-        self._sleeping = False  # waiting without a poll timeout: needs a wake
-        self._last_active = 0.0
+        self._waiting = False  # the worker task waits for an event
+        self._timed = False  # ... with a `poll_interval` timeout (it was just busy)
+        self._busy = False  # it handled something since it last waited
 
     @property
     def depth(self) -> int:
@@ -160,8 +162,10 @@ class WorkerQueue:
                 self._overflow()
             self._items.append(item)
             self.unfinished += 1
-            wake = self._sleeping
-            self._sleeping = False
+            # A timed wait ends by itself within `poll_interval`: only an untimed one needs a wake.
+            wake = self._waiting and not self._timed
+            if wake:
+                self._waiting = False
         if wake:
             self.wake()
 
@@ -190,7 +194,7 @@ class WorkerQueue:
                     f"{self.sub.name!r} is full and its overflow policy is 'block'. Publish from "
                     "another thread, or use another overflow policy."
                 )
-            self._sleeping = False
+            self._waiting = False
             self.wake()
             while len(self._items) >= self.maxsize:
                 self._not_full.wait()
@@ -236,8 +240,8 @@ class WorkerQueue:
                 elif self.closing:
                     return
                 else:
-                    idle_for = time.monotonic() - self._last_active
-                    self._sleeping = idle_for > _ACTIVE_WINDOW_S
+                    self._timed, self._busy = self._busy, False
+                    self._waiting = True
                     self._waiter = anyio.Event()
             if item is None:
                 await self._wait()
@@ -248,19 +252,21 @@ class WorkerQueue:
                 with self._lock:
                     self.unfinished -= 1
                     idle = self.unfinished == 0
-                self._last_active = time.monotonic()
+                self._busy = True
                 if idle:
                     self._on_idle()
 
     async def _wait(self) -> None:
         waiter = self._waiter
         assert waiter is not None
-        if self._sleeping:
-            await waiter.wait()
-        else:
+        if self._timed:
             with anyio.move_on_after(self._poll):
                 await waiter.wait()
-        self._waiter = None
+        else:
+            await waiter.wait()
+        with self._lock:
+            self._waiting = False
+            self._waiter = None
 
     async def _handle(self, event: Any, payload: Any) -> None:
         sub = self.sub
@@ -272,7 +278,9 @@ class WorkerQueue:
                 if sub.is_async:
                     await sub.handler(arg)
                 else:
-                    await anyio.to_thread.run_sync(sub.handler, arg, abandon_on_cancel=True)
+                    await anyio.to_thread.run_sync(
+                        sub.handler, arg, abandon_on_cancel=True
+                    )
             except Exception as exc:
                 if attempt < sub.retries:
                     attempt += 1
