@@ -9,10 +9,24 @@ import sys
 
 import pytest
 
-PACKAGES = ["cadence", "cadence.callbacks", "cadence.nn", "cadence.dataset", "cadence.train", "cadence.service"]
+PACKAGES = [
+    "cadence",
+    "cadence.callbacks",
+    "cadence.nn",
+    "cadence.dataset",
+    "cadence.train",
+    "cadence.service",
+]
 # Modules whose exports keep their own module names (they are public modules themselves).
 PUBLIC_MODULES = ["cadence.testing", "cadence.validation"]
-FINAL = {"EventBus", "RunContext", "Subscription", "CallbackParams", "RunHandle", "RunEvents"}
+FINAL = {
+    "EventBus",
+    "RunContext",
+    "Subscription",
+    "CallbackParams",
+    "RunHandle",
+    "RunEvents",
+}
 
 
 @pytest.mark.parametrize("name", PACKAGES)
@@ -36,14 +50,21 @@ def test_core_exports_report_the_public_module():
     ]  # fmt: skip
     for name in core:
         obj = getattr(cadence, name)
-        assert obj.__module__ == "cadence", f"cadence.{name}.__module__ is {obj.__module__!r}"
+        assert obj.__module__ == "cadence", (
+            f"cadence.{name}.__module__ is {obj.__module__!r}"
+        )
         assert repr(obj).startswith(("<class 'cadence.", "<function ")), repr(obj)
 
 
 def test_every_core_export_has_a_docstring():
     import cadence
 
-    missing = [n for n in cadence.__all__ if not inspect.getdoc(getattr(cadence, n)) and not isinstance(getattr(cadence, n), int | float | str)]
+    missing = [
+        n
+        for n in cadence.__all__
+        if not inspect.getdoc(getattr(cadence, n))
+        and not isinstance(getattr(cadence, n), int | float | str)
+    ]
     assert missing == []
 
 
@@ -54,7 +75,9 @@ def test_public_methods_of_core_classes_have_docstrings():
     for cls_name in ("EventBus", "Model", "RunContext", "Subscription", "Callback"):
         cls = getattr(cadence, cls_name)
         for attr, value in vars(cls).items():
-            if attr.startswith("_") or (not callable(value) and not isinstance(value, property)):
+            if attr.startswith("_") or (
+                not callable(value) and not isinstance(value, property)
+            ):
                 continue
             if not inspect.getdoc(value):
                 missing.append(f"{cls_name}.{attr}")
@@ -65,9 +88,13 @@ def test_concrete_classes_are_final():
     import cadence
 
     for name in FINAL:
-        assert getattr(getattr(cadence, name), "__final__", False), f"cadence.{name} should be @typing.final"
+        assert getattr(getattr(cadence, name), "__final__", False), (
+            f"cadence.{name} should be @typing.final"
+        )
     for name in ("Callback", "Event"):
-        assert not getattr(getattr(cadence, name), "__final__", False), f"{name} is meant for subclassing"
+        assert not getattr(getattr(cadence, name), "__final__", False), (
+            f"{name} is meant for subclassing"
+        )
 
 
 @pytest.mark.parametrize("name", PUBLIC_MODULES)
@@ -79,7 +106,9 @@ def test_public_modules_document_every_export(name):
 
 def test_importing_cadence_loads_neither_numba_nor_callbacks():
     code = "import sys, cadence; print(sorted(m for m in sys.modules if m.startswith(('numba', 'cadence.callbacks', 'llvmlite'))))"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
     assert out.strip() == "[]"
 
 
@@ -89,6 +118,10 @@ def test_callbacks_are_reachable_from_the_top_level_lazily():
 
     for name in cadence.callbacks.__all__:
         assert getattr(cadence, name) is getattr(cadence.callbacks, name)
-        assert getattr(importlib.import_module("cadence.train"), name) is getattr(cadence.callbacks, name)
-    with pytest.raises(AttributeError, match="module 'cadence' has no attribute 'NoSuchThing'"):
+        assert getattr(importlib.import_module("cadence.train"), name) is getattr(
+            cadence.callbacks, name
+        )
+    with pytest.raises(
+        AttributeError, match="module 'cadence' has no attribute 'NoSuchThing'"
+    ):
         _ = cadence.NoSuchThing

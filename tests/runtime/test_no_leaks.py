@@ -25,7 +25,9 @@ def portal_threads() -> int:
     return sum(1 for t in threading.enumerate() if "portal" in t.name)
 
 
-def run_once(with_subscribers: bool) -> tuple[weakref.ref[Model], weakref.ref[EventBus], weakref.ref[Callback]]:
+def run_once(
+    with_subscribers: bool,
+) -> tuple[weakref.ref[Model], weakref.ref[EventBus], weakref.ref[Callback]]:
     model = Model(constant_network())
     cb = Probe()
     if with_subscribers:
@@ -35,7 +37,9 @@ def run_once(with_subscribers: bool) -> tuple[weakref.ref[Model], weakref.ref[Ev
 
         model.bus.subscribe(TrainStepEnd, worker, mode="worker")
         model.bus.subscribe(TrainStepEnd, lambda e: None)
-    model.train(2, ListDataset.of_steps(3), callbacks=[cb] if with_subscribers else None)
+    model.train(
+        2, ListDataset.of_steps(3), callbacks=[cb] if with_subscribers else None
+    )
     return weakref.ref(model), weakref.ref(model.bus), weakref.ref(cb)
 
 
