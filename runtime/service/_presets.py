@@ -13,25 +13,23 @@ if TYPE_CHECKING:
 
 __all__ = ["DATASETS", "MODELS", "Job", "build_job"]
 
+_DIGIT_SHAPE = (
+    1,
+    8,
+    8,
+)  # the digits preset's images; the networks are `cadence train`'s presets
+
 
 def _mlp() -> Any:
-    from cadence import nn
+    from .._presets import mlp
 
-    return nn.SequentialCell(
-        nn.Flatten(), nn.Dense(64, 128), nn.ReLU(), nn.Dense(128, 10)
-    )
+    return mlp(_DIGIT_SHAPE, 10)
 
 
 def _lenet5() -> Any:
-    # LeNet-5's layout (two conv/pool stages, three dense layers), sized for 8x8 digits.
-    from cadence import nn
+    from .._presets import lenet5
 
-    return nn.SequentialCell(
-        nn.Conv2d(1, 6, 3, pad_mode="same"), nn.ReLU(), nn.MaxPool2d(2, 2),
-        nn.Conv2d(6, 16, 3, pad_mode="same"), nn.ReLU(), nn.MaxPool2d(2, 2),
-        nn.Flatten(), nn.Dense(64, 120), nn.ReLU(), nn.Dense(120, 84), nn.ReLU(),
-        nn.Dense(84, 10),
-    )  # fmt: skip
+    return lenet5(_DIGIT_SHAPE, 10)
 
 
 def _digits(usage: str, shuffle: bool) -> Any:
