@@ -15,8 +15,6 @@ worker subscriber in a synchronous program (`PortalHost`).
 
 from __future__ import annotations
 
-import asyncio
-import contextvars
 import threading
 import time
 from collections import deque
@@ -24,8 +22,8 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 import anyio.from_thread
+import anyio.lowlevel
 import anyio.to_thread
-import sniffio
 
 from ._errors import QueueFullError, SubscriberError
 from ._subscription import describe_event
@@ -45,24 +43,18 @@ _RETRY_MAX_S = 2.0
 
 
 def current_call_soon() -> Callable[[Callable[[], object]], object]:
-    """Return a thread-safe "run this soon on the current event loop" for asyncio or trio."""
-    library = sniffio.current_async_library()
-    if library == "asyncio":
-        loop = asyncio.get_running_loop()
+    """Return a thread-safe "run this soon on the current event loop" (asyncio or trio).
 
-        def call_soon(fn: Callable[[], object]) -> None:
-            # A plain loop callback has no current task, so anyio could not tell its
-            # backend (task groups need that): mark the callback's context as asyncio.
-            context = contextvars.copy_context()
-            context.run(sniffio.current_async_library_cvar.set, "asyncio")
-            loop.call_soon_threadsafe(context.run, fn)
+    The callback runs with the event loop's library marked as current, so it may
+    use anyio (start tasks, set events) although it is not inside a task.
+    """
+    token = anyio.lowlevel.current_token()
+    backend, native = token.backend_class, token.native_token
 
-        return call_soon
-    if library == "trio":
-        import trio
+    def call_soon(fn: Callable[[], object]) -> None:
+        backend.run_sync_soon(fn, (), native)
 
-        return trio.lowlevel.current_trio_token().run_sync_soon
-    raise RuntimeError(f"cadence workers run on asyncio or trio, not on {library!r}.")
+    return call_soon
 
 
 class LoopHost:
