@@ -61,7 +61,8 @@ class Runner:
         if terminal:
             master, stdout = pty.openpty()
             # A fresh pty reports 0 columns; give it a real size, as a terminal window has.
-            fcntl.ioctl(master, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 120, 0, 0))
+            # Wide enough that the bar's postfix (loss, speed, eval metrics) is never cut off.
+            fcntl.ioctl(master, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 250, 0, 0))
             self.terminals[name] = master
         process = subprocess.Popen(
             [sys.executable, "-m", "cadence", *args],
