@@ -3,8 +3,8 @@
 `SummaryCollector` gathers values on the training thread (cheap: a few floats,
 copies of the parameters it was asked to histogram) and publishes them as
 `SummaryRecord` events; an `EventFileSink`, subscribed as a bus worker, turns
-them into TensorBoard event files (tensorboardX's protobuf classes, TFRecord
-framing). Histograms and serialization cost milliseconds, so none of it runs on
+them into TensorBoard event files (tensorboardX's protobuf classes and its
+`RecordWriter` for the TFRecord framing). Histograms and serialization cost milliseconds, so none of it runs on
 the training thread.
 """
 
@@ -13,10 +13,9 @@ from __future__ import annotations
 import math
 import os
 import socket
-import struct
 import threading
 import time
-from typing import Any, BinaryIO
+from typing import Any
 
 import msgspec
 import numpy as np
@@ -59,7 +58,7 @@ class EventFileSink:
     """One run's event file: writes `SummaryRecord`s as TensorBoard events.
 
     Records are serialized with tensorboardX's protobuf classes and appended to
-    the file in the calling (worker) thread. tensorboardX's own `SummaryWriter`
+    the file with tensorboardX's `RecordWriter`, in the calling (worker) thread. tensorboardX's own `SummaryWriter`
     would hand every event to yet another thread through a multiprocessing
     queue, which costs about 50 µs per scalar; the worker already keeps the
     writing off the training thread.
@@ -67,7 +66,8 @@ class EventFileSink:
     The file is opened by the first record (so a run that records nothing leaves
     no empty file) and closed by a record with `close=True`, after which `closed`
     is set. It is flushed at most every `flush_secs` seconds while records come
-    (so TensorBoard can follow a live run) and synced to disk when closed.
+    (so TensorBoard can follow a live run; `RecordWriter` syncs each flush to disk)
+    and when closed.
 
     Args:
         logdir: The directory of the event file (created if missing).
@@ -84,7 +84,7 @@ class EventFileSink:
         self.flush_secs = flush_secs
         self.closed = threading.Event()
         self.path: str | None = None
-        self._file: BinaryIO | None = None
+        self._file: Any = None  # tensorboardX's RecordWriter (TFRecord framing)
         self._last_flush = 0.0
         self._failed = False
 
@@ -110,9 +110,10 @@ class EventFileSink:
         file, self._file = self._file, None
         try:
             if file is not None:
-                with file:
-                    file.flush()
-                    os.fsync(file.fileno())
+                try:
+                    file.flush()  # flushes and fsyncs
+                finally:
+                    file.close()
         finally:
             self.closed.set()
 
@@ -141,42 +142,28 @@ class EventFileSink:
 
     def _append(self, data: bytes) -> None:
         file = self._file or self._open()
-        file.write(_framed(data))
+        file.write(data)
         now = time.monotonic()
         if now - self._last_flush >= self.flush_secs:
             file.flush()
             self._last_flush = now
 
-    def _open(self) -> BinaryIO:
+    def _open(self) -> Any:
         from tensorboardX.proto.event_pb2 import Event as EventProto
+        from tensorboardX.record_writer import RecordWriter  # type: ignore[import-untyped]
 
         os.makedirs(self.logdir, exist_ok=True)
         now = time.time()
         name = f"events.out.tfevents.{int(now):010d}.{socket.gethostname()}{self.filename_suffix}"
         self.path = os.path.join(self.logdir, name)
-        self._file = file = open(self.path, "xb")  # noqa: SIM115 - closed by `close()`
+        if os.path.exists(self.path):  # never append to another run's file
+            raise FileExistsError(f"The event file {self.path!r} exists already.")
+        self._file = writer = RecordWriter(self.path)
         self._last_flush = time.monotonic()
-        file.write(
-            _framed(
-                EventProto(
-                    wall_time=now, file_version="brain.Event:2"
-                ).SerializeToString()
-            )
+        writer.write(
+            EventProto(wall_time=now, file_version="brain.Event:2").SerializeToString()
         )
-        return file
-
-
-def _framed(data: bytes) -> bytes:
-    """One TFRecord: length, its masked CRC-32C, the data, the data's masked CRC-32C."""
-    from tensorboardX.record_writer import masked_crc32c  # type: ignore[import-untyped]
-
-    header = struct.pack("<Q", len(data))
-    return (
-        header
-        + struct.pack("<I", masked_crc32c(header))
-        + data
-        + struct.pack("<I", masked_crc32c(data))
-    )
+        return writer
 
 
 def histogram(
