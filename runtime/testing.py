@@ -25,7 +25,13 @@ if TYPE_CHECKING:
     from ._events import Event
     from ._run_context import RunContext
 
-__all__ = ["EventRecorder", "HookRecorder", "ListDataset", "constant_network"]
+__all__ = [
+    "BatchCounter",
+    "EventRecorder",
+    "HookRecorder",
+    "ListDataset",
+    "constant_network",
+]
 
 
 class ListDataset:
@@ -64,6 +70,31 @@ def constant_network(loss: float = 1.0) -> Callable[..., float]:
         return loss
 
     return network
+
+
+class BatchCounter:
+    """A metric that counts the evaluation batches it was updated with (no compute needed).
+
+    Example:
+        >>> counter = BatchCounter()
+        >>> counter.clear(); counter.update(0.5, [1], [1]); counter.eval()
+        1
+    """
+
+    def __init__(self) -> None:
+        self.n = 0
+
+    def clear(self) -> None:
+        """Reset the count (called before every evaluation pass)."""
+        self.n = 0
+
+    def update(self, *outputs: Any) -> None:
+        """Count one batch."""
+        self.n += 1
+
+    def eval(self) -> int:
+        """Return the number of batches since the last `clear`."""
+        return self.n
 
 
 class HookRecorder(Callback):

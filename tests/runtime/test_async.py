@@ -9,20 +9,15 @@ import anyio.lowlevel
 import pytest
 
 from cadence import Callback, Event, Model, RunEnded, TrainStepEnd
-from cadence.testing import EventRecorder, HookRecorder, ListDataset, constant_network
+from cadence.testing import (
+    BatchCounter,
+    EventRecorder,
+    HookRecorder,
+    ListDataset,
+    constant_network,
+)
 
 pytestmark = pytest.mark.anyio
-
-
-class Metric:
-    def clear(self):
-        self.n = 0
-
-    def update(self, *a):
-        self.n += 1
-
-    def eval(self):
-        return self.n
 
 
 def eval_model(network=None):
@@ -30,7 +25,7 @@ def eval_model(network=None):
         network or constant_network(),
         eval_network=lambda x, y: (0.5, x, y),
         eval_indexes=[0, 1, 2],
-        metrics={"n": Metric()},
+        metrics={"n": BatchCounter()},
     )
 
 

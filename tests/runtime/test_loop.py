@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from cadence import Model
-from cadence.testing import HookRecorder, ListDataset, constant_network
+from cadence.testing import BatchCounter, HookRecorder, ListDataset, constant_network
 
 STEP = ["on_train_step_begin", "on_train_step_end"]
 EVAL_PASS = (
@@ -17,25 +17,12 @@ EVAL_PASS = (
 )
 
 
-class Count:
-    """A metric counting update calls (no compute needed)."""
-
-    def clear(self) -> None:
-        self.n = 0
-
-    def update(self, *inputs: object) -> None:
-        self.n += 1
-
-    def eval(self) -> float:
-        return float(self.n)
-
-
 def eval_model() -> Model:
     return Model(
         constant_network(0.5),
         eval_network=lambda x, y: (0.25, x, y),
         eval_indexes=[0, 1, 2],
-        metrics={"n": Count()},
+        metrics={"n": BatchCounter()},
     )
 
 

@@ -25,7 +25,7 @@ from cadence import (
     TrainStepEnd,
     start_run,
 )
-from cadence.testing import HookRecorder, ListDataset, constant_network
+from cadence.testing import BatchCounter, HookRecorder, ListDataset, constant_network
 
 pytestmark = pytest.mark.anyio
 
@@ -317,21 +317,12 @@ async def test_cancelling_the_host_task_group_cancels_the_run():
 
 
 async def test_eval_runs_return_their_metrics_as_the_result():
-    class Count:
-        def clear(self):
-            self.n = 0
-
-        def update(self, *a):
-            self.n += 1
-
-        def eval(self):
-            return self.n
 
     model = Model(
         constant_network(),
         eval_network=lambda x, y: (0.5, x, y),
         eval_indexes=[0, 1, 2],
-        metrics={"n": Count()},
+        metrics={"n": BatchCounter()},
     )
     async with anyio.create_task_group() as tg:
         run = start_run(tg, model.eval_async, ListDataset.of_steps(3))
@@ -347,21 +338,12 @@ async def test_eval_runs_return_their_metrics_as_the_result():
 
 
 async def test_fit_progress_carries_the_latest_validation_metrics():
-    class Count:
-        def clear(self):
-            self.n = 0
-
-        def update(self, *a):
-            self.n += 1
-
-        def eval(self):
-            return float(self.n)
 
     model = Model(
         constant_network(),
         eval_network=lambda x, y: (0.5, x, y),
         eval_indexes=[0, 1, 2],
-        metrics={"n": Count()},
+        metrics={"n": BatchCounter()},
     )
     async with anyio.create_task_group() as tg:
         run = start_run(

@@ -9,7 +9,13 @@ import pytest
 from hypothesis import given, strategies as st
 
 from cadence import Callback, Event, Model, RunEnded, SubscriberError, TrainStepEnd
-from cadence.testing import EventRecorder, HookRecorder, ListDataset, constant_network
+from cadence.testing import (
+    BatchCounter,
+    EventRecorder,
+    HookRecorder,
+    ListDataset,
+    constant_network,
+)
 
 
 def run_train(callbacks, epochs=2, steps=3, network=None, kind="train"):
@@ -18,7 +24,7 @@ def run_train(callbacks, epochs=2, steps=3, network=None, kind="train"):
         network or constant_network(),
         eval_network=lambda x, y: (0.1, x, y),
         eval_indexes=[0, 1, 2],
-        metrics={"n": Metric()},
+        metrics={"n": BatchCounter()},
     )
     events = EventRecorder()
     model.bus.subscribe(Event, events, order=-100)
@@ -32,17 +38,6 @@ def run_train(callbacks, epochs=2, steps=3, network=None, kind="train"):
     else:
         model.train(epochs, ListDataset.of_steps(steps), callbacks=callbacks)
     return events, model
-
-
-class Metric:
-    def clear(self):
-        self.n = 0
-
-    def update(self, *a):
-        self.n += 1
-
-    def eval(self):
-        return self.n
 
 
 def stop_at(rc, step):
