@@ -111,8 +111,9 @@ class CheckpointUploader(Callback):
        the file.
 
     Local retention: every callback in the run with `add_deletion_gate` (a
-    `ModelCheckpoint`) is asked to keep a file until its upload is confirmed. Put the
-    uploader after `ModelCheckpoint` in the callback list.
+    `ModelCheckpoint`) is asked to keep a file until its upload is confirmed, and,
+    with `verify="sha256"`, to put each file's digest in its `CheckpointSaved`
+    (`request_sha256`). Put the uploader after `ModelCheckpoint` in the callback list.
 
     At the end of the run the uploader gives queued and running uploads
     `drain_timeout` more seconds, then stops; `report` (also `cb_params.checkpoint_uploads`)
@@ -280,6 +281,10 @@ class CheckpointUploader(Callback):
             if callable(gate) and not any(c is callback for c in self._checkpoints):
                 gate(self._may_delete)
                 self._checkpoints.append(callback)
+                if self.verify == "sha256" and callable(
+                    digests := getattr(callback, "request_sha256", None)
+                ):
+                    digests()  # hashed once, by the writer, as the file is committed
         self._backlog = self._find_backlog(callbacks) if self.recover else []
         self._backlog_due = bool(self._backlog)
         self._subs = [

@@ -144,33 +144,46 @@ def tensor_type_name(dtype: np.dtype[Any]) -> str:
 # --- encoding --------------------------------------------------------------------
 
 
-def encode(entries: Iterable[tuple[str, npt.NDArray[Any] | str]]) -> Iterator[bytes]:
-    """Yield the records of a `.ckpt` file holding `entries`, in order."""
+def encode(
+    entries: Iterable[tuple[str, npt.NDArray[Any] | str]],
+) -> Iterator[bytes | memoryview]:
+    """Yield the bytes of a `.ckpt` file holding `entries`, in order, as chunks to write.
+
+    A tensor's data is yielded as a view of the array itself (after a copy only
+    when it is not little-endian C-ordered already), so writing a checkpoint
+    copies each tensor once, into the file, and holds no second image of it.
+    """
     for name, value in entries:
         yield from encode_entry(name, value)
 
 
-def encode_entry(name: str, value: npt.NDArray[Any] | str) -> Iterator[bytes]:
+def encode_entry(
+    name: str, value: npt.NDArray[Any] | str
+) -> Iterator[bytes | memoryview]:
     """Yield the serialized record(s) of one entry, as MindSpore writes them.
+
+    Each record is a small protobuf header (tag, dims, type, content length)
+    followed by the content; the chunks concatenate to exactly what protobuf's
+    own serializer produces for the same message.
 
     Args:
         name: The entry's tag.
         value: A numpy array (any supported dtype, any byte order or layout) or a str.
     """
     if isinstance(value, str):
-        yield _record(name, [0], _STR_TYPE, _encode_str(value))
+        content = _encode_str(value)
+        yield _record_header(name, [0], _STR_TYPE, len(content))
+        yield content
         return
     type_name = tensor_type_name(value.dtype)
     data = np.asarray(value, dtype=value.dtype.newbyteorder("<"), order="C")
-    content = data.reshape(-1).view(np.uint8)
+    content_view = memoryview(data.reshape(-1).view(np.uint8))
     dims = list(data.shape)
-    if len(content) <= SLICE_BYTES:
-        yield _record(name, dims, type_name, content.tobytes())
-        return
-    for start in range(0, len(content), SLICE_BYTES):
-        yield _record(
-            name, dims, type_name, content[start : start + SLICE_BYTES].tobytes()
-        )
+    for start in range(0, max(len(content_view), 1), SLICE_BYTES):
+        piece = content_view[start : start + SLICE_BYTES]
+        yield _record_header(name, dims, type_name, len(piece))
+        if len(piece):
+            yield piece
 
 
 def _encode_str(value: str) -> bytes:
@@ -178,15 +191,37 @@ def _encode_str(value: str) -> bytes:
     return np.array(value, dtype=f"<U{max(len(value), 1)}").tobytes()
 
 
-def _record(name: str, dims: list[int], type_name: str, content: bytes) -> bytes:
-    message: Any = _Checkpoint()
-    entry = message.value.add()
-    entry.tag = name
-    entry.tensor.dims.extend(dims)
-    entry.tensor.tensor_type = type_name
-    entry.tensor.tensor_content = content
-    data: bytes = message.SerializeToString()
-    return data
+# Wire-format keys (field number << 3 | wire type) of the fields a record sets.
+_KEY_VALUE = b"\x0a"  # Checkpoint.value = 1, length-delimited
+_KEY_TAG = b"\x0a"  # Value.tag = 1, length-delimited
+_KEY_TENSOR = b"\x12"  # Value.tensor = 2, length-delimited
+_KEY_DIM = b"\x08"  # TensorProto.dims = 1, varint (unpacked: one key per dim)
+_KEY_TYPE = b"\x12"  # TensorProto.tensor_type = 2, length-delimited
+_KEY_CONTENT = b"\x1a"  # TensorProto.tensor_content = 3, length-delimited
+
+
+def _varint(number: int) -> bytes:
+    """Encode a protobuf varint; negative int64 values take ten bytes, as protobuf writes them."""
+    number &= (1 << 64) - 1
+    out = bytearray()
+    while number > 0x7F:
+        out.append((number & 0x7F) | 0x80)
+        number >>= 7
+    out.append(number)
+    return bytes(out)
+
+
+def _delimited(key: bytes, payload: bytes) -> bytes:
+    return key + _varint(len(payload)) + payload
+
+
+def _record_header(name: str, dims: list[int], type_name: str, size: int) -> bytes:
+    """Return a record's bytes up to its `size`-byte content (fields in number order)."""
+    tensor = b"".join(_KEY_DIM + _varint(d) for d in dims)
+    tensor += _delimited(_KEY_TYPE, type_name.encode()) + _KEY_CONTENT + _varint(size)
+    value = _delimited(_KEY_TAG, name.encode())
+    value += _KEY_TENSOR + _varint(len(tensor) + size) + tensor
+    return _KEY_VALUE + _varint(len(value) + size) + value
 
 
 # --- decoding --------------------------------------------------------------------

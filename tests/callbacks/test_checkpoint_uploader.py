@@ -387,6 +387,32 @@ def test_model_checkpoint_retention_deletes_only_uploaded_files(tmp_path: Path) 
     assert store.size("net-1_2.ckpt") is not None
 
 
+@pytest.mark.parametrize(("verify", "hashed"), [("sha256", True), ("size", False)])
+def test_model_checkpoint_hashes_files_only_for_an_uploader_that_verifies_digests(
+    tmp_path: Path, verify: str, hashed: bool
+) -> None:
+    from cadence import CheckpointSaved, nn
+    from cadence.callbacks import CheckpointConfig, ModelCheckpoint
+
+    ckpt = ModelCheckpoint(
+        "net", str(tmp_path), CheckpointConfig(save_checkpoint_steps=1)
+    )
+    uploader = CheckpointUploader(memory_url(), verify=verify)
+    network = nn.Dense(2, 1)
+    model = Model(network, nn.MSELoss(), nn.SGD(network.trainable_params(), 0.1))
+    saved: list[CheckpointSaved] = []
+    model.bus.subscribe(CheckpointSaved, saved.append)
+    import numpy as np
+
+    data = ListDataset([(np.ones((1, 2), np.float32), np.ones((1, 1), np.float32))] * 2)
+    model.train(1, data, callbacks=[ckpt, uploader])
+    assert len(saved) == 2
+    for event in saved:
+        digest = hashlib.sha256(Path(event.path).read_bytes()).hexdigest()
+        assert event.sha256 == (digest if hashed else None)
+    assert uploader.report is not None and uploader.report.complete
+
+
 # --- a slow store never blocks a step, unless overflow="block" and the queue is full -----------------
 
 

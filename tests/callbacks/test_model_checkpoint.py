@@ -584,6 +584,7 @@ def test_checkpoint_saved_events_and_latest_pointer(tmp_path: Any) -> None:
         directory=str(tmp_path),
         config=CheckpointConfig(save_checkpoint_steps=2, async_save=True),
     )
+    ckpt.request_sha256()
     model.train(2, dataset(), callbacks=[ckpt])
     assert [(e.epoch, e.step, os.path.basename(e.path)) for e in events] == [
         (1, 2, "CKP-1_2.ckpt"), (2, 4, "CKP-2_1.ckpt"), (2, 6, "CKP-2_3.ckpt"),
@@ -602,6 +603,20 @@ def test_checkpoint_saved_events_and_latest_pointer(tmp_path: Any) -> None:
     assert isinstance(pointer, CheckpointSaved)
     assert pointer.path == ckpt.latest_ckpt_file_name == events[-1].path
     assert pointer.sha256 == events[-1].sha256
+
+
+def test_files_are_not_hashed_unless_asked(tmp_path: Any) -> None:
+    model = make_model()
+    events: list[CheckpointSaved] = []
+    model.bus.subscribe(CheckpointSaved, events.append)
+    ckpt = ModelCheckpoint(
+        directory=str(tmp_path), config=CheckpointConfig(save_checkpoint_steps=2)
+    )
+    model.train(1, dataset(), callbacks=[ckpt])
+    assert events and all(event.sha256 is None for event in events)
+    assert all(event.size_bytes > 0 for event in events)
+    pointer = ms.decode_event((tmp_path / "CKP-latest.json").read_bytes().strip())
+    assert isinstance(pointer, CheckpointSaved) and pointer.sha256 is None
 
 
 def test_cb_params_latest_fields_stay_none(tmp_path: Any) -> None:

@@ -41,6 +41,11 @@ def _varint(n: int) -> bytes:
             return bytes(out)
 
 
+def _joined(name: str, value: Any) -> bytes:
+    """The bytes `encode_entry` yields for one entry, joined."""
+    return b"".join(fmt.encode_entry(name, value))
+
+
 def _field(number: int, payload: bytes) -> bytes:
     """A length-delimited protobuf field."""
     return _varint(number << 3 | 2) + _varint(len(payload)) + payload
@@ -91,9 +96,7 @@ def test_encode_reproduces_mindspore_bytes(file_name):
 @needs_fixtures
 def test_each_record_is_one_checkpoint_message_in_the_file():
     original = (FIXTURES / "append_info-1_2.ckpt").read_bytes()
-    records = [
-        b"".join(fmt.encode_entry(name, value)) for name, value in fmt.decode(original)
-    ]
+    records = [_joined(name, value) for name, value in fmt.decode(original)]
     assert b"".join(records) == original
     assert all(record.startswith(b"\x0a") for record in records)
 
@@ -103,17 +106,17 @@ def test_each_record_is_one_checkpoint_message_in_the_file():
 
 def test_tensor_record_has_unpacked_dims_and_raw_little_endian_content():
     value = np.arange(6, dtype=np.float32).reshape(2, 3)
-    (record,) = fmt.encode_entry("w", value)
+    record = _joined("w", value)
     assert record == _record("w", "Float32", value.tobytes(), [2, 3])
 
 
 def test_scalar_has_no_dims():
-    (record,) = fmt.encode_entry("lr", np.array(0.01, dtype=np.float32))
+    record = _joined("lr", np.array(0.01, dtype=np.float32))
     assert record == _record("lr", "Float32", np.float32(0.01).tobytes(), [])
 
 
 def test_bool_scalar_is_one_byte():
-    (record,) = fmt.encode_entry("flag", np.array(True))
+    record = _joined("flag", np.array(True))
     assert record == _record("flag", "Bool", b"\x01", [])
 
 
@@ -122,7 +125,7 @@ def test_bool_scalar_is_one_byte():
     [("x", b"x\0\0\0"), ("", b"\0\0\0\0"), ("é✓", bytes.fromhex("e9000000 13270000"))],
 )
 def test_string_is_utf32_with_dims_zero(text, content):
-    (record,) = fmt.encode_entry("tag", text)
+    record = _joined("tag", text)
     assert record == _record("tag", "str", content, [0])
     assert fmt.decode(record) == [("tag", text)]
 
@@ -147,7 +150,7 @@ def test_string_is_utf32_with_dims_zero(text, content):
 def test_every_dtype_round_trips_with_mindspore_type_name(dtype, type_name):
     value = np.arange(5).astype(dtype)
     assert fmt.tensor_type_name(value.dtype) == type_name
-    (record,) = fmt.encode_entry("v", value)
+    record = _joined("v", value)
     ((name, decoded),) = fmt.decode(record)
     assert name == "v"
     assert isinstance(decoded, np.ndarray)
@@ -158,10 +161,47 @@ def test_every_dtype_round_trips_with_mindspore_type_name(dtype, type_name):
 
 def test_big_endian_and_non_contiguous_arrays_are_stored_little_endian_c_order():
     value = np.arange(12, dtype=">f4").reshape(3, 4).T
-    (record,) = fmt.encode_entry("w", value)
+    record = _joined("w", value)
     assert record == _record(
         "w", "Float32", np.ascontiguousarray(value, dtype="<f4").tobytes(), [4, 3]
     )
+
+
+@pytest.mark.parametrize(
+    ("tag", "value"),
+    [
+        ("w", np.arange(6, dtype=np.float32).reshape(2, 3)),
+        ("empty", np.zeros((0, 4), np.float32)),
+        ("scalar", np.array(3, np.int64)),
+        (
+            "wide",
+            np.zeros((300, 200), np.uint8),
+        ),  # multi-byte varints for lengths and dims
+        ("naïve/名前", np.ones(3, np.float16)),
+        ("text", "x" * 40),
+    ],
+)
+def test_records_equal_protobufs_own_serialization(tag, value):
+    message: Any = fmt._Checkpoint()
+    entry = message.value.add()
+    entry.tag = tag
+    if isinstance(value, str):
+        entry.tensor.dims.append(0)
+        entry.tensor.tensor_type = "str"
+        entry.tensor.tensor_content = fmt._encode_str(value)
+    else:
+        entry.tensor.dims.extend(value.shape)
+        entry.tensor.tensor_type = fmt.tensor_type_name(value.dtype)
+        entry.tensor.tensor_content = value.tobytes()
+    assert _joined(tag, value) == message.SerializeToString()
+
+
+def test_tensor_content_is_yielded_as_a_view_not_a_copy():
+    value = np.arange(1024, dtype=np.float32)
+    chunks = list(fmt.encode_entry("w", value))
+    content = chunks[-1]
+    assert isinstance(content, memoryview)
+    assert np.shares_memory(np.asarray(content), value)
 
 
 def test_unsupported_dtype_is_a_type_error():
@@ -172,14 +212,12 @@ def test_unsupported_dtype_is_a_type_error():
 def test_large_tensor_spans_records_with_the_same_tag_and_full_dims(monkeypatch):
     monkeypatch.setattr(fmt, "SLICE_BYTES", 16)
     value = np.arange(10, dtype=np.float32).reshape(2, 5)  # 40 bytes -> 16 + 16 + 8
-    records = list(fmt.encode_entry("big", value))
     raw = value.tobytes()
-    assert records == [
+    records = b"".join(
         _record("big", "Float32", raw[i : i + 16], [2, 5]) for i in (0, 16, 32)
-    ]
-    decoded = fmt.decode(
-        b"".join([*records, *fmt.encode_entry("next", np.zeros(1, np.int32))])
     )
+    assert _joined("big", value) == records
+    decoded = fmt.decode(records + _joined("next", np.zeros(1, np.int32)))
     assert [name for name, _ in decoded] == ["big", "next"]
     np.testing.assert_array_equal(decoded[0][1], value)
 
