@@ -177,7 +177,7 @@ def encode_entry(
         return
     type_name = tensor_type_name(value.dtype)
     data = np.asarray(value, dtype=value.dtype.newbyteorder("<"), order="C")
-    content_view = memoryview(data.reshape(-1).view(np.uint8))
+    content_view = data.reshape(-1).view(np.uint8).data
     dims = list(data.shape)
     for start in range(0, max(len(content_view), 1), SLICE_BYTES):
         piece = content_view[start : start + SLICE_BYTES]
