@@ -1,19 +1,41 @@
-"""Compute benchmark: samples/s through one training step (TrainOneStepCell).
+"""Compute benchmark: samples/s through `Model.train` with LossMonitor, against numpy and PyTorch.
 
 Run: `python tests/bench/bench_compute.py [--steps N] [--threads T]`. Not collected by pytest.
 
-Measures, in one process and run:
+Measures, in one process and run, with the same thread count for every library:
 - the tutorial MLP (Flatten -> Dense(784,512) -> ReLU -> Dense(512,512) -> ReLU -> Dense(512,10)),
   SoftmaxCrossEntropyWithLogits(sparse=True, reduction='mean'), SGD lr 0.01, MNIST-shaped float32
-  random data, at batch 64 and 256: cadence vs a hand-written numpy step vs PyTorch eager (if importable);
+  random data, at batch 64 and 256. The cadence figure is samples/s through
+  `Model(net, loss, SGD).train(1, dataset, callbacks=[LossMonitor()], dataset_sink_mode=False)`
+  on an in-memory `NumpySlicesDataset(...).batch(B)` (a new batch every step; LossMonitor's
+  lines go to os.devnull). Beside it: the same network's `TrainOneStepCell` called directly on
+  one fixed batch ("step cell only"; the difference is what the loop, the dataset and the
+  callbacks cost per step), a hand-written numpy step and a PyTorch eager loop (if importable),
+  both on one fixed batch;
 - the fraction of the machine's large-sgemm GFLOP/s the cadence step reaches (matmul FLOPs only);
-- LeNet-5 (32x32 input) at batch 64: cadence vs PyTorch eager.
-JIT compilation and warm-up happen before timing; each figure is the best of several timed blocks.
+- LeNet-5 (32x32 input) at batch 64: the same, without the numpy step;
+- the GEMM floor of the MLP step: each of the step's matrix products (3 forward, 3 weight
+  gradients, 2 input gradients) timed alone through numpy (OpenBLAS, what cadence's kernels
+  call) and through torch (MKL), and the highest cadence / torch ratio any implementation could
+  reach if everything but those products cost nothing: torch's step time / the GEMM-only time.
+
+Timing. JIT compilation and warm-up happen before timing (for `Model.train`, one short warm-up
+`train` call on the same model). Each figure is the best of several timed blocks of `--steps`
+steps, not the mean or median: on a shared machine, other processes take a core for whole
+blocks, and multi-threaded BLAS then waits for its slowest thread, so a slow block measures the
+machine's load rather than the code; the fastest block is the closest to what the code itself
+costs, and every implementation is measured the same way. Through `Model.train`, the blocks are
+consecutive runs of `--steps` steps inside one epoch, timed from one step end to another by a
+callback listed after LossMonitor: a block covers everything the loop does per step (fetching
+and batching the data, the step events, LossMonitor, the step itself), but not the
+once-per-run setup and teardown of `train`, which a real epoch of hundreds of steps amortizes.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import math
 import os
 import platform
 import time
@@ -21,19 +43,26 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+import cadence as ms
+import cadence.nn as nn
+from cadence import Callback, RunContext
+from cadence.callbacks import LossMonitor
+from cadence.dataset import NumpySlicesDataset
+
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+Array = np.ndarray[Any, Any]
+BLOCKS = 7
+GEMM_ROUNDS = 3
+MLP_SHAPE = (1, 28, 28)
+LENET_SHAPE = (1, 32, 32)
+
 
 def best_rate(
-    step: Callable[[], Any], batch: int, steps: int, blocks: int = 7
+    step: Callable[[], Any], batch: int, steps: int, blocks: int = BLOCKS
 ) -> float:
-    """Samples per second of the fastest of `blocks` timed blocks of `steps` steps.
-
-    The best block, not the median: on a shared machine, other processes stealing a
-    core collapse BLAS throughput for whole blocks; every implementation is measured
-    the same way.
-    """
+    """Samples per second of the fastest of `blocks` timed blocks of `steps` steps (see the module docstring)."""
     for _ in range(3):
         step()
     rates = []
@@ -45,31 +74,51 @@ def best_rate(
     return max(rates)
 
 
+def best_seconds(fn: Callable[[], Any], blocks: int = BLOCKS, inner: int = 10) -> float:
+    """Seconds per call of `fn`: the fastest of `blocks` blocks of `inner` calls, after one warm-up call."""
+    fn()
+    best = math.inf
+    for _ in range(blocks):
+        t0 = time.perf_counter()
+        for _ in range(inner):
+            fn()
+        best = min(best, (time.perf_counter() - t0) / inner)
+    return best
+
+
 def sgemm_gflops(n: int = 2048, reps: int = 5) -> float:
+    """GFLOP/s of a large float32 matmul through numpy (OpenBLAS)."""
     a = np.random.default_rng(0).standard_normal((n, n)).astype(np.float32)
     b = np.random.default_rng(1).standard_normal((n, n)).astype(np.float32)
-    a @ b
-    best = min(_timed(lambda: a @ b) for _ in range(reps))
-    return 2 * n**3 / best / 1e9
+    return 2 * n**3 / best_seconds(lambda: a @ b, blocks=reps, inner=1) / 1e9
 
 
-def _timed(fn: Callable[[], Any]) -> float:
-    t0 = time.perf_counter()
-    fn()
-    return time.perf_counter() - t0
+def torch_sgemm_gflops(n: int = 2048, reps: int = 5) -> float:
+    """GFLOP/s of the same matmul through torch (MKL)."""
+    import torch
+
+    a = torch.from_numpy(
+        np.random.default_rng(0).standard_normal((n, n)).astype(np.float32)
+    )
+    b = torch.from_numpy(
+        np.random.default_rng(1).standard_normal((n, n)).astype(np.float32)
+    )
+    return 2 * n**3 / best_seconds(lambda: torch.mm(a, b), blocks=reps, inner=1) / 1e9
+
+
+MLP_DIMS = [(784, 512), (512, 512), (512, 10)]
 
 
 def mlp_matmul_flops(batch: int) -> int:
-    dims = [(784, 512), (512, 512), (512, 10)]
-    fwd = sum(2 * batch * i * o for i, o in dims)
+    fwd = sum(2 * batch * i * o for i, o in MLP_DIMS)
     bwd_w = fwd
-    bwd_x = sum(2 * batch * i * o for i, o in dims[1:])  # the input needs no gradient
+    bwd_x = sum(
+        2 * batch * i * o for i, o in MLP_DIMS[1:]
+    )  # the input needs no gradient
     return fwd + bwd_w + bwd_x
 
 
-def data(
-    batch: int, shape: tuple[int, ...]
-) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+def data(batch: int, shape: tuple[int, ...]) -> tuple[Array, Array]:
     rng = np.random.default_rng(batch)
     return rng.random((batch, *shape), dtype=np.float32), rng.integers(
         0, 10, batch
@@ -77,12 +126,8 @@ def data(
 
 
 # --- cadence ------------------------------------------------------------------------------
-def cadence_mlp_step(batch: int) -> Callable[[], Any]:
-    import cadence as ms
-    import cadence.nn as nn
-
-    ms.set_seed(0)
-    net = nn.SequentialCell(
+def cadence_mlp() -> nn.Cell:
+    return nn.SequentialCell(
         nn.Flatten(),
         nn.Dense(784, 512),
         nn.ReLU(),
@@ -90,19 +135,9 @@ def cadence_mlp_step(batch: int) -> Callable[[], Any]:
         nn.ReLU(),
         nn.Dense(512, 10),
     )
-    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
-    train = nn.TrainOneStepCell(
-        nn.WithLossCell(net, loss), nn.SGD(net.trainable_params(), learning_rate=0.01)
-    )
-    train.set_train()
-    x, y = data(batch, (1, 28, 28))
-    tx, ty = ms.Tensor(x), ms.Tensor(y)
-    return lambda: train(tx, ty)
 
 
-def cadence_lenet_step(batch: int) -> Callable[[], Any]:
-    import cadence as ms
-    import cadence.nn as nn
+def cadence_lenet() -> nn.Cell:
     from cadence.common.initializer import Normal
 
     class LeNet5(nn.Cell):
@@ -123,16 +158,72 @@ def cadence_lenet_step(batch: int) -> Callable[[], Any]:
             x = self.flatten(x)
             return self.fc3(self.relu(self.fc2(self.relu(self.fc1(x)))))
 
+    return LeNet5()
+
+
+def cadence_loss() -> nn.Cell:
+    return nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+
+
+def cadence_step(
+    build: Callable[[], nn.Cell], batch: int, shape: tuple[int, ...]
+) -> Callable[[], Any]:
+    """One training step through `TrainOneStepCell` alone, on one fixed batch."""
     ms.set_seed(0)
-    net = LeNet5()
-    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    net = build()
     train = nn.TrainOneStepCell(
-        nn.WithLossCell(net, loss), nn.SGD(net.trainable_params(), learning_rate=0.01)
+        nn.WithLossCell(net, cadence_loss()),
+        nn.SGD(net.trainable_params(), learning_rate=0.01),
     )
     train.set_train()
-    x, y = data(batch, (1, 32, 32))
+    x, y = data(batch, shape)
     tx, ty = ms.Tensor(x), ms.Tensor(y)
     return lambda: train(tx, ty)
+
+
+class StepClock(Callback):
+    """Records `time.perf_counter()` at every training step end."""
+
+    def __init__(self) -> None:
+        self.times: list[float] = []
+
+    def on_train_step_end(self, run_context: RunContext) -> None:
+        self.times.append(time.perf_counter())
+
+
+def numpy_dataset(batch: int, shape: tuple[int, ...], steps: int) -> Any:
+    """`steps` batches of random MNIST-like data, in memory, in order."""
+    rng = np.random.default_rng(steps)
+    images = rng.random((steps * batch, *shape), dtype=np.float32)
+    labels = rng.integers(0, 10, steps * batch).astype(np.int32)
+    return NumpySlicesDataset({"image": images, "label": labels}, shuffle=False).batch(
+        batch
+    )
+
+
+def model_train_rate(
+    build: Callable[[], nn.Cell],
+    batch: int,
+    shape: tuple[int, ...],
+    steps: int,
+    blocks: int = BLOCKS,
+) -> float:
+    """Samples/s through `Model.train` with LossMonitor: the best of `blocks` blocks of `steps` steps."""
+    ms.set_seed(0)
+    net = build()
+    model = ms.Model(
+        net, cadence_loss(), nn.SGD(net.trainable_params(), learning_rate=0.01)
+    )
+    warm_up = numpy_dataset(batch, shape, 3)
+    timed = numpy_dataset(batch, shape, blocks * steps + 1)
+    clock = StepClock()
+    with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink):
+        model.train(1, warm_up, callbacks=[LossMonitor()], dataset_sink_mode=False)
+        model.train(1, timed, callbacks=[LossMonitor(), clock], dataset_sink_mode=False)
+    t = clock.times
+    return max(
+        batch * steps / (t[(k + 1) * steps] - t[k * steps]) for k in range(blocks)
+    )
 
 
 # --- hand-written numpy ------------------------------------------------------------------------
@@ -140,7 +231,7 @@ def numpy_mlp_step(batch: int) -> Callable[[], Any]:
     rng = np.random.default_rng(0)
     ws = [
         (rng.uniform(-0.04, 0.04, (o, i)).astype(np.float32), np.zeros(o, np.float32))
-        for i, o in [(784, 512), (512, 512), (512, 10)]
+        for i, o in MLP_DIMS
     ]
     x, y = data(batch, (784,))
     rows = np.arange(batch)
@@ -209,7 +300,126 @@ def torch_steps(batch: int) -> tuple[Callable[[], Any], Callable[[], Any]] | Non
         nn.Conv2d(1, 6, 5), nn.ReLU(), nn.MaxPool2d(2, 2), nn.Conv2d(6, 16, 5), nn.ReLU(), nn.MaxPool2d(2, 2), nn.Flatten(),
         nn.Linear(400, 120), nn.ReLU(), nn.Linear(120, 84), nn.ReLU(), nn.Linear(84, 10),
     )  # fmt: skip
-    return make(mlp, (1, 28, 28)), make(lenet, (1, 32, 32))
+    return make(mlp, MLP_SHAPE), make(lenet, LENET_SHAPE)
+
+
+# --- the GEMM floor of the MLP step ------------------------------------------------------------
+def mlp_products(batch: int) -> list[tuple[str, Array, Array]]:
+    """The matrix products of one MLP training step, as (name, a, b) for `a @ b`.
+
+    Operands have the layouts cadence's dense kernels pass to BLAS (and torch's Linear to
+    its own): weights stored (out, in), the forward multiplies by `W.T`, the weight gradient
+    is `dz.T @ x`, the input gradient `dz @ W`. The input needs no gradient, so the first
+    layer has no input-gradient product.
+    """
+    rng = np.random.default_rng(batch)
+
+    def rand(*shape: int) -> Array:
+        return rng.standard_normal(shape, dtype=np.float32)
+
+    x, h1, h2 = rand(batch, 784), rand(batch, 512), rand(batch, 512)
+    w1, w2, w3 = rand(512, 784), rand(512, 512), rand(10, 512)
+    dz1, dz2, dz3 = rand(batch, 512), rand(batch, 512), rand(batch, 10)
+    return [
+        ("fwd x @ W1.T", x, w1.T),
+        ("fwd h1 @ W2.T", h1, w2.T),
+        ("fwd h2 @ W3.T", h2, w3.T),
+        ("bwd dW3 = dz3.T @ h2", dz3.T, h2),
+        ("bwd dx3 = dz3 @ W3", dz3, w3),
+        ("bwd dW2 = dz2.T @ h1", dz2.T, h1),
+        ("bwd dx2 = dz2 @ W2", dz2, w2),
+        ("bwd dW1 = dz1.T @ x", dz1.T, x),
+    ]
+
+
+def gemm_floor(
+    batch: int,
+    torch_step_s: float | None,
+    cadence_step_s: float,
+    cell_step_s: float,
+    peak_np: float,
+    peak_torch: float | None,
+) -> None:
+    """Print the time of each matrix product of one MLP step alone, their sums, and what they bound.
+
+    `torch_step_s` and `peak_torch` are None when torch is not installed.
+    """
+    products = mlp_products(batch)
+    flops = int(sum(2 * a.shape[0] * a.shape[1] * b.shape[1] for _, a, b in products))
+    assert flops == mlp_matmul_flops(batch)
+    torch_mm: Callable[[Array, Array], Callable[[], Any]] | None = None
+    if torch_step_s is not None:
+        import torch
+
+        def torch_mm(a: Array, b: Array) -> Callable[[], Any]:
+            ta, tb = torch.from_numpy(a), torch.from_numpy(b)
+            return lambda: torch.mm(ta, tb)
+
+    def numpy_mm(a: Array, b: Array) -> Callable[[], Any]:
+        return lambda: a @ b
+
+    print()
+    print(
+        f"GEMM floor, MLP batch {batch}: the step's {len(products)} matrix products, each alone "
+        f"(best of {GEMM_ROUNDS} x {BLOCKS} blocks of 10 calls), {flops / 1e6:.1f} MFLOP in all"
+    )
+    print()
+    print("| product | m x k x n | numpy (OpenBLAS) µs | torch (MKL) µs |")
+    print("|---|---|---|---|")
+    # Several rounds, each timing every product through both libraries in turn, and the
+    # fastest round per product and library: a burst of load elsewhere then slows one
+    # round, not one library.
+    t_np = [math.inf] * len(products)
+    t_torch = [math.inf] * len(products)
+    for _ in range(GEMM_ROUNDS):
+        for i, (_, a, b) in enumerate(products):
+            t_np[i] = min(t_np[i], best_seconds(numpy_mm(a, b)))
+            if torch_mm is not None:
+                t_torch[i] = min(t_torch[i], best_seconds(torch_mm(a, b)))
+    for (name, a, b), tn, tt in zip(products, t_np, t_torch, strict=True):
+        torch_cell = f"{1e6 * tt:,.1f}" if torch_mm is not None else "-"
+        m, k = a.shape
+        print(f"| {name} | {m} x {k} x {b.shape[1]} | {1e6 * tn:,.1f} | {torch_cell} |")
+    sum_np, sum_torch = sum(t_np), sum(t_torch)
+    torch_sum = f"{1e6 * sum_torch:,.0f}" if torch_mm is not None else "-"
+    print(f"| GEMM-only step time | | {1e6 * sum_np:,.0f} | {torch_sum} |")
+    print()
+
+    def gflops(seconds: float) -> float:
+        return flops / seconds / 1e9
+
+    print(
+        f"- OpenBLAS products: {gflops(sum_np):.1f} GFLOP/s, "
+        f"{100 * gflops(sum_np) / peak_np:.0f}% of its large sgemm"
+    )
+    if torch_mm is not None and peak_torch is not None:
+        print(
+            f"- MKL products: {gflops(sum_torch):.1f} GFLOP/s, "
+            f"{100 * gflops(sum_torch) / peak_torch:.0f}% of its large sgemm"
+        )
+    print(
+        f"- cadence step: {1e6 * cadence_step_s:,.0f} µs through Model.train, "
+        f"{1e6 * cell_step_s:,.0f} µs step cell only; the OpenBLAS products alone are "
+        f"{100 * sum_np / cadence_step_s:.0f}% / {100 * sum_np / cell_step_s:.0f}% of that "
+        f"(everything else: {1e6 * (cadence_step_s - sum_np):,.0f} / "
+        f"{1e6 * (cell_step_s - sum_np):,.0f} µs)"
+    )
+    if torch_mm is None or torch_step_s is None or peak_torch is None:
+        print("- torch not installed: no torch step, no ceiling for cadence / torch")
+        return
+    print(
+        f"- torch eager step (measured above): {1e6 * torch_step_s:,.0f} µs, "
+        f"{gflops(torch_step_s):.1f} GFLOP/s = {100 * gflops(torch_step_s) / peak_torch:.0f}% "
+        f"of torch's large sgemm; its MKL products alone are {100 * sum_torch / torch_step_s:.0f}% of it"
+    )
+    ceiling_np, ceiling_mkl = torch_step_s / sum_np, torch_step_s / sum_torch
+    verdict = "within" if ceiling_np >= 1.3 else "beyond"
+    print(
+        f"- highest cadence / torch any implementation could reach if everything but the "
+        f"products cost nothing: {ceiling_np:.2f}x with OpenBLAS products (torch step / "
+        f"OpenBLAS GEMM-only), {ceiling_mkl:.2f}x with MKL products; 1.3x is {verdict} the "
+        f"OpenBLAS ceiling"
+    )
 
 
 def machine() -> str:
@@ -247,8 +457,7 @@ def main() -> None:
         help="compute threads (BLAS and torch); default: all cores",
     )
     args = parser.parse_args()
-
-    import cadence as ms
+    steps = args.steps
 
     threads = args.threads or os.cpu_count() or 1
     ms.set_context(runtime_num_threads=threads)
@@ -264,24 +473,37 @@ def main() -> None:
         + (f"; torch {torch_version}" if torch_pair else "; torch not installed")
     )
     peak = sgemm_gflops()
-    print(f"large sgemm (2048^3, float32): {peak:.1f} GFLOP/s")
+    peak_torch = torch_sgemm_gflops() if torch_pair else None
+    print(
+        f"large sgemm (2048^3, float32): numpy (OpenBLAS) {peak:.1f} GFLOP/s"
+        + (f", torch (MKL) {peak_torch:.1f} GFLOP/s" if peak_torch else "")
+    )
     print()
     print(
-        "| model | batch | cadence samples/s | numpy samples/s | torch samples/s | cadence / numpy | cadence / torch | % of sgemm |"
+        "| model | batch | cadence Model.train samples/s | step cell only samples/s | numpy samples/s "
+        "| torch samples/s | cadence / numpy | cadence / torch | % of sgemm |"
     )
-    print("|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|")
+    floors = []
     for batch in (64, 256):
-        c = best_rate(cadence_mlp_step(batch), batch, args.steps)
-        n = best_rate(numpy_mlp_step(batch), batch, args.steps)
+        c = model_train_rate(cadence_mlp, batch, MLP_SHAPE, steps)
+        s = best_rate(cadence_step(cadence_mlp, batch, MLP_SHAPE), batch, steps)
+        n = best_rate(numpy_mlp_step(batch), batch, steps)
         pair = torch_steps(batch)
-        t = best_rate(pair[0], batch, args.steps) if pair else float("nan")
+        t = best_rate(pair[0], batch, steps) if pair else float("nan")
         frac = c * mlp_matmul_flops(batch) / batch / 1e9 / peak
         print(
-            f"| MLP | {batch} | {c:,.0f} | {n:,.0f} | {t:,.0f} | {c / n:.2f}x | {c / t:.2f}x | {100 * frac:.0f}% |"
+            f"| MLP | {batch} | {c:,.0f} | {s:,.0f} | {n:,.0f} | {t:,.0f} | {c / n:.2f}x | {c / t:.2f}x | {100 * frac:.0f}% |"
         )
-    c = best_rate(cadence_lenet_step(64), 64, args.steps)
-    t = best_rate(torch_pair[1], 64, args.steps) if torch_pair else float("nan")
-    print(f"| LeNet-5 | 64 | {c:,.0f} | - | {t:,.0f} | - | {c / t:.2f}x | - |")
+        floors.append((batch, batch / t if pair else None, batch / c, batch / s))
+    c = model_train_rate(cadence_lenet, 64, LENET_SHAPE, steps)
+    s = best_rate(cadence_step(cadence_lenet, 64, LENET_SHAPE), 64, steps)
+    t = best_rate(torch_pair[1], 64, steps) if torch_pair else float("nan")
+    print(
+        f"| LeNet-5 | 64 | {c:,.0f} | {s:,.0f} | - | {t:,.0f} | - | {c / t:.2f}x | - |"
+    )
+    for batch, torch_s, cadence_s, cell_s in floors:
+        gemm_floor(batch, torch_s, cadence_s, cell_s, peak, peak_torch)
 
 
 if __name__ == "__main__":
