@@ -10,19 +10,30 @@ untouched (an existing file keeps its old content).
 A process killed mid-write leaves at most a hidden temporary file named
 `.<name>.<random>.tmp` beside the destination, never a partial file under the
 destination's name.
+
+`atomic_write_chunks` does the same for a large payload given as chunks (a
+checkpoint): where the file system allows it, the bytes go to the disk with
+`O_DIRECT` from one page-aligned staging buffer, so the kernel neither copies
+them into its page cache nor writes them back later. That costs the machine
+about half the CPU of a buffered write plus fsync, which matters when training
+keeps every core busy (measured in `tests/bench/bench_callbacks.py`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import tempfile
-from typing import TYPE_CHECKING, BinaryIO
+import threading
+from typing import TYPE_CHECKING, Any, BinaryIO
+
+import numpy as np
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Iterable, Iterator
 
-__all__ = ["TEMP_SUFFIX", "atomic_write", "fsync_directory"]
+__all__ = ["TEMP_SUFFIX", "atomic_write", "atomic_write_chunks", "fsync_directory"]
 
 TEMP_SUFFIX = ".tmp"
 """Suffix of the temporary files `atomic_write` creates (they also start with a dot)."""
@@ -50,6 +61,46 @@ def atomic_write(
         >>> with atomic_write(target) as f:  # doctest: +SKIP
         ...     f.write(payload)
     """
+    final, temp, fd = _temporary(path)
+    try:
+        with os.fdopen(fd, "wb") as file:
+            yield file
+            file.flush()
+            os.fsync(file.fileno())
+    except BaseException:
+        _discard(temp)
+        raise
+    _commit(temp, final, mode)
+
+
+def atomic_write_chunks(
+    path: str | os.PathLike[str],
+    chunks: Iterable[bytes | memoryview],
+    *,
+    mode: int = 0o400,
+) -> int:
+    """Write the concatenated `chunks` to `path` atomically; return the file's size.
+
+    Like `atomic_write`, but the bytes bypass the page cache (`O_DIRECT`) where
+    the file system supports it, falling back to buffered writes where it does
+    not. Chunks may be views of live arrays: each is copied once, into the
+    staging buffer (or the kernel's), before the next is taken.
+    """
+    final, temp, fd = _temporary(path)
+    try:
+        try:
+            size = _write_direct(temp, fd, iter(chunks))
+        finally:
+            os.close(fd)
+    except BaseException:
+        _discard(temp)
+        raise
+    _commit(temp, final, mode)
+    return size
+
+
+def _temporary(path: str | os.PathLike[str]) -> tuple[str, str, int]:
+    """Check the destination; create the temporary file beside it: (final, temp, fd)."""
     final = os.path.abspath(os.fspath(path))
     directory, name = os.path.split(final)
     if not os.path.isdir(directory):
@@ -61,18 +112,107 @@ def atomic_write(
             f"cannot write {final!r}: it is a directory, expected a file name"
         )
     fd, temp = tempfile.mkstemp(prefix=f".{name}.", suffix=TEMP_SUFFIX, dir=directory)
+    return final, temp, fd
+
+
+def _discard(temp: str) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(temp)
+
+
+def _commit(temp: str, final: str, mode: int) -> None:
+    """Give the written, synced temporary file its mode and name; sync the directory."""
     try:
-        with os.fdopen(fd, "wb") as file:
-            yield file
-            file.flush()
-            os.fsync(file.fileno())
         os.chmod(temp, mode)
         os.replace(temp, final)
     except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temp)
+        _discard(temp)
         raise
-    fsync_directory(directory)
+    fsync_directory(os.path.dirname(final))
+
+
+_Bytes = np.ndarray[Any, np.dtype[np.uint8]]
+_ALIGN = 4096  # covers 512-byte and 4 KiB logical blocks
+_STAGE_BYTES = 8 << 20
+_stages = threading.local()
+
+
+def _stage() -> _Bytes:
+    """This thread's page-aligned staging buffer (kept: faulting 8 MiB in costs CPU too)."""
+    stage = getattr(_stages, "buffer", None)
+    if stage is None or len(stage) != _STAGE_BYTES:
+        raw = np.empty(_STAGE_BYTES + _ALIGN, np.uint8)
+        start = -raw.ctypes.data % _ALIGN
+        stage = _stages.buffer = raw[start : start + _STAGE_BYTES]
+    return stage
+
+
+def _write_direct(temp: str, fd: int, chunks: Iterator[bytes | memoryview]) -> int:
+    """Write `chunks` to the file `fd` (opened on `temp`), then sync it; return the size.
+
+    The data is staged in aligned blocks and written through a second descriptor
+    opened with `O_DIRECT`; the tail block is padded and the file truncated to
+    its true size. If the file system refuses `O_DIRECT` (at open or at the
+    first write), everything goes through `fd` instead, buffered.
+    """
+    direct = _open_direct(temp)
+    stage, fill, size = _stage(), 0, 0
+    try:
+        for chunk in chunks:
+            data = np.frombuffer(chunk, np.uint8)
+            while len(data):
+                n = min(len(data), len(stage) - fill)
+                stage[fill : fill + n] = data[:n]  # numpy copies without the GIL
+                fill, data = fill + n, data[n:]
+                if fill == len(stage):
+                    direct = _flush(direct, fd, stage, fill, size)
+                    size, fill = size + fill, 0
+        direct = _flush(direct, fd, stage, fill, size)
+        size += fill
+        target = fd if direct is None else direct
+        if direct is not None:
+            os.ftruncate(direct, size)
+        os.fsync(target)
+    finally:
+        if direct is not None:
+            os.close(direct)
+    return size
+
+
+def _open_direct(temp: str) -> int | None:
+    flag = getattr(os, "O_DIRECT", 0)
+    if not flag:
+        return None
+    try:
+        return os.open(temp, os.O_WRONLY | flag)
+    except OSError as error:
+        if error.errno == errno.EINVAL:  # the file system does not do direct I/O
+            return None
+        raise
+
+
+def _flush(
+    direct: int | None, fd: int, stage: _Bytes, fill: int, offset: int
+) -> int | None:
+    """Write the first `fill` staged bytes at `offset`; return the direct descriptor still in use."""
+    if direct is not None:
+        padded = -(-fill // _ALIGN) * _ALIGN
+        stage[fill:padded] = 0
+        try:
+            _write_all(direct, stage[:padded].data, offset)
+            return direct
+        except OSError as error:
+            if error.errno != errno.EINVAL or offset:
+                raise
+            os.close(direct)  # refused at the first write: nothing is on disk yet
+    _write_all(fd, stage[:fill].data, offset)
+    return None
+
+
+def _write_all(fd: int, view: memoryview, offset: int) -> None:
+    while len(view):
+        written = os.pwrite(fd, view, offset)
+        view, offset = view[written:], offset + written
 
 
 def fsync_directory(directory: str | os.PathLike[str]) -> None:

@@ -18,7 +18,7 @@ import safetensors
 import safetensors.numpy
 
 from . import _ckpt_format
-from ._atomic import atomic_write
+from ._atomic import atomic_write_chunks
 from ._tensor import Parameter, Tensor
 from ._util import type_name
 
@@ -306,9 +306,7 @@ def _append_entries(append_dict: dict[str, Any]) -> dict[str, Any]:
 
 
 def _write_ckpt(path: str, entries: dict[str, Any]) -> None:
-    with atomic_write(path) as file:
-        for record in _ckpt_format.encode(entries.items()):
-            file.write(record)
+    atomic_write_chunks(path, _ckpt_format.encode(entries.items()))
 
 
 def _write_safetensors(path: str, entries: dict[str, Any]) -> None:
@@ -326,8 +324,7 @@ def _write_safetensors(path: str, entries: dict[str, Any]) -> None:
     payload = safetensors.numpy.save(
         tensors, metadata={**_SAFETENSORS_METADATA, **strings}
     )
-    with atomic_write(path) as file:
-        file.write(payload)
+    atomic_write_chunks(path, [payload])
 
 
 # --- load --------------------------------------------------------------------------

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import subprocess
 import sys
 import textwrap
+import threading
 from typing import Any
 
 import pytest
 
+from cadence import _atomic
 from cadence._atomic import TEMP_SUFFIX, atomic_write
 
 
@@ -133,3 +136,126 @@ def test_process_killed_mid_write_leaves_no_partial_file(tmp_path, existing):
         assert target.read_bytes() == existing
     (temp,) = _leftovers(tmp_path)
     assert temp.startswith(".big.ckpt.")
+
+
+# --- atomic_write_chunks: O_DIRECT from a staging buffer, buffered where refused ---------------
+
+
+@pytest.fixture
+def small_stage(monkeypatch):
+    """A 16 KiB staging buffer, so files of a few blocks cross its boundary."""
+    monkeypatch.setattr(_atomic, "_STAGE_BYTES", 16 * 1024)
+    monkeypatch.setattr(_atomic, "_stages", threading.local())
+
+
+def _payload(size: int) -> bytes:
+    return bytes((i * 7 + 3) % 251 for i in range(size))
+
+
+def _chunked(data: bytes, piece: int = 1000) -> list[Any]:
+    view = memoryview(data)
+    return [view[i : i + piece] for i in range(0, len(data), piece)] or [b""]
+
+
+@pytest.mark.usefixtures("small_stage")
+@pytest.mark.parametrize(
+    "size", [0, 1, 4095, 4096, 4097, 16 * 1024, 16 * 1024 + 1, 70_001]
+)
+def test_chunks_are_written_whole_and_read_only(tmp_path, size):
+    target = tmp_path / "ckpt.bin"
+    data = _payload(size)
+    assert _atomic.atomic_write_chunks(target, _chunked(data)) == size
+    assert target.read_bytes() == data
+    assert _mode(target) == 0o400
+    assert _leftovers(tmp_path) == []
+
+
+def _spy_open(monkeypatch: pytest.MonkeyPatch, *, refuse: bool) -> list[int]:
+    flags_seen: list[int] = []
+    real_open = os.open
+
+    def spying_open(path: Any, flags: int, *args: Any) -> int:
+        if flags & getattr(os, "O_DIRECT", 0):
+            flags_seen.append(flags)
+            if refuse:
+                raise OSError(errno.EINVAL, "no direct I/O here")
+        return real_open(path, flags, *args)
+
+    monkeypatch.setattr(os, "open", spying_open)
+    return flags_seen
+
+
+@pytest.mark.skipif(not hasattr(os, "O_DIRECT"), reason="no O_DIRECT on this system")
+@pytest.mark.usefixtures("small_stage")
+def test_direct_io_is_used_where_the_file_system_has_it(tmp_path, monkeypatch):
+    opened = _spy_open(monkeypatch, refuse=False)
+    data = _payload(50_000)
+    _atomic.atomic_write_chunks(tmp_path / "a", _chunked(data))
+    assert len(opened) == 1
+    assert (tmp_path / "a").read_bytes() == data
+
+
+@pytest.mark.skipif(not hasattr(os, "O_DIRECT"), reason="no O_DIRECT on this system")
+@pytest.mark.usefixtures("small_stage")
+def test_file_system_refusing_direct_io_at_open_gets_buffered_writes(
+    tmp_path, monkeypatch
+):
+    opened = _spy_open(monkeypatch, refuse=True)
+    data = _payload(50_000)
+    _atomic.atomic_write_chunks(tmp_path / "a", _chunked(data))
+    assert len(opened) == 1
+    assert (tmp_path / "a").read_bytes() == data
+
+
+@pytest.mark.usefixtures("small_stage")
+def test_file_system_refusing_the_first_direct_write_gets_buffered_writes(
+    tmp_path, monkeypatch
+):
+    real_pwrite, calls = os.pwrite, []
+
+    def pwrite(fd: int, data: Any, offset: int) -> int:
+        calls.append(fd)
+        if len(calls) == 1:
+            raise OSError(errno.EINVAL, "direct write refused")
+        return real_pwrite(fd, data, offset)
+
+    monkeypatch.setattr(os, "pwrite", pwrite)
+    data = _payload(50_000)
+    _atomic.atomic_write_chunks(tmp_path / "a", _chunked(data))
+    assert (tmp_path / "a").read_bytes() == data
+    assert len(set(calls)) == 2  # the first descriptor refused, the other wrote it all
+
+
+@pytest.mark.usefixtures("small_stage")
+def test_write_error_propagates_and_leaves_nothing(tmp_path, monkeypatch):
+    def pwrite(fd: int, data: Any, offset: int) -> int:
+        raise OSError(errno.EIO, "disk on fire")
+
+    monkeypatch.setattr(os, "pwrite", pwrite)
+    (tmp_path / "a").write_bytes(b"old")
+    with pytest.raises(OSError, match="disk on fire"):
+        _atomic.atomic_write_chunks(tmp_path / "a", _chunked(_payload(50_000)))
+    assert (tmp_path / "a").read_bytes() == b"old"
+    assert _leftovers(tmp_path) == []
+
+
+@pytest.mark.usefixtures("small_stage")
+def test_failing_chunk_source_leaves_the_old_file(tmp_path):
+    def chunks() -> Any:
+        yield _payload(
+            40_000
+        )  # more than a staged block: some of it is on disk already
+        raise RuntimeError("encoder failed")
+
+    (tmp_path / "a").write_bytes(b"old")
+    with pytest.raises(RuntimeError, match="encoder failed"):
+        _atomic.atomic_write_chunks(tmp_path / "a", chunks())
+    assert (tmp_path / "a").read_bytes() == b"old"
+    assert _leftovers(tmp_path) == []
+
+
+def test_chunks_target_checks_match_atomic_write(tmp_path):
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        _atomic.atomic_write_chunks(tmp_path / "missing" / "a", [b"x"])
+    with pytest.raises(IsADirectoryError, match="is a directory"):
+        _atomic.atomic_write_chunks(tmp_path, [b"x"])
