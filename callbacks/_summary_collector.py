@@ -15,7 +15,7 @@ import numpy as np
 from cadence import Callback, RunContext, Tensor, int32
 from cadence.validation import check_bool, check_positive_int, check_type
 
-from ._summary_writer import EventFileSink, SummaryRecord, file_suffix
+from ._summary_writer import EventFileSink, SummaryBatch, SummaryRecord, file_suffix
 
 if TYPE_CHECKING:
     from cadence import EventBus, Subscription
@@ -44,7 +44,7 @@ _MAX_DEFAULT_HISTOGRAM_STEPS = (
 )
 _TENSOR_FORMAT = 'export_options["tensor_format"]'
 _CLOSE_TIMEOUT_S = 60.0
-_QUEUE_SIZE = 64  # records waiting for the writer; beyond that the training step waits (bounded memory)
+_QUEUE_SIZE = 4  # batches waiting for the writer; beyond that the training step waits (bounded memory)
 _HANDOFF_S = (
     5.0  # records are handed to the writer at most this often (and at each epoch's end)
 )
@@ -137,7 +137,7 @@ class SummaryCollector(Callback):
         self._histograms = "histogram_regular" in self._specified
         # Per run: the sink, its worker subscription and bus, what to histogram and how often.
         self._sink: EventFileSink | None = None
-        self._sub: Subscription[SummaryRecord] | None = None
+        self._sub: Subscription[SummaryBatch] | None = None
         self._bus: EventBus | None = None
         self._hist_params: list[tuple[str, Any]] = []
         self._hist_freq = 0
@@ -255,7 +255,8 @@ class SummaryCollector(Callback):
             sink.close()
             return
         try:
-            bus.publish(SummaryRecord(sink=id(sink), step=0, close=True))
+            close = SummaryRecord(sink=id(sink), step=0, close=True)
+            bus.publish(SummaryBatch(sink=id(sink), step=0, records=(close,)))
             if not sink.closed.wait(_CLOSE_TIMEOUT_S):
                 raise TimeoutError(
                     f"SummaryCollector: the event file in {self._summary_dir!r} was not closed within "
@@ -278,8 +279,8 @@ class SummaryCollector(Callback):
         if bus is not None:  # None: a RunContext built by hand; write inline then
             sink_id = id(sink)
             self._sub = bus.subscribe(
-                SummaryRecord,
-                sink.handle,
+                SummaryBatch,
+                sink.handle_batch,
                 mode="worker",
                 when=lambda record: record.sink == sink_id,
                 queue_size=_QUEUE_SIZE,
@@ -306,14 +307,21 @@ class SummaryCollector(Callback):
             self._handoff()
 
     def _handoff(self) -> None:
-        # Records go to the worker in bursts, at most every few seconds: a worker
-        # that was handed something polls its queue for a while afterwards, which
-        # costs CPU the training step would otherwise have.
+        # Records go to the worker in bursts, at most every few seconds and as one
+        # event: a worker that was handed something polls its queue for a while
+        # afterwards, which costs CPU the training step would otherwise have, and
+        # one publish per record would make the step wait whenever a burst is
+        # longer than the queue.
         pending, self._pending, self._pending_bytes = self._pending, [], 0
         self._next_handoff = time.monotonic() + _HANDOFF_S
+        if not pending:
+            return
         if self._bus is not None:
-            for record in pending:
-                self._bus.publish(record)
+            self._bus.publish(
+                SummaryBatch(
+                    sink=pending[0].sink, step=pending[0].step, records=tuple(pending)
+                )
+            )
         elif self._sink is not None:
             for record in pending:
                 self._sink.handle(record)

@@ -1,8 +1,9 @@
 """Writing summary records to TensorBoard event files, off the training thread.
 
 `SummaryCollector` gathers values on the training thread (cheap: a few floats,
-copies of the parameters it was asked to histogram) and publishes them as
-`SummaryRecord` events; an `EventFileSink`, subscribed as a bus worker, turns
+copies of the parameters it was asked to histogram) as `SummaryRecord`s and
+publishes them in bursts, each one `SummaryBatch` event (one publish, one queue
+slot, however many steps it covers); an `EventFileSink`, subscribed as a bus worker, turns
 them into TensorBoard event files (tensorboardX's protobuf classes and its
 `RecordWriter` for the TFRecord framing). Histograms and serialization cost milliseconds, so none of it runs on
 the training thread.
@@ -25,6 +26,7 @@ from cadence import Event
 __all__ = [
     "HISTOGRAM_BINS",
     "EventFileSink",
+    "SummaryBatch",
     "SummaryRecord",
     "file_suffix",
     "histogram",
@@ -52,6 +54,16 @@ class SummaryRecord(Event, frozen=True, kw_only=True):
     texts: dict[str, str] = msgspec.field(default_factory=dict)
     close: bool = False
     """The last record of a run: flush and close the event file."""
+
+
+class SummaryBatch(Event, frozen=True, kw_only=True):
+    """Summary records handed to the writer together (a private event of `SummaryCollector`)."""
+
+    sink: int
+    """`id()` of the `EventFileSink` the records are for."""
+    step: int
+    """The first record's step (what error messages name)."""
+    records: tuple[SummaryRecord, ...]
 
 
 class EventFileSink:
@@ -87,6 +99,11 @@ class EventFileSink:
         self._file: Any = None  # tensorboardX's RecordWriter (TFRecord framing)
         self._last_flush = 0.0
         self._failed = False
+
+    def handle_batch(self, batch: SummaryBatch) -> None:
+        """Write the batch's records in order (see `handle`)."""
+        for record in batch.records:
+            self.handle(record)
 
     def handle(self, record: SummaryRecord) -> None:
         """Write `record` (or close the file when `record.close`).

@@ -294,7 +294,7 @@ def test_a_writer_failure_fails_the_run(tmp_path, monkeypatch):
     monkeypatch.setattr(summary_writer.EventFileSink, "_open", broken)
     with pytest.raises(
         SubscriberError,
-        match=r"'SummaryCollector.writer' failed on SummaryRecord\(step=1\): OSError: disk full",
+        match=r"'SummaryCollector.writer' failed on SummaryBatch\(step=1\): OSError: disk full",
     ):
         Model(constant_network()).train(
             1,
@@ -503,3 +503,22 @@ def test_valid_options_are_accepted(tmp_path):
     assert collector.summary_dir == str(tmp_path)
     assert collector.collect_specified_data["collect_graph"] is False
     assert collector.collect_specified_data["collect_metric"] is True
+
+
+def test_an_epochs_records_reach_the_writer_as_one_batch(tmp_path):
+    # 100 collection steps, more than the writer's queue holds: one publish at the
+    # epoch's end (then the close), so the training thread never waits for the writer.
+    model = Model(constant_network())
+    batches: list[summary_writer.SummaryBatch] = []
+    model.bus.subscribe(summary_writer.SummaryBatch, batches.append)
+    model.train(
+        1,
+        ListDataset.of_steps(100),
+        callbacks=SummaryCollector(tmp_path, collect_freq=1),
+    )
+    assert len(batches) == 2
+    steps = [record.step for record in batches[0].records]
+    assert steps == list(range(1, 101))
+    assert batches[0].step == 1
+    assert [record.close for record in batches[1].records] == [True]
+    assert [s for s, _ in scalars(read(tmp_path), "train/loss")] == steps
