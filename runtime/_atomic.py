@@ -210,8 +210,12 @@ def _flush(
 
 
 def _write_all(fd: int, view: memoryview, offset: int) -> None:
+    if not hasattr(os, "pwrite"):  # Windows: buffered only, and always sequential
+        os.lseek(fd, offset, os.SEEK_SET)
     while len(view):
-        written = os.pwrite(fd, view, offset)
+        written = (
+            os.pwrite(fd, view, offset) if hasattr(os, "pwrite") else os.write(fd, view)
+        )
         view, offset = view[written:], offset + written
 
 

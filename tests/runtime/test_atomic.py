@@ -259,3 +259,12 @@ def test_chunks_target_checks_match_atomic_write(tmp_path):
         _atomic.atomic_write_chunks(tmp_path / "missing" / "a", [b"x"])
     with pytest.raises(IsADirectoryError, match="is a directory"):
         _atomic.atomic_write_chunks(tmp_path, [b"x"])
+
+
+@pytest.mark.usefixtures("small_stage")
+def test_systems_without_pwrite_write_sequentially(tmp_path, monkeypatch):
+    monkeypatch.delattr(os, "pwrite")
+    monkeypatch.delattr(os, "O_DIRECT", raising=False)
+    data = _payload(50_000)
+    _atomic.atomic_write_chunks(tmp_path / "a", _chunked(data))
+    assert (tmp_path / "a").read_bytes() == data
