@@ -256,7 +256,7 @@ class SummaryCollector(Callback):
             return
         try:
             close = SummaryRecord(sink=id(sink), step=0, close=True)
-            bus.publish(SummaryBatch(sink=id(sink), step=0, records=(close,)))
+            bus.publish(SummaryBatch(records=(close,)))
             if not sink.closed.wait(_CLOSE_TIMEOUT_S):
                 raise TimeoutError(
                     f"SummaryCollector: the event file in {self._summary_dir!r} was not closed within "
@@ -317,11 +317,7 @@ class SummaryCollector(Callback):
         if not pending:
             return
         if self._bus is not None:
-            self._bus.publish(
-                SummaryBatch(
-                    sink=pending[0].sink, step=pending[0].step, records=tuple(pending)
-                )
-            )
+            self._bus.publish(SummaryBatch(records=tuple(pending)))
         elif self._sink is not None:
             for record in pending:
                 self._sink.handle(record)

@@ -59,11 +59,18 @@ class SummaryRecord(Event, frozen=True, kw_only=True):
 class SummaryBatch(Event, frozen=True, kw_only=True):
     """Summary records handed to the writer together (a private event of `SummaryCollector`)."""
 
-    sink: int
-    """`id()` of the `EventFileSink` the records are for."""
-    step: int
-    """The first record's step (what error messages name)."""
     records: tuple[SummaryRecord, ...]
+    """At least one record, all for the same sink, in step order."""
+
+    @property
+    def sink(self) -> int:
+        """`id()` of the `EventFileSink` the records are for."""
+        return self.records[0].sink
+
+    @property
+    def step(self) -> int:
+        """The first record's step (what error messages name)."""
+        return self.records[0].step
 
 
 class EventFileSink:

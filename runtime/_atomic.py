@@ -156,6 +156,10 @@ def _write_direct(temp: str, fd: int, chunks: Iterator[bytes | memoryview]) -> i
     first write), everything goes through `fd` instead, buffered.
     """
     direct = _open_direct(temp)
+    if (
+        direct is None
+    ):  # no staging needed: the kernel copies each chunk as it is written
+        return _write_buffered(fd, chunks)
     stage, fill, size = _stage(), 0, 0
     try:
         for chunk in chunks:
@@ -176,6 +180,17 @@ def _write_direct(temp: str, fd: int, chunks: Iterator[bytes | memoryview]) -> i
     finally:
         if direct is not None:
             os.close(direct)
+    return size
+
+
+def _write_buffered(fd: int, chunks: Iterator[bytes | memoryview]) -> int:
+    """Write `chunks` to `fd` straight from their buffers, then sync it; return the size."""
+    size = 0
+    for chunk in chunks:
+        view = memoryview(chunk).cast("B")
+        _write_all(fd, view, size)
+        size += len(view)
+    os.fsync(fd)
     return size
 
 
@@ -210,12 +225,11 @@ def _flush(
 
 
 def _write_all(fd: int, view: memoryview, offset: int) -> None:
-    if not hasattr(os, "pwrite"):  # Windows: buffered only, and always sequential
+    pwrite = getattr(os, "pwrite", None)
+    if pwrite is None:  # Windows: buffered only, and always sequential
         os.lseek(fd, offset, os.SEEK_SET)
     while len(view):
-        written = (
-            os.pwrite(fd, view, offset) if hasattr(os, "pwrite") else os.write(fd, view)
-        )
+        written = os.write(fd, view) if pwrite is None else pwrite(fd, view, offset)
         view, offset = view[written:], offset + written
 
 

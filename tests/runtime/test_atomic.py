@@ -205,6 +205,7 @@ def test_file_system_refusing_direct_io_at_open_gets_buffered_writes(
     _atomic.atomic_write_chunks(tmp_path / "a", _chunked(data))
     assert len(opened) == 1
     assert (tmp_path / "a").read_bytes() == data
+    assert not hasattr(_atomic._stages, "buffer")  # written from the chunks, not staged
 
 
 @pytest.mark.usefixtures("small_stage")
