@@ -1,8 +1,10 @@
 """The background side of checkpointing: parameter snapshots and one writer thread per callback.
 
-The training thread copies the parameters (a snapshot, milliseconds) and hands
-the rest — serialization, fsync, rename, hashing, the `latest` pointer — to a
-single writer thread, so files are committed in the order they were asked for.
+The training thread captures the checkpoint (a `CheckpointSnapshot`: one copy
+of the parameters' bytes into memory the writer keeps mapped from one save to
+the next) and hands the rest — the write, fsync, rename, hashing, the `latest`
+pointer — to a single writer thread, so files are committed in the order they
+were asked for.
 Errors raised there are kept and re-raised in the training thread at the next
 hook, or when the writer is drained.
 """
@@ -16,14 +18,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from cadence import Tensor
+from cadence import CheckpointSnapshot
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from cadence import CheckpointSaved
 
-__all__ = ["CheckpointWriter", "snapshot_append", "snapshot_parameters"]
+__all__ = ["CheckpointWriter", "snapshot_parameters"]
 
 
 def snapshot_parameters(network: Any) -> dict[str, Any]:
@@ -33,16 +35,6 @@ def snapshot_parameters(network: Any) -> dict[str, Any]:
         data = param.asnumpy() if hasattr(param, "asnumpy") else param
         entries[getattr(param, "name", None) or name] = np.array(data, copy=True)
     return entries
-
-
-def snapshot_append(append: dict[str, Any] | None) -> dict[str, Any] | None:
-    """Return `append` with Tensor values copied (plain values are immutable already)."""
-    if append is None:
-        return None
-    return {
-        k: Tensor(np.array(v.asnumpy(), copy=True)) if isinstance(v, Tensor) else v
-        for k, v in append.items()
-    }
 
 
 class CheckpointWriter:
@@ -62,6 +54,19 @@ class CheckpointWriter:
         # Events of committed files, published by the training thread (see `take_events`).
         self._events: collections.deque[CheckpointSaved] = collections.deque()
         self._done_paths: dict[str, Future[None]] = {}
+        # Snapshots whose file is committed, kept for the next captures (their memory is mapped).
+        self._free: list[CheckpointSnapshot] = []
+
+    def snapshot(self) -> CheckpointSnapshot:
+        """Return a snapshot to capture the next file into: a free one if any, else a new one."""
+        with self._lock:
+            return self._free.pop() if self._free else CheckpointSnapshot()
+
+    def release(self, snapshot: CheckpointSnapshot) -> None:
+        """Take back a snapshot whose file is written (or abandoned), for a later capture."""
+        with self._lock:
+            if len(self._free) <= self._max_pending:
+                self._free.append(snapshot)
 
     def submit(self, job: Callable[[], None], *, path: str | None = None) -> None:
         """Queue `job`; block while `max_pending` jobs are pending. `path` names the file it commits."""
@@ -124,10 +129,12 @@ class CheckpointWriter:
         return taken
 
     def close(self) -> None:
-        """Drain (raising job errors) and stop the thread; a later `submit` starts a new one."""
+        """Drain (raising job errors), stop the thread and free the snapshots; a later `submit` starts anew."""
         try:
             self.drain()
         finally:
             executor, self._executor = self._executor, None
             if executor is not None:
                 executor.shutdown(wait=True)
+            with self._lock:
+                self._free.clear()

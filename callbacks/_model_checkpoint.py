@@ -11,7 +11,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from cadence import Callback, CheckpointSaved, encode_event, save_checkpoint
+from cadence import (
+    Callback,
+    CheckpointSaved,
+    CheckpointSnapshot,
+    encode_event,
+)
 
 from ._checkpoint_config import CheckpointConfig
 from ._checkpoint_files import (
@@ -27,7 +32,7 @@ from ._checkpoint_files import (
     step_in_epoch,
 )
 from ._checkpoint_warnings import warn
-from ._checkpoint_writer import CheckpointWriter, snapshot_append, snapshot_parameters
+from ._checkpoint_writer import CheckpointWriter
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -62,6 +67,7 @@ class _Job:
         self.step = step
         self.retain: Callable[[], None] | None = None
         self.after_commit: Callable[[], None] | None = None
+        self.snapshot: CheckpointSnapshot | None = None
 
 
 class ModelCheckpoint(Callback):
@@ -93,9 +99,10 @@ class ModelCheckpoint(Callback):
       epoch end (see `best_k_models`, `best_model_path`).
     - `exception_save` works however `callbacks` was passed; nothing happens in
       `Model.eval` (MindSpore raises KeyError there).
-    - Saving stalls training only for a copy of the parameters (a snapshot taken
-      at the save point, so the file holds exactly that step's values): a writer
-      thread serializes, fsyncs, renames, hashes if asked, updates the pointer. Without
+    - Saving stalls training only for a copy of the parameters (a
+      `CheckpointSnapshot` captured at the save point, so the file holds exactly
+      that step's values, in memory reused from one save to the next): a writer
+      thread writes, fsyncs, renames, hashes if asked, updates the pointer. Without
       `async_save`, at most one file is pending and every file is committed before
       the next save, at the end of its epoch, and when `Model.train` returns (or
       raises); `async_save=True` (`"thread"`, `"process"`) lets two snapshots queue
@@ -474,11 +481,20 @@ class ModelCheckpoint(Callback):
         if not self._config.async_save:
             self._writer.drain()
         self._writer.raise_errors()
+        self._capture(job)
         self._latest = job.path
-        job.save_obj = snapshot_parameters(job.save_obj)
-        job.append = snapshot_append(job.append)
         InFlight.add(job.path)
         self._writer.submit(lambda: self._commit(job), path=job.path)
+
+    def _capture(self, job: _Job) -> None:
+        """Copy the job's parameters (and append values) into a snapshot, on the calling thread."""
+        snapshot = self._writer.snapshot()
+        try:
+            snapshot.capture(job.save_obj, job.append, format=self._config.format)
+        except BaseException:
+            self._writer.release(snapshot)
+            raise
+        job.snapshot, job.save_obj, job.append = snapshot, None, None
 
     def _commit(self, job: _Job) -> None:
         self._write(job)
@@ -488,16 +504,15 @@ class ModelCheckpoint(Callback):
         try:
             if job.retain is not None:
                 job.retain()
-            save_checkpoint(
-                job.save_obj,
-                job.path,
-                append_dict=job.append,
-                format=self._config.format,
-            )
+            assert job.snapshot is not None
+            job.snapshot.write(job.path)
             with self._lock:
                 self._commit_order[job.path] = len(self._commit_order)
         finally:
             InFlight.discard(job.path)
+            if job.snapshot is not None:
+                self._writer.release(job.snapshot)
+                job.snapshot = None
 
     def _after_commit(self, job: _Job) -> None:
         event = CheckpointSaved(
@@ -597,6 +612,7 @@ class ModelCheckpoint(Callback):
         epoch = cb.get("cur_epoch_num", 1)
         name = f"{prefix}-{epoch}_{step_in_epoch(step, cb.get('batch_num', 0))}{BREAKPOINT_SUFFIX}"
         job = self._job(cb, os.path.join(directory, name), epoch, step)
+        self._capture(job)
         self._write(job)
         self._after_commit(job)
         self._publish(run_context)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import math
@@ -12,9 +13,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from cadence import Callback, RunContext, Tensor, int32
+from cadence import Callback, DrainTimeoutError, RunContext, Tensor, int32
 from cadence.validation import check_bool, check_positive_int, check_type
 
+from ._histogram import histogram
 from ._summary_writer import EventFileSink, SummaryBatch, SummaryRecord, file_suffix
 
 if TYPE_CHECKING:
@@ -48,7 +50,6 @@ _QUEUE_SIZE = 4  # batches waiting for the writer; beyond that the training step
 _HANDOFF_S = (
     5.0  # records are handed to the writer at most this often (and at each epoch's end)
 )
-_HANDOFF_BYTES = 64 << 20  # ... or once the parameter copies they hold reach this size
 _run_numbers = itertools.count(
     1
 )  # process-wide, so two runs started in the same second get two files
@@ -144,7 +145,6 @@ class SummaryCollector(Callback):
         self._last_train_step = 0
         # Records made on the training thread, not yet handed to the writer.
         self._pending: list[SummaryRecord] = []
-        self._pending_bytes = 0
         self._next_handoff = 0.0
 
     @property
@@ -190,13 +190,14 @@ class SummaryCollector(Callback):
             lr = _learning_rate(cb.get("optimizer"), step)
             if lr is not None:
                 scalars["train/lr"] = lr
-        histograms: dict[str, Any] = {}
+        histograms: dict[str, dict[str, Any]] = {}
         if hist_freq and (step % hist_freq == 0 or step == 1):
-            # Copies: the worker writes them later, after the optimizer changed the parameters.
-            histograms = {
-                f"params/{name}": np.array(p.asnumpy(), copy=True)
-                for name, p in self._hist_params
-            }
+            # Summarized here, not copied for the writer: one read of each parameter
+            # costs less than faulting in fresh memory for a copy (see `_histogram`).
+            for name, p in self._hist_params:
+                hist = histogram(p.asnumpy())
+                if hist is not None:
+                    histograms[f"params/{name}"] = hist
         if scalars or histograms:
             self._emit(
                 SummaryRecord(
@@ -257,7 +258,10 @@ class SummaryCollector(Callback):
         try:
             close = SummaryRecord(sink=id(sink), step=0, close=True)
             bus.publish(SummaryBatch(records=(close,)))
-            if not sink.closed.wait(_CLOSE_TIMEOUT_S):
+            # Draining wakes the writer now, rather than when it next polls its queue.
+            with contextlib.suppress(DrainTimeoutError):  # reported just below
+                bus.drain_sync(subscriptions=[sub], timeout=_CLOSE_TIMEOUT_S)
+            if not sink.closed.is_set():
                 raise TimeoutError(
                     f"SummaryCollector: the event file in {self._summary_dir!r} was not closed within "
                     f"{_CLOSE_TIMEOUT_S:g} s; the summary writer is stuck or its worker was stopped."
@@ -273,7 +277,7 @@ class SummaryCollector(Callback):
         os.makedirs(self._summary_dir, exist_ok=True)
         sink = EventFileSink(self._summary_dir, file_suffix(next(_run_numbers)))
         self._sink = sink
-        self._pending, self._pending_bytes = [], 0
+        self._pending = []
         self._next_handoff = time.monotonic() + _HANDOFF_S
         self._bus = bus = run_context.bus
         if bus is not None:  # None: a RunContext built by hand; write inline then
@@ -294,16 +298,10 @@ class SummaryCollector(Callback):
                 )
             )
 
-    def _emit(self, record: SummaryRecord, *, now: bool = False) -> None:
-        """Queue `record` for the writer; hand the queue over when due (or `now`)."""
+    def _emit(self, record: SummaryRecord) -> None:
+        """Queue `record` for the writer; hand the queue over when due."""
         self._pending.append(record)
-        for array in record.histograms.values():
-            self._pending_bytes += array.nbytes
-        if (
-            now
-            or self._pending_bytes > _HANDOFF_BYTES
-            or time.monotonic() >= self._next_handoff
-        ):
+        if time.monotonic() >= self._next_handoff:
             self._handoff()
 
     def _handoff(self) -> None:
@@ -312,7 +310,7 @@ class SummaryCollector(Callback):
         # afterwards, which costs CPU the training step would otherwise have, and
         # one publish per record would make the step wait whenever a burst is
         # longer than the queue.
-        pending, self._pending, self._pending_bytes = self._pending, [], 0
+        pending, self._pending = self._pending, []
         self._next_handoff = time.monotonic() + _HANDOFF_S
         if not pending:
             return

@@ -1,17 +1,17 @@
 """Writing summary records to TensorBoard event files, off the training thread.
 
 `SummaryCollector` gathers values on the training thread (cheap: a few floats,
-copies of the parameters it was asked to histogram) as `SummaryRecord`s and
-publishes them in bursts, each one `SummaryBatch` event (one publish, one queue
-slot, however many steps it covers); an `EventFileSink`, subscribed as a bus worker, turns
-them into TensorBoard event files (tensorboardX's protobuf classes and its
-`RecordWriter` for the TFRecord framing). Histograms and serialization cost milliseconds, so none of it runs on
-the training thread.
+and the histogram statistics of the parameters it was asked to histogram, see
+`_histogram`) as `SummaryRecord`s and publishes them in bursts, each one
+`SummaryBatch` event (one publish, one queue slot, however many steps it
+covers); an `EventFileSink`, subscribed as a bus worker, turns them into
+TensorBoard event files (tensorboardX's protobuf classes and its `RecordWriter`
+for the TFRecord framing). Serialization and file writes never run on the
+training thread.
 """
 
 from __future__ import annotations
 
-import math
 import os
 import socket
 import threading
@@ -19,27 +19,15 @@ import time
 from typing import Any
 
 import msgspec
-import numpy as np
 
 from cadence import Event
 
 __all__ = [
-    "HISTOGRAM_BINS",
     "EventFileSink",
     "SummaryBatch",
     "SummaryRecord",
     "file_suffix",
-    "histogram",
 ]
-
-HISTOGRAM_BINS = 64
-"""Equal-width buckets per histogram (tensorboardX's `add_histogram` converts to
-float64 and sorts into ~1,500 exponential buckets, five times the work)."""
-
-HISTOGRAM_SAMPLE = 1 << 16
-"""Bucket counts of larger tensors come from an evenly strided sample of this many
-values: a 400,000-value weight costs 0.3 ms instead of 1.5 ms. The writer shares the
-CPU with the training step, so its cost counts."""
 
 
 class SummaryRecord(Event, frozen=True, kw_only=True):
@@ -49,8 +37,8 @@ class SummaryRecord(Event, frozen=True, kw_only=True):
     """`id()` of the `EventFileSink` this record is for: several collectors may share a bus."""
     step: int
     scalars: dict[str, float] = msgspec.field(default_factory=dict)
-    histograms: dict[str, Any] = msgspec.field(default_factory=dict)
-    """Tag to a numpy array copied on the training thread when the record was made."""
+    histograms: dict[str, dict[str, Any]] = msgspec.field(default_factory=dict)
+    """Tag to the histogram statistics (`histogram()`'s result) taken on the training thread."""
     texts: dict[str, str] = msgspec.field(default_factory=dict)
     close: bool = False
     """The last record of a run: flush and close the event file."""
@@ -150,10 +138,8 @@ class EventFileSink:
             Summary.Value(tag=tag, simple_value=value)
             for tag, value in record.scalars.items()
         ]
-        for tag, array in record.histograms.items():
-            hist = histogram(array)
-            if hist is not None:
-                values.extend(histogram_raw(tag, **hist).value)
+        for tag, hist in record.histograms.items():
+            values.extend(histogram_raw(tag, **hist).value)
         for tag, body in record.texts.items():
             values.extend(text(tag, body).value)
         if values:
@@ -188,51 +174,6 @@ class EventFileSink:
             EventProto(wall_time=now, file_version="brain.Event:2").SerializeToString()
         )
         return writer
-
-
-def histogram(
-    values: Any, bins: int = HISTOGRAM_BINS, sample: int = HISTOGRAM_SAMPLE
-) -> dict[str, Any] | None:
-    """Return the arguments of tensorboardX's `histogram_raw` for `values`; None if none is finite.
-
-    `min`, `max`, `num`, `sum` and `sum_squares` are exact. The bucket counts of
-    a tensor larger than `sample` values come from an evenly strided sample of
-    about `sample` values, scaled to the tensor's size. Non-finite values (a
-    diverged parameter) are left out rather than failing the run. TensorBoard
-    reads `bucket_limits` as right edges, so an empty bucket ending at the
-    minimum comes first.
-    """
-    array = np.asarray(values).reshape(-1)
-    low, high = (
-        (float(array.min()), float(array.max())) if array.size else (math.nan, math.nan)
-    )
-    if not (
-        math.isfinite(low) and math.isfinite(high)
-    ):  # NaN or inf somewhere (or empty)
-        array = array[np.isfinite(array)]
-        if not array.size:
-            return None
-        low, high = float(array.min()), float(array.max())
-    stride = -(-array.size // sample)  # ceil: the sample has at most `sample` values
-    picked = array[::stride]
-    lo, hi = (
-        (low, high) if high > low else (low - 0.5, high + 0.5)
-    )  # a constant tensor: one bucket around it
-    index = ((picked - lo) * (bins / (hi - lo))).astype(np.intp)
-    np.clip(index, 0, bins - 1, out=index)
-    counts = np.bincount(index, minlength=bins)
-    scale = array.size / picked.size
-    return {
-        "min": low,
-        "max": high,
-        "num": int(array.size),
-        "sum": float(array.sum(dtype=np.float64)),
-        "sum_squares": float(np.dot(array, array)),
-        "bucket_limits": np.linspace(lo, hi, bins + 1).tolist(),
-        "bucket_counts": [0, *(counts * scale).tolist()]
-        if stride > 1
-        else [0, *counts.tolist()],
-    }
 
 
 def file_suffix(sequence: int) -> str:

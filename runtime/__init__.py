@@ -17,6 +17,7 @@ from ._atomic import atomic_write
 from ._bus import EventBus
 from ._callback import Callback
 from ._cb_params import CallbackParams
+from ._checkpoint_snapshot import CheckpointSnapshot
 from ._codec import decode_event, encode_event, event_types
 from ._context import (
     GRAPH_MODE,
@@ -107,6 +108,7 @@ __all__ = [
     "Callback",
     "CallbackParams",
     "CheckpointSaved",
+    "CheckpointSnapshot",
     "CheckpointUploaded",
     "DrainTimeoutError",
     "EvalBegin",

@@ -33,7 +33,13 @@ import numpy as np
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
 
-__all__ = ["TEMP_SUFFIX", "atomic_write", "atomic_write_chunks", "fsync_directory"]
+__all__ = [
+    "TEMP_SUFFIX",
+    "FileImage",
+    "atomic_write",
+    "atomic_write_chunks",
+    "fsync_directory",
+]
 
 TEMP_SUFFIX = ".tmp"
 """Suffix of the temporary files `atomic_write` creates (they also start with a dot)."""
@@ -137,14 +143,82 @@ _STAGE_BYTES = 8 << 20
 _stages = threading.local()
 
 
+def _aligned(size: int) -> _Bytes:
+    """A new page-aligned byte buffer of `size` bytes (a multiple of `_ALIGN`)."""
+    raw = np.empty(size + _ALIGN, np.uint8)
+    start = -raw.ctypes.data % _ALIGN
+    return raw[start : start + size]
+
+
 def _stage() -> _Bytes:
     """This thread's page-aligned staging buffer (kept: faulting 8 MiB in costs CPU too)."""
     stage = getattr(_stages, "buffer", None)
     if stage is None or len(stage) != _STAGE_BYTES:
-        raw = np.empty(_STAGE_BYTES + _ALIGN, np.uint8)
-        start = -raw.ctypes.data % _ALIGN
-        stage = _stages.buffer = raw[start : start + _STAGE_BYTES]
+        stage = _stages.buffer = _aligned(_STAGE_BYTES)
     return stage
+
+
+class FileImage:
+    """A whole file's bytes in one reusable page-aligned buffer, written atomically later.
+
+    `fill` copies the chunks in (one copy, into memory that stays mapped from one
+    fill to the next); `write` commits them to a file like `atomic_write_chunks`,
+    straight from the buffer with `O_DIRECT` where the file system allows it, so
+    no further copy is made. The buffer grows when a fill needs more room and is
+    otherwise kept. Not thread-safe: the owner must not fill while a write runs.
+    """
+
+    def __init__(self) -> None:
+        self._buffer: _Bytes = np.empty(0, np.uint8)
+        self.size = 0
+        """Bytes filled in (the size of the file `write` makes)."""
+
+    @property
+    def capacity(self) -> int:
+        """Bytes the buffer holds without growing."""
+        return len(self._buffer)
+
+    def fill(self, chunks: Iterable[bytes | memoryview]) -> int:
+        """Replace the image with the concatenated `chunks`; return its size."""
+        views = [np.frombuffer(chunk, np.uint8) for chunk in chunks]
+        size = sum(len(view) for view in views)
+        padded = -(-size // _ALIGN) * _ALIGN
+        if padded > len(self._buffer):
+            self._buffer = _aligned(padded)
+        offset = 0
+        for view in views:
+            self._buffer[offset : offset + len(view)] = (
+                view  # numpy copies without the GIL
+            )
+            offset += len(view)
+        self.size = size
+        return size
+
+    def view(self) -> memoryview:
+        """The image's bytes (a view of the buffer: valid until the next `fill`)."""
+        return self._buffer[: self.size].data
+
+    def write(self, path: str | os.PathLike[str], *, mode: int = 0o400) -> int:
+        """Write the image to `path` atomically and durably (as `atomic_write_chunks`); return its size."""
+        final, temp, fd = _temporary(path)
+        try:
+            try:
+                direct = _open_direct(temp)
+                try:
+                    through = _flush(
+                        fd if direct is None else direct, fd, self._buffer, self.size, 0
+                    )
+                    _sync(through, fd, self.size)
+                finally:
+                    if direct is not None:
+                        os.close(direct)
+            finally:
+                os.close(fd)
+        except BaseException:
+            _discard(temp)
+            raise
+        _commit(temp, final, mode)
+        return self.size
 
 
 def _write_direct(temp: str, fd: int, chunks: Iterator[bytes | memoryview]) -> int:
@@ -160,7 +234,7 @@ def _write_direct(temp: str, fd: int, chunks: Iterator[bytes | memoryview]) -> i
         direct is None
     ):  # no staging needed: the kernel copies each chunk as it is written
         return _write_buffered(fd, chunks)
-    stage, fill, size = _stage(), 0, 0
+    stage, fill, size, through = _stage(), 0, 0, direct
     try:
         for chunk in chunks:
             data = np.frombuffer(chunk, np.uint8)
@@ -169,17 +243,13 @@ def _write_direct(temp: str, fd: int, chunks: Iterator[bytes | memoryview]) -> i
                 stage[fill : fill + n] = data[:n]  # numpy copies without the GIL
                 fill, data = fill + n, data[n:]
                 if fill == len(stage):
-                    direct = _flush(direct, fd, stage, fill, size)
+                    through = _flush(through, fd, stage, fill, size)
                     size, fill = size + fill, 0
-        direct = _flush(direct, fd, stage, fill, size)
+        through = _flush(through, fd, stage, fill, size)
         size += fill
-        target = fd if direct is None else direct
-        if direct is not None:
-            os.ftruncate(direct, size)
-        os.fsync(target)
+        _sync(through, fd, size)
     finally:
-        if direct is not None:
-            os.close(direct)
+        os.close(direct)
     return size
 
 
@@ -206,22 +276,31 @@ def _open_direct(temp: str) -> int | None:
         raise
 
 
-def _flush(
-    direct: int | None, fd: int, stage: _Bytes, fill: int, offset: int
-) -> int | None:
-    """Write the first `fill` staged bytes at `offset`; return the direct descriptor still in use."""
-    if direct is not None:
+def _flush(through: int, fd: int, stage: _Bytes, fill: int, offset: int) -> int:
+    """Write the first `fill` staged bytes at `offset` through the descriptor `through`.
+
+    `through` is the `O_DIRECT` descriptor (the tail is padded to a whole block)
+    or `fd`. Returns the descriptor to use from now on: `fd` if the file system
+    refused the first direct write (nothing is on disk yet, so nothing is lost).
+    """
+    if through != fd:
         padded = -(-fill // _ALIGN) * _ALIGN
         stage[fill:padded] = 0
         try:
-            _write_all(direct, stage[:padded].data, offset)
-            return direct
+            _write_all(through, stage[:padded].data, offset)
+            return through
         except OSError as error:
             if error.errno != errno.EINVAL or offset:
                 raise
-            os.close(direct)  # refused at the first write: nothing is on disk yet
     _write_all(fd, stage[:fill].data, offset)
-    return None
+    return fd
+
+
+def _sync(through: int, fd: int, size: int) -> None:
+    """Cut a direct write's padding off the file (`size` bytes) and fsync it."""
+    if through != fd:
+        os.ftruncate(through, size)
+    os.fsync(through)
 
 
 def _write_all(fd: int, view: memoryview, offset: int) -> None:

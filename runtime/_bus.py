@@ -394,7 +394,9 @@ class EventBus:
         Raises:
             DrainTimeoutError: Events were still queued after `timeout` seconds;
                 `pending` says how many, per subscriber.
-            SubscriberError: A worker subscriber failed (several: an ExceptionGroup).
+            SubscriberError: A worker subscriber failed (several: an ExceptionGroup);
+                with `subscriptions`, only their failures are raised (others are
+                kept for a later drain).
             RuntimeError: Called on the worker event loop's own thread (await `drain()` there).
         """
         self._pool.drain_sync(timeout=timeout, only=_queues_of(subscriptions))

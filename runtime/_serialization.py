@@ -27,7 +27,12 @@ if TYPE_CHECKING:
 
     import numpy.typing as npt
 
-__all__ = ["load_checkpoint", "load_param_into_net", "save_checkpoint"]
+__all__ = [
+    "checkpoint_chunks",
+    "load_checkpoint",
+    "load_param_into_net",
+    "save_checkpoint",
+]
 
 _LOG = logging.getLogger("cadence.serialization")
 
@@ -133,19 +138,11 @@ def save_checkpoint(
         NotImplementedError: `enc_key` or `crc_check=True`.
     """
     func = "save_checkpoint"
-    if not (_is_cell(save_obj) or isinstance(save_obj, list | dict)):
-        raise TypeError(
-            f"For '{func}', the argument 'save_obj' must be nn.Cell, list or dict, "
-            f"but got {save_obj!r} ({type_name(save_obj)})."
-        )
-    path = _check_path(func, "ckpt_file_name", ckpt_file_name)
-    if os.path.isdir(path):
-        raise IsADirectoryError(
-            f"For '{func}', the argument 'ckpt_file_name' must be a file name, but {path!r} is a directory."
-        )
+    _check_save_obj(func, save_obj)
+    path = _checkpoint_path(func, ckpt_file_name)
     _check_bool(func, "integrated_save", integrated_save)
     _check_async_save(async_save)
-    _check_append_dict(append_dict)
+    _check_append_dict(func, append_dict)
     format = _check_format(func, format)
     _check_save_options(format, enc_key, enc_mode, crc_check)
     _check_callable(func, "choice_func", choice_func)
@@ -156,12 +153,45 @@ def save_checkpoint(
         )
     if not path.endswith("." + format):
         path += "." + format
-    entries = _collect_entries(save_obj, choice_func)
-    entries.update(_append_entries(append_dict or {}))
+    atomic_write_chunks(
+        path, checkpoint_chunks(func, save_obj, append_dict, choice_func, format)
+    )
+
+
+def checkpoint_chunks(
+    func: str,
+    save_obj: Any,
+    append_dict: dict[str, Any] | None,
+    choice_func: Callable[[str], bool] | None,
+    format: str,
+) -> Iterable[bytes | memoryview]:
+    """Return the bytes of a checkpoint file of checked arguments, as chunks to concatenate.
+
+    `func` names the public entry point in error messages. Chunks may be views of the live arrays (the parameters' own memory): copy
+    or write them before the arrays change.
+    """
+    entries = _collect_entries(func, save_obj, choice_func)
+    entries.update(_append_entries(func, append_dict or {}))
     if format == "ckpt":
-        _write_ckpt(path, entries)
-    else:
-        _write_safetensors(path, entries)
+        return _ckpt_format.encode(entries.items())
+    return [_safetensors_payload(func, entries)]
+
+
+def _check_save_obj(func: str, save_obj: object) -> None:
+    if not (_is_cell(save_obj) or isinstance(save_obj, list | dict)):
+        raise TypeError(
+            f"For '{func}', the argument 'save_obj' must be nn.Cell, list or dict, "
+            f"but got {save_obj!r} ({type_name(save_obj)})."
+        )
+
+
+def _checkpoint_path(func: str, ckpt_file_name: object) -> str:
+    path = _check_path(func, "ckpt_file_name", ckpt_file_name)
+    if os.path.isdir(path):
+        raise IsADirectoryError(
+            f"For '{func}', the argument 'ckpt_file_name' must be a file name, but {path!r} is a directory."
+        )
+    return path
 
 
 def _check_async_save(async_save: object) -> None:
@@ -178,19 +208,19 @@ def _check_async_save(async_save: object) -> None:
         )
 
 
-def _check_append_dict(append_dict: object) -> None:
+def _check_append_dict(func: str, append_dict: object) -> None:
     if append_dict is None:
         return
     if not isinstance(append_dict, dict):
         raise TypeError(
-            f"For 'save_checkpoint', the argument 'append_dict' must be dict, but got {append_dict!r} ({type_name(append_dict)})."
+            f"For '{func}', the argument 'append_dict' must be dict, but got {append_dict!r} ({type_name(append_dict)})."
         )
     for key, value in append_dict.items():
         if not isinstance(key, str) or not isinstance(
             value, int | float | str | Tensor
         ):
             raise TypeError(
-                "For 'save_checkpoint', the argument 'append_dict' must map str keys to int, float, bool, str, "
+                f"For '{func}', the argument 'append_dict' must map str keys to int, float, bool, str, "
                 f"Tensor or Parameter values, but got key {key!r} with a value of type {type_name(value)!r}."
             )
 
@@ -226,7 +256,7 @@ def _check_save_options(
 
 
 def _collect_entries(
-    save_obj: Any, choice_func: Callable[[str], bool] | None
+    func: str, save_obj: Any, choice_func: Callable[[str], bool] | None
 ) -> dict[str, Any]:
     """Return `{name: ndarray | str}` in save order (a later duplicate name replaces the value)."""
     if _is_cell(save_obj):
@@ -235,29 +265,31 @@ def _collect_entries(
             for name, param in save_obj.parameters_and_names()
         )
     elif isinstance(save_obj, dict):
-        pairs = _dict_pairs(save_obj)
+        pairs = _dict_pairs(func, save_obj)
     else:
-        pairs = _list_pairs(save_obj)
+        pairs = _list_pairs(func, save_obj)
     entries: dict[str, Any] = {}
     for name, value in pairs:
         if choice_func is None or choice_func(name):
             entries[name] = (
-                value if isinstance(value, str) else _storable(name, _as_array(value))
+                value
+                if isinstance(value, str)
+                else _storable(func, name, _as_array(value))
             )
     return entries
 
 
-def _dict_pairs(save_obj: dict[Any, Any]) -> Iterable[tuple[str, Any]]:
+def _dict_pairs(func: str, save_obj: dict[Any, Any]) -> Iterable[tuple[str, Any]]:
     for key, value in save_obj.items():
         if not isinstance(key, str) or not isinstance(value, Tensor | np.ndarray | str):
             raise TypeError(
-                "For 'save_checkpoint', a dict 'save_obj' must map str names to Parameter, Tensor, "
+                f"For '{func}', a dict 'save_obj' must map str names to Parameter, Tensor, "
                 f"numpy.ndarray or str values, but got key {key!r} with a value of type {type_name(value)!r}."
             )
         yield key, value
 
 
-def _list_pairs(save_obj: list[Any]) -> Iterable[tuple[str, Any]]:
+def _list_pairs(func: str, save_obj: list[Any]) -> Iterable[tuple[str, Any]]:
     for index, item in enumerate(save_obj):
         if isinstance(item, Parameter) and item.name is not None:
             yield item.name, item
@@ -268,28 +300,28 @@ def _list_pairs(save_obj: list[Any]) -> Iterable[tuple[str, Any]]:
         ):
             if not isinstance(item["data"], Tensor | np.ndarray | str):
                 raise TypeError(
-                    f"For 'save_checkpoint', save_obj[{index}]['data'] must be Parameter, Tensor, numpy.ndarray "
+                    f"For '{func}', save_obj[{index}]['data'] must be Parameter, Tensor, numpy.ndarray "
                     f"or str, but got {type_name(item['data'])!r}."
                 )
             yield item["name"], item["data"]
         else:
             raise TypeError(
-                "For 'save_checkpoint', a list 'save_obj' must hold named Parameters or "
+                f"For '{func}', a list 'save_obj' must hold named Parameters or "
                 f"{{'name': str, 'data': Tensor}} dicts, but save_obj[{index}] is {item!r}."
             )
 
 
-def _storable(name: str, array: npt.NDArray[Any]) -> npt.NDArray[Any]:
+def _storable(func: str, name: str, array: npt.NDArray[Any]) -> npt.NDArray[Any]:
     try:
         _ckpt_format.tensor_type_name(array.dtype)
     except TypeError as error:
         raise TypeError(
-            f"For 'save_checkpoint', entry {name!r} cannot be saved: {error}."
+            f"For '{func}', entry {name!r} cannot be saved: {error}."
         ) from None
     return array
 
 
-def _append_entries(append_dict: dict[str, Any]) -> dict[str, Any]:
+def _append_entries(func: str, append_dict: dict[str, Any]) -> dict[str, Any]:
     entries: dict[str, Any] = {}
     for name, value in append_dict.items():
         if isinstance(value, str):
@@ -301,19 +333,15 @@ def _append_entries(append_dict: dict[str, Any]) -> dict[str, Any]:
         elif isinstance(value, float):
             entries[name] = np.array(value, dtype=np.float32)
         else:
-            entries[name] = _storable(name, _as_array(value))
+            entries[name] = _storable(func, name, _as_array(value))
     return entries
 
 
-def _write_ckpt(path: str, entries: dict[str, Any]) -> None:
-    atomic_write_chunks(path, _ckpt_format.encode(entries.items()))
-
-
-def _write_safetensors(path: str, entries: dict[str, Any]) -> None:
+def _safetensors_payload(func: str, entries: dict[str, Any]) -> bytes:
     strings = {name: value for name, value in entries.items() if isinstance(value, str)}
     if _SAFETENSORS_FORMAT_KEY in strings:
         raise ValueError(
-            "For 'save_checkpoint', with format 'safetensors' string entries are stored in the header metadata, "
+            f"For '{func}', with format 'safetensors' string entries are stored in the header metadata, "
             f"where the key {_SAFETENSORS_FORMAT_KEY!r} is reserved; rename the entry {_SAFETENSORS_FORMAT_KEY!r}."
         )
     tensors = {
@@ -321,10 +349,9 @@ def _write_safetensors(path: str, entries: dict[str, Any]) -> None:
         for name, value in entries.items()
         if not isinstance(value, str)
     }
-    payload = safetensors.numpy.save(
+    return safetensors.numpy.save(
         tensors, metadata={**_SAFETENSORS_METADATA, **strings}
     )
-    atomic_write_chunks(path, [payload])
 
 
 # --- load --------------------------------------------------------------------------

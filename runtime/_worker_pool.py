@@ -50,7 +50,8 @@ class WorkerPool:
         self._lock = threading.RLock()
         self.host: LoopHost | PortalHost | None = None
         self.owns_host = False
-        self.errors: list[SubscriberError] = []
+        # Worker failures not raised yet, with the queue that failed.
+        self.errors: list[tuple[WorkerQueue, SubscriberError]] = []
         self._idle = threading.Condition(threading.Lock())
 
     def _queues(self) -> list[WorkerQueue]:
@@ -183,7 +184,7 @@ class WorkerPool:
     def drain_sync(
         self, *, timeout: float | None = None, only: Iterable[WorkerQueue] | None = None
     ) -> None:
-        """Block until the queues (`only`, else all) are handled, then raise worker failures."""
+        """Block until the queues (`only`, else all) are handled, then raise their failures."""
         host = self.host
         if host is not None and threading.get_ident() == host.thread_id:
             raise RuntimeError(
@@ -207,7 +208,7 @@ class WorkerPool:
                         pending,
                     )
                 self._idle.wait(remaining if remaining is not None else 0.1)
-        self.raise_errors()
+        self.raise_errors(only=None if only is None else queues)
 
     async def drain(
         self, *, timeout: float | None = None, only: Iterable[WorkerQueue] | None = None
@@ -229,17 +230,28 @@ class WorkerPool:
 
     # --- failures ---------------------------------------------------------------------
 
-    def report_error(self, error: SubscriberError) -> None:
+    def report_error(self, queue: WorkerQueue, error: SubscriberError) -> None:
         """Keep a worker failure until the publisher raises it (thread-safe)."""
         with self._lock:
-            self.errors.append(error)
+            self.errors.append((queue, error))
 
-    def raise_errors(self) -> None:
-        """Raise the kept failures: one as itself, several as an ExceptionGroup."""
+    def raise_errors(self, only: Iterable[WorkerQueue] | None = None) -> None:
+        """Raise the kept failures (of the queues `only`, else all): one as itself, several as an ExceptionGroup.
+
+        Failures of other queues stay kept for a later call.
+        """
         if not self.errors:
             return
         with self._lock:
-            errors, self.errors = self.errors, []
+            if only is None:
+                taken, self.errors = self.errors, []
+            else:
+                chosen = set(map(id, only))
+                taken = [e for e in self.errors if id(e[0]) in chosen]
+                self.errors = [e for e in self.errors if id(e[0]) not in chosen]
+        errors = [error for _, error in taken]
+        if not errors:
+            return
         if len(errors) == 1:
             raise errors[0]
         raise ExceptionGroup(f"{len(errors)} worker subscriber failures", errors)

@@ -113,7 +113,7 @@ class WorkerQueue:
         sub: Subscription[Any],
         maxsize: int,
         overflow: Overflow,
-        report_error: Callable[[SubscriberError], None],
+        report_error: Callable[[WorkerQueue, SubscriberError], None],
         on_idle: Callable[[], None],
         poll_interval: float,
     ) -> None:
@@ -302,4 +302,4 @@ class WorkerQueue:
             f"Worker subscriber {sub.name!r} failed{tries} on {describe_event(event)}: {type(exc).__name__}: {exc}",
         )
         error.__cause__ = exc
-        self._report_error(error)
+        self._report_error(self, error)

@@ -801,3 +801,50 @@ def test_state_dict_round_trip(tmp_path: Any) -> None:
         "best_k_models": {"/x/a.ckpt": 1.0},
     }
     assert ModelCheckpoint.state_key == "ModelCheckpoint"
+
+
+# --- snapshots: one copy per save, into memory reused from one save to the next -----------
+
+
+@pytest.mark.parametrize(("async_save", "most"), [(False, 1), (True, 3)])
+def test_saves_reuse_their_snapshots_and_each_file_holds_its_steps_values(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch, async_save: bool, most: int
+) -> None:
+    import cadence.callbacks._checkpoint_writer as writer_module
+
+    made: list[Any] = []
+
+    class Counted(ms.CheckpointSnapshot):
+        def __init__(self) -> None:
+            super().__init__()
+            made.append(self)
+
+    monkeypatch.setattr(writer_module, "CheckpointSnapshot", Counted)
+    model = make_model()
+    seen: dict[int, Any] = {}
+
+    class Keep(Callback):
+        def on_train_step_end(self, run_context: RunContext) -> None:
+            cb = run_context.original_args()
+            weight = next(iter(cb.train_network.parameters_and_names()))[1]
+            seen[cb.cur_step_num] = np.array(weight.asnumpy(), copy=True)
+
+    config = CheckpointConfig(
+        save_checkpoint_steps=1, keep_checkpoint_max=10, async_save=async_save
+    )
+    model.train(
+        2,
+        dataset(3),
+        callbacks=[Keep(), ModelCheckpoint(directory=str(tmp_path), config=config)],
+    )
+    assert 1 <= len(made) <= most
+    assert len(listing(tmp_path)) == 6
+    for epoch in (1, 2):
+        for step_in_epoch in (1, 2, 3):
+            loaded = ms.load_checkpoint(
+                str(tmp_path / f"CKP-{epoch}_{step_in_epoch}.ckpt")
+            )
+            first = next(iter(loaded))
+            np.testing.assert_array_equal(
+                loaded[first].asnumpy(), seen[(epoch - 1) * 3 + step_in_epoch]
+            )

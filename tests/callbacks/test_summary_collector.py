@@ -12,7 +12,8 @@ from tensorboard.backend.event_processing.event_accumulator import EventAccumula
 
 import cadence.callbacks._summary_writer as summary_writer
 from cadence import Model, SubscriberError, Tensor, nn
-from cadence.callbacks import SummaryCollector
+from cadence.callbacks import LambdaCallback, SummaryCollector
+from cadence.callbacks._histogram import histogram
 from cadence.dataset import NumpySlicesDataset
 from cadence.testing import HookRecorder, ListDataset, constant_network
 
@@ -119,6 +120,35 @@ def test_histograms_of_the_first_five_parameters_match_the_parameters(tmp_path):
         assert last.min == pytest.approx(values.min())
         assert last.max == pytest.approx(values.max())
         assert last.sum == pytest.approx(values.sum(), abs=1e-5)
+
+
+def test_each_histogram_summarizes_the_parameter_as_it_was_at_its_step(tmp_path):
+    net = nn.SequentialCell([nn.Dense(4, 3), nn.ReLU(), nn.Dense(3, 2)])
+    seen: dict[int, np.ndarray] = {}
+
+    def keep(run_context):
+        cb = run_context.original_args()
+        weight = next(p for p in net.trainable_params() if p.name == "0.weight")
+        seen[cb.cur_step_num] = np.array(weight.asnumpy(), copy=True)
+
+    collector = SummaryCollector(tmp_path, collect_freq=1, collect_tensor_freq=1)
+    mlp_model(lr=0.5, net=net).train(
+        1,
+        dataset(3),
+        callbacks=[collector, LambdaCallback(on_train_step_end=keep)],
+    )
+    events = read(tmp_path).Histograms("params/0.weight")
+    assert [e.step for e in events] == [1, 2, 3]
+    assert len({float(seen[step].sum()) for step in seen}) == 3  # the weight changed
+    for event in events:
+        values = seen[event.step].astype(np.float64).ravel()
+        hist = event.histogram_value
+        assert (hist.min, hist.max) == (
+            pytest.approx(values.min()),
+            pytest.approx(values.max()),
+        )
+        assert hist.sum == pytest.approx(values.sum(), rel=1e-6, abs=1e-6)
+        assert hist.sum_squares == pytest.approx(np.dot(values, values), rel=1e-6)
 
 
 def test_histogram_regular_selects_parameters_by_name(tmp_path):
@@ -321,19 +351,17 @@ def test_nothing_is_created_before_a_run(tmp_path):
 
 
 def test_histogram_of_values_with_nan_keeps_the_finite_ones():
-    hist = summary_writer.histogram(
-        np.array([np.nan, 1.0, 2.0, np.inf, 3.0], np.float32), bins=2
-    )
+    hist = histogram(np.array([np.nan, 1.0, 2.0, np.inf, 3.0], np.float32), bins=2)
     assert hist is not None
     assert hist["num"] == 3
     assert hist["bucket_counts"] == [0, 1, 2]
     assert hist["bucket_limits"] == [1.0, 2.0, 3.0]
-    assert summary_writer.histogram(np.array([np.nan])) is None
+    assert histogram(np.array([np.nan])) is None
 
 
 def test_histogram_of_a_large_tensor_counts_a_sample_and_keeps_exact_statistics():
     values = np.random.default_rng(0).standard_normal(200_000).astype(np.float32)
-    hist = summary_writer.histogram(values, bins=16, sample=10_000)
+    hist = histogram(values, bins=16, sample=10_000)
     assert hist is not None
     assert hist["num"] == 200_000
     assert (hist["min"], hist["max"]) == (float(values.min()), float(values.max()))
@@ -343,8 +371,33 @@ def test_histogram_of_a_large_tensor_counts_a_sample_and_keeps_exact_statistics(
     assert np.allclose(hist["bucket_counts"][1:], exact, rtol=0.15, atol=200)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, ">f4"])
+def test_histogram_sums_are_exact_in_float64_for_every_dtype(dtype):
+    values = (np.random.default_rng(1).standard_normal((300, 7)) * 100).astype(dtype)
+    hist = histogram(
+        values[:, ::2]
+    )  # a strided view: read as it is, not copied by the caller
+    assert hist is not None
+    expected = values[:, ::2].astype(np.float64)
+    assert hist["num"] == expected.size
+    assert (hist["min"], hist["max"]) == (expected.min(), expected.max())
+    assert hist["sum"] == pytest.approx(expected.sum(), rel=1e-12)
+    assert hist["sum_squares"] == pytest.approx(
+        np.dot(expected.ravel(), expected.ravel()), rel=1e-12
+    )
+    assert (
+        hist["bucket_counts"][1:]
+        == np.histogram(expected, bins=64, range=(hist["min"], hist["max"]))[0].tolist()
+    )
+
+
+def test_histogram_of_nothing_is_none():
+    assert histogram(np.zeros((0, 3), np.float32)) is None
+    assert histogram(np.array([np.inf, -np.inf])) is None
+
+
 def test_histogram_of_a_constant_tensor_has_one_full_bucket():
-    hist = summary_writer.histogram(np.zeros(10, np.float32), bins=4)
+    hist = histogram(np.zeros(10, np.float32), bins=4)
     assert hist is not None
     assert sum(hist["bucket_counts"]) == 10
     assert hist["min"] == hist["max"] == 0.0

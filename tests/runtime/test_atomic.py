@@ -269,3 +269,99 @@ def test_systems_without_pwrite_write_sequentially(tmp_path, monkeypatch):
     data = _payload(50_000)
     _atomic.atomic_write_chunks(tmp_path / "a", _chunked(data))
     assert (tmp_path / "a").read_bytes() == data
+
+
+# --- FileImage: a whole file staged in memory, written later ---------------------------
+
+
+@pytest.mark.parametrize("size", [0, 1, 4095, 4096, 4097, 70_001])
+def test_file_image_writes_exactly_its_bytes(tmp_path, size):
+    image = _atomic.FileImage()
+    data = _payload(size)
+    assert image.fill(_chunked(data)) == size == image.size
+    assert bytes(image.view()) == data
+    assert image.write(tmp_path / "a") == size
+    assert (tmp_path / "a").read_bytes() == data
+    assert _mode(tmp_path / "a") == 0o400
+    assert _leftovers(tmp_path) == []
+
+
+def test_file_image_copies_its_chunks_so_they_may_change_after_fill(tmp_path):
+    source = bytearray(_payload(10_000))
+    image = _atomic.FileImage()
+    image.fill([memoryview(source)[:5000], memoryview(source)[5000:]])
+    expected = bytes(source)
+    source[:] = b"\0" * len(source)
+    image.write(tmp_path / "a")
+    assert (tmp_path / "a").read_bytes() == expected
+
+
+def test_file_image_keeps_its_buffer_across_fills_and_grows_when_needed(tmp_path):
+    image = _atomic.FileImage()
+    image.fill([_payload(10_000)])
+    buffer = image.capacity
+    assert buffer >= 10_000 and buffer % 4096 == 0
+    image.fill([b"short"])  # smaller: the buffer is reused, not reallocated
+    assert image.capacity == buffer
+    image.write(tmp_path / "a")
+    # nothing of the earlier, longer fill:
+    assert (tmp_path / "a").read_bytes() == b"short"
+    image.fill([_payload(50_000)])
+    assert image.capacity >= 50_000
+    image.write(tmp_path / "b")
+    assert (tmp_path / "b").read_bytes() == _payload(50_000)
+
+
+@pytest.mark.skipif(not hasattr(os, "O_DIRECT"), reason="no O_DIRECT on this system")
+def test_file_image_uses_direct_io_and_falls_back_when_refused(tmp_path, monkeypatch):
+    image = _atomic.FileImage()
+    data = _payload(30_001)
+    image.fill([data])
+    opened = _spy_open(monkeypatch, refuse=False)
+    image.write(tmp_path / "direct")
+    assert len(opened) == 1
+    monkeypatch.undo()
+    refused = _spy_open(monkeypatch, refuse=True)
+    image.write(tmp_path / "buffered")
+    assert len(refused) == 1
+    assert (
+        (tmp_path / "direct").read_bytes()
+        == (tmp_path / "buffered").read_bytes()
+        == data
+    )
+
+
+def test_file_image_refused_first_direct_write_goes_buffered(tmp_path, monkeypatch):
+    real_pwrite, calls = os.pwrite, []
+
+    def pwrite(fd: int, data: Any, offset: int) -> int:
+        calls.append(fd)
+        if len(calls) == 1:
+            raise OSError(errno.EINVAL, "direct write refused")
+        return real_pwrite(fd, data, offset)
+
+    image = _atomic.FileImage()
+    image.fill([_payload(9_000)])
+    monkeypatch.setattr(os, "pwrite", pwrite)
+    image.write(tmp_path / "a")
+    assert (tmp_path / "a").read_bytes() == _payload(9_000)
+
+
+def test_file_image_write_error_keeps_the_old_file_and_closes_descriptors(
+    tmp_path, monkeypatch
+):
+    def pwrite(fd: int, data: Any, offset: int) -> int:
+        raise OSError(errno.EIO, "disk on fire")
+
+    image = _atomic.FileImage()
+    image.fill([_payload(9_000)])
+    (tmp_path / "a").write_bytes(b"old")
+    before = len(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else 0
+    monkeypatch.setattr(os, "pwrite", pwrite)
+    with pytest.raises(OSError, match="disk on fire"):
+        image.write(tmp_path / "a")
+    monkeypatch.undo()
+    assert (tmp_path / "a").read_bytes() == b"old"
+    assert _leftovers(tmp_path) == []
+    if before:
+        assert len(os.listdir("/proc/self/fd")) == before

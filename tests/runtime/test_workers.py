@@ -161,6 +161,36 @@ def test_drain_timeout_names_what_is_pending():
     bus.close()
 
 
+def test_draining_some_subscriptions_raises_only_their_failures():
+    bus = EventBus()
+
+    def fail(event: TrainStepEnd) -> None:
+        raise OSError("down")
+
+    first = bus.subscribe(TrainStepEnd, fail, mode="worker", name="first")
+    bus.subscribe(TrainStepEnd, fail, mode="worker", name="second")
+    bus.publish(step(1))
+    with pytest.raises(SubscriberError, match="'first' failed") as info:
+        bus.drain_sync(subscriptions=[first])
+    assert info.value.subscriber == "first"
+    assert bus.has_worker_errors  # the other failure is kept for a later check
+    with pytest.raises(SubscriberError, match="'second' failed"):
+        bus.close()
+    assert not bus.has_worker_errors
+
+
+def test_draining_a_polling_worker_wakes_it():
+    bus = EventBus(poll_interval=600.0)  # a worker just busy polls for ten minutes
+    seen: list[int] = []
+    sub = bus.subscribe(TrainStepEnd, lambda e: seen.append(e.step), mode="worker")
+    bus.publish(step(1))
+    bus.drain_sync(subscriptions=[sub], timeout=30)
+    bus.publish(step(2))  # arrives while the worker polls: nobody wakes it ...
+    bus.drain_sync(subscriptions=[sub], timeout=30)  # ... but draining does
+    assert seen == [1, 2]
+    bus.close()
+
+
 def test_worker_failure_surfaces_attributed_at_the_next_check():
     bus = EventBus()
 
