@@ -846,5 +846,5 @@ def test_saves_reuse_their_snapshots_and_each_file_holds_its_steps_values(
             )
             first = next(iter(loaded))
             np.testing.assert_array_equal(
-                loaded[first].asnumpy(), seen[(epoch - 1) * 3 + step_in_epoch]
+                array(loaded, first), seen[(epoch - 1) * 3 + step_in_epoch]
             )
