@@ -10,10 +10,11 @@ counts of a large tensor come from an evenly strided sample.
 
 from __future__ import annotations
 
+import functools
 import math
+import types
 from typing import Any
 
-import numba
 import numpy as np
 
 __all__ = ["HISTOGRAM_BINS", "HISTOGRAM_SAMPLE", "histogram"]
@@ -22,34 +23,54 @@ HISTOGRAM_BINS = 64
 """Equal-width buckets per histogram (tensorboardX's `add_histogram` converts to
 float64 and sorts into ~1,500 exponential buckets, five times the work)."""
 
-HISTOGRAM_SAMPLE = 1 << 16
+HISTOGRAM_SAMPLE = 1 << 15
 """Bucket counts of larger tensors come from an evenly strided sample of this many
 values: binning every value of a 400,000-value weight would cost 0.6 ms of the
-training step; the sample costs 0.05 ms."""
+training step; the sample costs 0.05 ms, and leaves about 500 values per bucket
+(a relative error of about 5% on a bucket of average height)."""
 
 # Sums may be reassociated (vectorized); nothing assumes the values are finite.
 _SUMS = {"reassoc", "contract"}
 
 
-@numba.njit(nogil=True, cache=True, fastmath=_SUMS)
-def _sums(flat: Any) -> tuple[float, float]:  # pragma: no cover - compiled
-    total = 0.0
-    squares = 0.0
-    for i in range(flat.size):
-        x = np.float64(flat[i])
-        total += x
-        squares += x * x
-    return total, squares
+def _sums(flat: Any) -> tuple[float, float]:
+    """(sum, sum of squares) of a 1-d float array, accumulated in float64."""
+    return _kernels().sums(flat)  # type: ignore[no-any-return]
 
 
-@numba.njit(nogil=True, cache=True)
 def _bucket_counts(
     flat: Any, stride: int, low: float, scale: float, counts: Any
-) -> None:  # pragma: no cover - compiled
-    last = counts.size - 1
-    for i in range(0, flat.size, stride):
-        k = int((flat[i] - low) * scale)
-        counts[min(max(k, 0), last)] += 1
+) -> None:
+    """Add to `counts` the bucket of every `stride`-th value (`(x - low) * scale`, clipped)."""
+    _kernels().bucket_counts(flat, stride, low, scale, counts)
+
+
+@functools.cache
+def _kernels() -> Any:
+    """Compile (or load from numba's cache) the kernels on first use: `import cadence` stays numba-free."""
+    import numba
+
+    def sums(flat: Any) -> tuple[float, float]:  # pragma: no cover - compiled
+        total = 0.0
+        squares = 0.0
+        for i in range(flat.size):
+            x = np.float64(flat[i])
+            total += x
+            squares += x * x
+        return total, squares
+
+    def bucket_counts(
+        flat: Any, stride: int, low: float, scale: float, counts: Any
+    ) -> None:  # pragma: no cover - compiled
+        last = counts.size - 1
+        for i in range(0, flat.size, stride):
+            k = int((flat[i] - low) * scale)
+            counts[min(max(k, 0), last)] += 1
+
+    return types.SimpleNamespace(
+        sums=numba.njit(nogil=True, cache=True, fastmath=_SUMS)(sums),
+        bucket_counts=numba.njit(nogil=True, cache=True)(bucket_counts),
+    )
 
 
 def histogram(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import itertools
 import math
 import os
 import threading
@@ -68,6 +69,7 @@ class _Job:
         self.retain: Callable[[], None] | None = None
         self.after_commit: Callable[[], None] | None = None
         self.snapshot: CheckpointSnapshot | None = None
+        self.size: int | None = None  # bytes written, once committed
 
 
 class ModelCheckpoint(Callback):
@@ -175,6 +177,7 @@ class ModelCheckpoint(Callback):
             threading.Lock()
         )  # guards the retention state shared with the writer thread
         self._commit_order: dict[str, int] = {}
+        self._commits = itertools.count()  # commit sequence numbers (never reused)
         self._best: dict[str, float] = {}
         self._in_training = False
         self._missing_warned = False
@@ -505,9 +508,9 @@ class ModelCheckpoint(Callback):
             if job.retain is not None:
                 job.retain()
             assert job.snapshot is not None
-            job.snapshot.write(job.path)
+            job.size = job.snapshot.write(job.path)
             with self._lock:
-                self._commit_order[job.path] = len(self._commit_order)
+                self._commit_order[job.path] = next(self._commits)
         finally:
             InFlight.discard(job.path)
             if job.snapshot is not None:
@@ -520,7 +523,7 @@ class ModelCheckpoint(Callback):
             epoch=job.epoch,
             step=job.step,
             format=self._config.format,
-            size_bytes=os.path.getsize(job.path),
+            size_bytes=job.size if job.size is not None else os.path.getsize(job.path),
             sha256=file_sha256(job.path) if self._sha256 else None,
         )
         directory, _name = os.path.split(job.path)

@@ -14,6 +14,8 @@ import numpy as np
 from cadence import Callback
 from cadence.validation import check_number, check_positive_int
 
+from ._loss_value import loss_value
+
 if TYPE_CHECKING:
     from tqdm import tqdm
 
@@ -240,7 +242,7 @@ class ProgressBar(Callback):
     ) -> list[str]:
         """The loss and the throughput, as `[loss, rates]` (empty items left out)."""
         parts: list[str] = []
-        loss = _loss_value(cb.get("net_outputs"))
+        loss = loss_value(cb.get("net_outputs"))
         if loss is not None:
             parts.append(f"loss {loss:.4g}" if plain else f"loss={loss:.4g}")
         if elapsed is None:
@@ -325,18 +327,6 @@ def _batch_size(element: Any) -> int:
         return 0
     shape = getattr(element[0], "shape", None)
     return int(shape[0]) if shape else 0
-
-
-def _loss_value(outputs: Any) -> float | None:
-    if isinstance(outputs, tuple | list):
-        outputs = outputs[0] if outputs else None
-    if outputs is None:
-        return None
-    data = outputs.asnumpy() if hasattr(outputs, "asnumpy") else outputs
-    try:
-        return float(np.mean(data))
-    except (TypeError, ValueError):
-        return None
 
 
 def _format_metrics(metrics: Any, prefix: str, sep: str) -> str:

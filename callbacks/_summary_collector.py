@@ -17,6 +17,7 @@ from cadence import Callback, DrainTimeoutError, RunContext, Tensor, int32
 from cadence.validation import check_bool, check_positive_int, check_type
 
 from ._histogram import histogram
+from ._loss_value import loss_value
 from ._summary_writer import EventFileSink, SummaryBatch, SummaryRecord, file_suffix
 
 if TYPE_CHECKING:
@@ -184,7 +185,7 @@ class SummaryCollector(Callback):
             return  # the common case: nothing to collect
         scalars: dict[str, float] = {}
         if self._collect_metric and (step % self._collect_freq == 0 or step == 1):
-            loss = _loss_value(cb.get("net_outputs"))
+            loss = loss_value(cb.get("net_outputs"))
             if loss is not None:
                 scalars["train/loss"] = loss
             lr = _learning_rate(cb.get("optimizer"), step)
@@ -333,19 +334,6 @@ class SummaryCollector(Callback):
 
 
 # --- what to collect ------------------------------------------------------------------
-
-
-def _loss_value(outputs: Any) -> float | None:
-    """Return the mean of a step's output (its first element for a tuple), or None if not numeric."""
-    if isinstance(outputs, tuple | list):
-        outputs = outputs[0] if outputs else None
-    if outputs is None:
-        return None
-    data = outputs.asnumpy() if hasattr(outputs, "asnumpy") else outputs
-    try:
-        return float(np.mean(data))
-    except (TypeError, ValueError):
-        return None
 
 
 def _learning_rate(optimizer: Any, step: int) -> float | None:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import tempfile
+import random
 import threading
 from typing import TYPE_CHECKING, Any, BinaryIO
 
@@ -67,16 +67,16 @@ def atomic_write(
         >>> with atomic_write(target) as f:  # doctest: +SKIP
         ...     f.write(payload)
     """
-    final, temp, fd = _temporary(path)
+    temp = _Temporary(path)
     try:
-        with os.fdopen(fd, "wb") as file:
+        with os.fdopen(temp.fd, "wb") as file:
             yield file
             file.flush()
             os.fsync(file.fileno())
     except BaseException:
-        _discard(temp)
+        temp.discard()
         raise
-    _commit(temp, final, mode)
+    temp.commit(mode)
 
 
 def atomic_write_chunks(
@@ -92,49 +92,118 @@ def atomic_write_chunks(
     not. Chunks may be views of live arrays: each is copied once, into the
     staging buffer (or the kernel's), before the next is taken.
     """
-    final, temp, fd = _temporary(path)
+    temp = _Temporary(path, direct=True)
     try:
         try:
-            size = _write_direct(temp, fd, iter(chunks))
+            size = _write_chunks(temp, iter(chunks))
         finally:
-            os.close(fd)
+            temp.close()
     except BaseException:
-        _discard(temp)
+        temp.discard()
         raise
-    _commit(temp, final, mode)
+    temp.commit(mode)
     return size
 
 
-def _temporary(path: str | os.PathLike[str]) -> tuple[str, str, int]:
-    """Check the destination; create the temporary file beside it: (final, temp, fd)."""
-    final = os.path.abspath(os.fspath(path))
-    directory, name = os.path.split(final)
-    if not os.path.isdir(directory):
-        raise FileNotFoundError(
-            f"cannot write {final!r}: its directory {directory!r} does not exist"
-        )
-    if os.path.isdir(final):
-        raise IsADirectoryError(
-            f"cannot write {final!r}: it is a directory, expected a file name"
-        )
-    fd, temp = tempfile.mkstemp(prefix=f".{name}.", suffix=TEMP_SUFFIX, dir=directory)
-    return final, temp, fd
+_CREATE = (
+    os.O_WRONLY
+    | os.O_CREAT
+    | os.O_EXCL
+    | getattr(os, "O_CLOEXEC", 0)
+    | getattr(os, "O_NOFOLLOW", 0)
+    | getattr(os, "O_BINARY", 0)
+)
+_NAME_CHARACTERS = "abcdefghijklmnopqrstuvwxyz0123456789_"
+_names = random.Random()  # temporary names cost no system call (as tempfile's)
 
 
-def _discard(temp: str) -> None:
-    with contextlib.suppress(FileNotFoundError):
-        os.unlink(temp)
+class _Temporary:
+    """The hidden temporary file a write goes to before it is renamed into place.
 
+    Every system call made while training counts (each one hands the GIL back and
+    forth with the training thread), so the file is created with one `open`:
+    with `O_DIRECT` when asked and the file system allows it (`direct`), and the
+    destination's checks ride on the errors of that `open` and of the rename.
+    """
 
-def _commit(temp: str, final: str, mode: int) -> None:
-    """Give the written, synced temporary file its mode and name; sync the directory."""
-    try:
-        os.chmod(temp, mode)
-        os.replace(temp, final)
-    except BaseException:
-        _discard(temp)
-        raise
-    fsync_directory(os.path.dirname(final))
+    def __init__(self, path: str | os.PathLike[str], *, direct: bool = False) -> None:
+        self.final = os.path.abspath(os.fspath(path))
+        self.directory, name = os.path.split(self.final)
+        flags = _CREATE | (getattr(os, "O_DIRECT", 0) if direct else 0)
+        for _ in range(100):
+            random_part = "".join(_names.choices(_NAME_CHARACTERS, k=8))
+            self.path = os.path.join(
+                self.directory, f".{name}.{random_part}{TEMP_SUFFIX}"
+            )
+            try:
+                self.fd = os.open(self.path, flags, 0o600)
+            except FileExistsError:
+                continue
+            except (FileNotFoundError, NotADirectoryError):
+                raise FileNotFoundError(
+                    f"cannot write {self.final!r}: its directory {self.directory!r} does not exist"
+                ) from None
+            except OSError as error:
+                if error.errno != errno.EINVAL or flags == _CREATE:
+                    raise
+                self.discard()  # no direct I/O on this file system: it may exist already
+                flags = _CREATE
+                continue
+            self.direct = flags != _CREATE
+            self.open = True
+            return
+        raise FileExistsError(f"cannot create a temporary file beside {self.final!r}")
+
+    def write_block(self, stage: _Bytes, fill: int, offset: int) -> None:
+        """Write the first `fill` bytes of `stage` at `offset` (padded to whole blocks if direct).
+
+        If the file system refuses the first direct write, the file is reopened
+        without `O_DIRECT` (nothing is on disk yet, so nothing is lost).
+        """
+        if self.direct:
+            padded = -(-fill // _ALIGN) * _ALIGN
+            stage[fill:padded] = 0
+            try:
+                _write_all(self.fd, stage[:padded].data, offset)
+                return
+            except OSError as error:
+                if error.errno != errno.EINVAL or offset:
+                    raise
+            os.close(self.fd)
+            self.open = False
+            self.fd = os.open(self.path, os.O_WRONLY | getattr(os, "O_CLOEXEC", 0))
+            self.open, self.direct = True, False
+        _write_all(self.fd, stage[:fill].data, offset)
+
+    def sync(self, size: int) -> None:
+        """Cut a direct write's padding off the file (`size` bytes) and fsync it."""
+        if self.direct:
+            os.ftruncate(self.fd, size)
+        os.fsync(self.fd)
+
+    def close(self) -> None:
+        if self.open:
+            self.open = False
+            os.close(self.fd)
+
+    def discard(self) -> None:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self.path)
+
+    def commit(self, mode: int) -> None:
+        """Give the written, synced, closed file its mode and name; sync the directory."""
+        try:
+            os.chmod(self.path, mode)
+            os.replace(self.path, self.final)
+        except IsADirectoryError:
+            self.discard()
+            raise IsADirectoryError(
+                f"cannot write {self.final!r}: it is a directory, expected a file name"
+            ) from None
+        except BaseException:
+            self.discard()
+            raise
+        fsync_directory(self.directory)
 
 
 _Bytes = np.ndarray[Any, np.dtype[np.uint8]]
@@ -200,107 +269,49 @@ class FileImage:
 
     def write(self, path: str | os.PathLike[str], *, mode: int = 0o400) -> int:
         """Write the image to `path` atomically and durably (as `atomic_write_chunks`); return its size."""
-        final, temp, fd = _temporary(path)
+        temp = _Temporary(path, direct=True)
         try:
             try:
-                direct = _open_direct(temp)
-                try:
-                    through = _flush(
-                        fd if direct is None else direct, fd, self._buffer, self.size, 0
-                    )
-                    _sync(through, fd, self.size)
-                finally:
-                    if direct is not None:
-                        os.close(direct)
+                temp.write_block(self._buffer, self.size, 0)
+                temp.sync(self.size)
             finally:
-                os.close(fd)
+                temp.close()
         except BaseException:
-            _discard(temp)
+            temp.discard()
             raise
-        _commit(temp, final, mode)
+        temp.commit(mode)
         return self.size
 
 
-def _write_direct(temp: str, fd: int, chunks: Iterator[bytes | memoryview]) -> int:
-    """Write `chunks` to the file `fd` (opened on `temp`), then sync it; return the size.
+def _write_chunks(temp: _Temporary, chunks: Iterator[bytes | memoryview]) -> int:
+    """Write `chunks` to the temporary file, then sync it; return the size.
 
-    The data is staged in aligned blocks and written through a second descriptor
-    opened with `O_DIRECT`; the tail block is padded and the file truncated to
-    its true size. If the file system refuses `O_DIRECT` (at open or at the
-    first write), everything goes through `fd` instead, buffered.
+    With `O_DIRECT`, the data is staged in aligned blocks and the file truncated
+    to its true size after the padded tail; without, each chunk is written
+    straight from its buffer (the kernel copies it).
     """
-    direct = _open_direct(temp)
-    if (
-        direct is None
-    ):  # no staging needed: the kernel copies each chunk as it is written
-        return _write_buffered(fd, chunks)
-    stage, fill, size, through = _stage(), 0, 0, direct
-    try:
+    if not temp.direct:
+        size = 0
         for chunk in chunks:
-            data = np.frombuffer(chunk, np.uint8)
-            while len(data):
-                n = min(len(data), len(stage) - fill)
-                stage[fill : fill + n] = data[:n]  # numpy copies without the GIL
-                fill, data = fill + n, data[n:]
-                if fill == len(stage):
-                    through = _flush(through, fd, stage, fill, size)
-                    size, fill = size + fill, 0
-        through = _flush(through, fd, stage, fill, size)
-        size += fill
-        _sync(through, fd, size)
-    finally:
-        os.close(direct)
-    return size
-
-
-def _write_buffered(fd: int, chunks: Iterator[bytes | memoryview]) -> int:
-    """Write `chunks` to `fd` straight from their buffers, then sync it; return the size."""
-    size = 0
+            view = memoryview(chunk).cast("B")
+            _write_all(temp.fd, view, size)
+            size += len(view)
+        os.fsync(temp.fd)
+        return size
+    stage, fill, size = _stage(), 0, 0
     for chunk in chunks:
-        view = memoryview(chunk).cast("B")
-        _write_all(fd, view, size)
-        size += len(view)
-    os.fsync(fd)
+        data = np.frombuffer(chunk, np.uint8)
+        while len(data):
+            n = min(len(data), len(stage) - fill)
+            stage[fill : fill + n] = data[:n]  # numpy copies without the GIL
+            fill, data = fill + n, data[n:]
+            if fill == len(stage):
+                temp.write_block(stage, fill, size)
+                size, fill = size + fill, 0
+    temp.write_block(stage, fill, size)
+    size += fill
+    temp.sync(size)
     return size
-
-
-def _open_direct(temp: str) -> int | None:
-    flag = getattr(os, "O_DIRECT", 0)
-    if not flag:
-        return None
-    try:
-        return os.open(temp, os.O_WRONLY | flag)
-    except OSError as error:
-        if error.errno == errno.EINVAL:  # the file system does not do direct I/O
-            return None
-        raise
-
-
-def _flush(through: int, fd: int, stage: _Bytes, fill: int, offset: int) -> int:
-    """Write the first `fill` staged bytes at `offset` through the descriptor `through`.
-
-    `through` is the `O_DIRECT` descriptor (the tail is padded to a whole block)
-    or `fd`. Returns the descriptor to use from now on: `fd` if the file system
-    refused the first direct write (nothing is on disk yet, so nothing is lost).
-    """
-    if through != fd:
-        padded = -(-fill // _ALIGN) * _ALIGN
-        stage[fill:padded] = 0
-        try:
-            _write_all(through, stage[:padded].data, offset)
-            return through
-        except OSError as error:
-            if error.errno != errno.EINVAL or offset:
-                raise
-    _write_all(fd, stage[:fill].data, offset)
-    return fd
-
-
-def _sync(through: int, fd: int, size: int) -> None:
-    """Cut a direct write's padding off the file (`size` bytes) and fsync it."""
-    if through != fd:
-        os.ftruncate(through, size)
-    os.fsync(through)
 
 
 def _write_all(fd: int, view: memoryview, offset: int) -> None:

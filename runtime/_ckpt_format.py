@@ -23,6 +23,7 @@ has to be kept in step with the installed protobuf runtime.
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import TYPE_CHECKING, Any
 
@@ -172,13 +173,13 @@ def encode_entry(
     """
     if isinstance(value, str):
         content = _encode_str(value)
-        yield _record_header(name, [0], _STR_TYPE, len(content))
+        yield _record_header(name, (0,), _STR_TYPE, len(content))
         yield content
         return
     type_name = tensor_type_name(value.dtype)
     data = np.asarray(value, dtype=value.dtype.newbyteorder("<"), order="C")
     content_view = data.reshape(-1).view(np.uint8).data
-    dims = list(data.shape)
+    dims = tuple(data.shape)
     for start in range(0, max(len(content_view), 1), SLICE_BYTES):
         piece = content_view[start : start + SLICE_BYTES]
         yield _record_header(name, dims, type_name, len(piece))
@@ -215,7 +216,10 @@ def _delimited(key: bytes, payload: bytes) -> bytes:
     return key + _varint(len(payload)) + payload
 
 
-def _record_header(name: str, dims: list[int], type_name: str, size: int) -> bytes:
+@functools.lru_cache(maxsize=4096)  # a run saves the same parameters again and again
+def _record_header(
+    name: str, dims: tuple[int, ...], type_name: str, size: int
+) -> bytes:
     """Return a record's bytes up to its `size`-byte content (fields in number order)."""
     tensor = b"".join(_KEY_DIM + _varint(d) for d in dims)
     tensor += _delimited(_KEY_TYPE, type_name.encode()) + _KEY_CONTENT + _varint(size)

@@ -8,10 +8,22 @@ ReLU, Dense(512, 10)) with SoftmaxCrossEntropyWithLogits(sparse=True, reduction=
 and SGD(lr=0.01), on MNIST-shaped random float32 data in batches of 64 (938 steps: one MNIST epoch). Each repeat
 trains one epoch with no callbacks and one with LossMonitor + TimeMonitor +
 ModelCheckpoint(every 100 steps) + SummaryCollector + ProgressBar, in alternating
-order (ABBA), so a noisy shared machine affects both arms alike. Printed output of the
-callbacks goes to /dev/null (the ProgressBar draws its live bar there), so the numbers
-are the callbacks' own cost and not a terminal's. Prints a markdown table and the
-slowdown of the medians; the target is under 5 %.
+order (ABBA), so a noisy shared machine affects both arms alike. Each run checkpoints
+into a new, empty directory (as a training job does), removed after the run, untimed.
+Printed output of the callbacks goes to /dev/null (the ProgressBar draws its live bar
+there), so the numbers are the callbacks' own cost and not a terminal's.
+
+Two times per run:
+- the training phase, from `on_train_begin` to `on_train_end` (every step, its hooks,
+  the periodic checkpoints, the epoch's end), taken by a `PhaseClock` that is first in
+  every arm's list and has no per-step hook. The issue's target ("must not slow the
+  step: under 5 %") is about this time.
+- the whole `Model.train` call, which adds what a run does once at its end:
+  ModelCheckpoint's forced save of the last step (it waits until that file is
+  committed), closing the event file, stopping the bus's worker thread. A run of one
+  epoch pays it in full; a run of n epochs pays it once.
+
+Prints a markdown table and the slowdown of the medians.
 """
 
 from __future__ import annotations
@@ -20,13 +32,14 @@ import argparse
 import contextlib
 import os
 import platform
+import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numba
 import numpy as np
@@ -104,7 +117,7 @@ def standard_callbacks(
                 save_checkpoint_steps=100, keep_checkpoint_max=5
             )
             return cbs.ModelCheckpoint(
-                prefix="bench", directory=os.path.join(workdir, "ckpt"), config=config
+                prefix="bench", directory=run_directory(workdir), config=config
             )
         if name == "SummaryCollector":
             return cbs.SummaryCollector(os.path.join(workdir, "summary"))
@@ -116,6 +129,11 @@ def standard_callbacks(
     if missing:
         raise ImportError(f"cadence.callbacks has no {', '.join(missing)}")
     return [make(name) for name in names]
+
+
+def run_directory(workdir: str) -> str:
+    """A new, empty checkpoint directory for one run, as a training job has (see `timed`)."""
+    return tempfile.mkdtemp(prefix="run-", dir=workdir)
 
 
 class BareDurableSave(Callback):
@@ -172,15 +190,48 @@ class BareDurableSave(Callback):
         self.pool.shutdown()
 
 
+class PhaseClock(Callback):
+    """First in every arm: the wall time of the training phase, with no per-step hook."""
+
+    def __init__(self) -> None:
+        # Not `begin`/`end`: those are the legacy names of the train hooks.
+        self.started = self.ended = 0.0
+
+    def on_train_begin(self, run_context: RunContext) -> None:
+        self.started = time.perf_counter()
+
+    def on_train_end(self, run_context: RunContext) -> None:
+        self.ended = time.perf_counter()
+
+    @property
+    def seconds(self) -> float:
+        return self.ended - self.started
+
+
+class Timing(NamedTuple):
+    """One run's seconds: its training phase, the whole `train` call, CPU of all threads."""
+
+    phase: float
+    run: float
+    cpu: float
+
+
 def timed(
     model: Model, dataset: Any, callbacks: Callable[[], list[Any]], sink: Any
-) -> tuple[float, float]:
-    """Wall and process CPU seconds (all threads) for one epoch of `model.train` with fresh callbacks."""
-    cbs = callbacks()
+) -> Timing:
+    """Time one epoch of `model.train` with fresh callbacks (see the module's docstring)."""
+    clock, cbs = PhaseClock(), callbacks()
     with contextlib.redirect_stdout(sink):
         start, cpu = time.perf_counter(), time.process_time()
-        model.train(1, dataset, callbacks=cbs)
-        return time.perf_counter() - start, time.process_time() - cpu
+        model.train(1, dataset, callbacks=[clock, *cbs])
+        wall, used = time.perf_counter() - start, time.process_time() - cpu
+    for callback in cbs:  # untimed: the next run starts with an empty directory again
+        directory = getattr(callback, "directory", None)
+        if isinstance(directory, str) and os.path.basename(directory).startswith(
+            "run-"
+        ):
+            shutil.rmtree(directory, ignore_errors=True)
+    return Timing(clock.seconds, wall, used)
 
 
 class StatsProbe(Callback):
@@ -269,18 +320,15 @@ def main(argv: list[str] | None = None) -> int:
             control = f"control: {control}"
             arms[control] = lambda: [
                 *standard_callbacks(workdir, sink, others),
-                BareDurableSave(os.path.join(workdir, "bare")),
+                BareDurableSave(run_directory(workdir)),
             ]
         timed(model, dataset, arms[label], sink)  # JIT compile, imports, caches
-        times: dict[str, list[float]] = {name: [] for name in arms}
-        cpu: dict[str, list[float]] = {name: [] for name in arms}
+        runs: dict[str, list[Timing]] = {name: [] for name in arms}
         names = list(arms)
         for repeat in range(args.repeats):
             order = names if repeat % 2 == 0 else names[::-1]
             for name in [*order, *order[::-1]]:
-                wall, used = timed(model, dataset, arms[name], sink)
-                times[name].append(wall)
-                cpu[name].append(used)
+                runs[name].append(timed(model, dataset, arms[name], sink))
         rows = breakdown(
             model, dataset, standard_callbacks(workdir, sink, chosen), sink, args.steps
         )
@@ -289,35 +337,42 @@ def main(argv: list[str] | None = None) -> int:
         f"\n{args.steps} steps of batch {BATCH} per epoch, {2 * args.repeats} epochs per arm, interleaved ABBA.\n"
     )
     print(
-        "| arm | median wall ms/step | min wall ms/step | median CPU ms/step (all threads) |"
+        "| arm | training phase, median ms/step | min | whole run, median ms/step | min "
+        "| median CPU ms/step (all threads) |"
     )
-    print("|---|---|---|---|")
+    print("|---|---|---|---|---|---|")
     for name in names:
-        walls = [1e3 * t / args.steps for t in times[name]]
-        cpus = [1e3 * t / args.steps for t in cpu[name]]
+        phase = [1e3 * t.phase / args.steps for t in runs[name]]
+        whole = [1e3 * t.run / args.steps for t in runs[name]]
+        cpus = [1e3 * t.cpu / args.steps for t in runs[name]]
         print(
-            f"| {name} | {statistics.median(walls):.3f} | {min(walls):.3f} | {statistics.median(cpus):.3f} |"
+            f"| {name} | {statistics.median(phase):.3f} | {min(phase):.3f} | {statistics.median(whole):.3f} "
+            f"| {min(whole):.3f} | {statistics.median(cpus):.3f} |"
         )
-    slowdown = _percent(
-        statistics.median(times[names[1]]), statistics.median(times[names[0]])
-    )
-    best = _percent(min(times[names[1]]), min(times[names[0]]))
-    extra_cpu = _percent(
-        statistics.median(cpu[names[1]]), statistics.median(cpu[names[0]])
-    )
-    verdict = "within" if slowdown < TARGET_PERCENT else "OVER"
+
+    def slowdown(name: str, field: str, pick: Callable[[list[float]], float]) -> float:
+        return _percent(
+            pick([getattr(t, field) for t in runs[name]]),
+            pick([getattr(t, field) for t in runs[names[0]]]),
+        )
+
+    step = slowdown(names[1], "phase", statistics.median)
+    verdict = "within" if step < TARGET_PERCENT else "OVER"
     print(
-        f"\nSlowdown: {slowdown:+.1f} % (median wall), {best:+.1f} % (min wall), {extra_cpu:+.1f} % (median CPU); "
-        f"{verdict} the {TARGET_PERCENT:g} % target by the median wall time."
+        f"\nSlowdown of the training phase (the step): {step:+.1f} % (median), "
+        f"{slowdown(names[1], 'phase', min):+.1f} % (min); {verdict} the {TARGET_PERCENT:g} % target."
+    )
+    print(
+        f"Slowdown of the whole 1-epoch run (with the end-of-run save and close): "
+        f"{slowdown(names[1], 'run', statistics.median):+.1f} % (median), "
+        f"{slowdown(names[1], 'run', min):+.1f} % (min); CPU {slowdown(names[1], 'cpu', statistics.median):+.1f} %."
     )
     if control:
-        floor = _percent(
-            statistics.median(times[control]), statistics.median(times[names[0]])
-        )
+        floor = slowdown(control, "phase", statistics.median)
         print(
             f"Control ({control.removeprefix('control: ')}, ModelCheckpoint replaced by a bare durable "
-            f"save of the same bytes at the same steps): {floor:+.1f} % (median wall). "
-            f"What cadence's checkpointing adds above that floor: {slowdown - floor:+.1f} points."
+            f"save of the same bytes at the same steps): {floor:+.1f} % (training phase, median). "
+            f"What cadence's checkpointing adds above that floor: {step - floor:+.1f} points."
         )
     print(
         "\nTime inside each subscriber (one more run, with the bus timing inline hooks):\n"

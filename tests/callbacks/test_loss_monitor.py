@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import io
 import math
+import sys
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -218,3 +220,43 @@ def test_real_network_lines(capsys):
     assert out[0].endswith(repr(train_loss))  # a Python float
     eval_loss = out[2].rsplit(" ", 1)[1]
     assert eval_loss == str(np.float32(eval_loss))  # float32 digits
+
+
+class _CountingStream(io.StringIO):
+    """A non-terminal stdout that records what had been written at each flush."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.flushed: list[int] = []  # lines visible after each flush
+
+    def flush(self) -> None:
+        self.flushed.append(self.getvalue().count("\n"))
+
+
+def test_lines_are_flushed_at_most_every_interval_and_all_at_the_end(monkeypatch):
+    import cadence.callbacks._loss_monitor as loss_monitor
+
+    clock = iter(
+        range(1_000, 10_000)
+    )  # each reading 1/64 s (exact in binary) after the last
+    monkeypatch.setattr(loss_monitor, "_clock", lambda: next(clock) / 64)
+    stream = _CountingStream()
+    monkeypatch.setattr(sys, "stdout", stream)
+    Model(constant_network(0.5)).train(
+        1, ListDataset.of_steps(25), callbacks=LossMonitor()
+    )
+    assert stream.getvalue().count("\n") == 25
+    # the first line at once, then every seventh (the first >= 0.1 s after), the rest at the end
+    assert stream.flushed == [1, 8, 15, 22, 25, 25]
+    assert stream.flushed[-1] == 25
+
+
+def test_lines_printed_before_a_failure_are_flushed(monkeypatch):
+    stream = _CountingStream()
+    monkeypatch.setattr(sys, "stdout", stream)
+    losses = iter([0.5, 0.5, math.nan])
+    with pytest.raises(ValueError, match="loss is NAN or INF"):
+        Model(lambda *batch: next(losses)).train(
+            1, ListDataset.of_steps(3), callbacks=LossMonitor()
+        )
+    assert stream.flushed[-1] == 2

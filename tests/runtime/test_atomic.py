@@ -185,6 +185,20 @@ def _spy_open(monkeypatch: pytest.MonkeyPatch, *, refuse: bool) -> list[int]:
     return flags_seen
 
 
+def _spy_flags(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Record the flags of every file `os.open` opens (directories left out)."""
+    flags_seen: list[int] = []
+    real_open = os.open
+
+    def spying_open(path: Any, flags: int, *args: Any) -> int:
+        if not os.path.isdir(path):
+            flags_seen.append(flags)
+        return real_open(path, flags, *args)
+
+    monkeypatch.setattr(os, "open", spying_open)
+    return flags_seen
+
+
 @pytest.mark.skipif(not hasattr(os, "O_DIRECT"), reason="no O_DIRECT on this system")
 @pytest.mark.usefixtures("small_stage")
 def test_direct_io_is_used_where_the_file_system_has_it(tmp_path, monkeypatch):
@@ -208,6 +222,7 @@ def test_file_system_refusing_direct_io_at_open_gets_buffered_writes(
     assert not hasattr(_atomic._stages, "buffer")  # written from the chunks, not staged
 
 
+@pytest.mark.skipif(not hasattr(os, "O_DIRECT"), reason="no O_DIRECT on this system")
 @pytest.mark.usefixtures("small_stage")
 def test_file_system_refusing_the_first_direct_write_gets_buffered_writes(
     tmp_path, monkeypatch
@@ -221,10 +236,13 @@ def test_file_system_refusing_the_first_direct_write_gets_buffered_writes(
         return real_pwrite(fd, data, offset)
 
     monkeypatch.setattr(os, "pwrite", pwrite)
+    opened = _spy_flags(monkeypatch)
     data = _payload(50_000)
     _atomic.atomic_write_chunks(tmp_path / "a", _chunked(data))
     assert (tmp_path / "a").read_bytes() == data
-    assert len(set(calls)) == 2  # the first descriptor refused, the other wrote it all
+    direct = getattr(os, "O_DIRECT", 0)
+    # created with O_DIRECT, refused at the first write, reopened without it
+    assert [bool(flags & direct) for flags in opened] == [True, False]
 
 
 @pytest.mark.usefixtures("small_stage")
@@ -365,3 +383,27 @@ def test_file_image_write_error_keeps_the_old_file_and_closes_descriptors(
     assert _leftovers(tmp_path) == []
     if before:
         assert len(os.listdir("/proc/self/fd")) == before
+
+
+@pytest.mark.skipif(not hasattr(os, "O_DIRECT"), reason="no O_DIRECT on this system")
+def test_a_file_created_by_a_refused_direct_open_is_not_left_behind(
+    tmp_path, monkeypatch
+):
+    real_open = os.open
+
+    def creates_then_refuses(path: Any, flags: int, *args: Any) -> int:
+        if (
+            flags & os.O_DIRECT
+        ):  # as tmpfs did: the file is created, then O_DIRECT refused
+            os.close(real_open(path, flags & ~os.O_DIRECT, *args))
+            raise OSError(errno.EINVAL, "no direct I/O here")
+        return real_open(path, flags, *args)
+
+    monkeypatch.setattr(os, "open", creates_then_refuses)
+    _atomic.atomic_write_chunks(tmp_path / "a", [b"data"])
+    image = _atomic.FileImage()
+    image.fill([b"image"])
+    image.write(tmp_path / "b")
+    assert sorted(os.listdir(tmp_path)) == ["a", "b"]
+    assert (tmp_path / "a").read_bytes() == b"data"
+    assert (tmp_path / "b").read_bytes() == b"image"
