@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 import numpy as np
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator
+    from collections.abc import Callable, Iterable, Iterator
 
 __all__ = [
     "TEMP_SUFFIX",
@@ -92,10 +92,21 @@ def atomic_write_chunks(
     not. Chunks may be views of live arrays: each is copied once, into the
     staging buffer (or the kernel's), before the next is taken.
     """
+    return _write_through(path, mode, lambda temp: _write_chunks(temp, iter(chunks)))
+
+
+def _write_through(
+    path: str | os.PathLike[str], mode: int, write: Callable[[_Temporary], int]
+) -> int:
+    """Create the temporary file (`O_DIRECT` where allowed), `write` it, commit it; return its size.
+
+    `write` writes and syncs the file and returns its size; if anything fails the
+    temporary file is removed and the destination left as it was.
+    """
     temp = _Temporary(path, direct=True)
     try:
         try:
-            size = _write_chunks(temp, iter(chunks))
+            size = write(temp)
         finally:
             temp.close()
     except BaseException:
@@ -269,17 +280,11 @@ class FileImage:
 
     def write(self, path: str | os.PathLike[str], *, mode: int = 0o400) -> int:
         """Write the image to `path` atomically and durably (as `atomic_write_chunks`); return its size."""
-        temp = _Temporary(path, direct=True)
-        try:
-            try:
-                temp.write_block(self._buffer, self.size, 0)
-                temp.sync(self.size)
-            finally:
-                temp.close()
-        except BaseException:
-            temp.discard()
-            raise
-        temp.commit(mode)
+        return _write_through(path, mode, self._write_to)
+
+    def _write_to(self, temp: _Temporary) -> int:
+        temp.write_block(self._buffer, self.size, 0)
+        temp.sync(self.size)
         return self.size
 
 

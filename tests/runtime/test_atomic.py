@@ -222,10 +222,21 @@ def test_file_system_refusing_direct_io_at_open_gets_buffered_writes(
     assert not hasattr(_atomic._stages, "buffer")  # written from the chunks, not staged
 
 
+def _write_with_chunks(path: Any, data: bytes) -> None:
+    _atomic.atomic_write_chunks(path, _chunked(data))
+
+
+def _write_with_image(path: Any, data: bytes) -> None:
+    image = _atomic.FileImage()
+    image.fill([data])
+    image.write(path)
+
+
 @pytest.mark.skipif(not hasattr(os, "O_DIRECT"), reason="no O_DIRECT on this system")
 @pytest.mark.usefixtures("small_stage")
+@pytest.mark.parametrize("write", [_write_with_chunks, _write_with_image])
 def test_file_system_refusing_the_first_direct_write_gets_buffered_writes(
-    tmp_path, monkeypatch
+    tmp_path, monkeypatch, write
 ):
     real_pwrite, calls = os.pwrite, []
 
@@ -238,11 +249,11 @@ def test_file_system_refusing_the_first_direct_write_gets_buffered_writes(
     monkeypatch.setattr(os, "pwrite", pwrite)
     opened = _spy_flags(monkeypatch)
     data = _payload(50_000)
-    _atomic.atomic_write_chunks(tmp_path / "a", _chunked(data))
+    write(tmp_path / "a", data)
     assert (tmp_path / "a").read_bytes() == data
-    direct = getattr(os, "O_DIRECT", 0)
     # created with O_DIRECT, refused at the first write, reopened without it
-    assert [bool(flags & direct) for flags in opened] == [True, False]
+    assert [bool(flags & os.O_DIRECT) for flags in opened] == [True, False]
+    assert _leftovers(tmp_path) == []
 
 
 @pytest.mark.usefixtures("small_stage")
@@ -347,22 +358,6 @@ def test_file_image_uses_direct_io_and_falls_back_when_refused(tmp_path, monkeyp
         == (tmp_path / "buffered").read_bytes()
         == data
     )
-
-
-def test_file_image_refused_first_direct_write_goes_buffered(tmp_path, monkeypatch):
-    real_pwrite, calls = os.pwrite, []
-
-    def pwrite(fd: int, data: Any, offset: int) -> int:
-        calls.append(fd)
-        if len(calls) == 1:
-            raise OSError(errno.EINVAL, "direct write refused")
-        return real_pwrite(fd, data, offset)
-
-    image = _atomic.FileImage()
-    image.fill([_payload(9_000)])
-    monkeypatch.setattr(os, "pwrite", pwrite)
-    image.write(tmp_path / "a")
-    assert (tmp_path / "a").read_bytes() == _payload(9_000)
 
 
 def test_file_image_write_error_keeps_the_old_file_and_closes_descriptors(
