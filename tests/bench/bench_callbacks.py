@@ -288,7 +288,7 @@ def main(argv: list[str] | None = None) -> int:
         help="steps per measured epoch (default 938: an MNIST epoch)",
     )
     parser.add_argument(
-        "--repeats", type=int, default=5, help="ABBA pairs per arm (default 5)"
+        "--repeats", type=int, default=8, help="ABBA pairs per arm (default 8)"
     )
     parser.add_argument(
         "--callbacks",
