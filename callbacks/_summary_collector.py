@@ -173,7 +173,7 @@ class SummaryCollector(Callback):
             self._hist_freq = self._histogram_freq(total) if self._hist_params else 0
 
     def on_train_step_end(self, run_context: RunContext) -> None:
-        """At collection steps, hand loss, learning rate and parameter copies to the writer."""
+        """At collection steps, hand the loss, the learning rate and histogram statistics to the writer."""
         cb = run_context.original_args()
         step = cb["cur_step_num"]
         hist_freq = self._hist_freq
