@@ -126,6 +126,8 @@ _CREATE = (
 )
 _NAME_CHARACTERS = "abcdefghijklmnopqrstuvwxyz0123456789_"
 _names = random.Random()  # temporary names cost no system call (as tempfile's)
+if hasattr(os, "register_at_fork"):  # a forked child draws its own names
+    os.register_at_fork(after_in_child=_names.seed)
 
 
 class _Temporary:
@@ -133,13 +135,18 @@ class _Temporary:
 
     Every system call made while training counts (each one hands the GIL back and
     forth with the training thread), so the file is created with one `open`:
-    with `O_DIRECT` when asked and the file system allows it (`direct`), and the
-    destination's checks ride on the errors of that `open` and of the rename.
+    with `O_DIRECT` when asked and the file system allows it (`direct`); a missing
+    directory is reported from that `open`'s error.
     """
 
     def __init__(self, path: str | os.PathLike[str], *, direct: bool = False) -> None:
         self.final = os.path.abspath(os.fspath(path))
         self.directory, name = os.path.split(self.final)
+        # A directory (or a symlink to one, which a rename would replace) is refused up front.
+        if os.path.isdir(self.final):
+            raise IsADirectoryError(
+                f"cannot write {self.final!r}: it is a directory, expected a file name"
+            )
         flags = _CREATE | (getattr(os, "O_DIRECT", 0) if direct else 0)
         for _ in range(100):
             random_part = "".join(_names.choices(_NAME_CHARACTERS, k=8))
@@ -180,8 +187,7 @@ class _Temporary:
             except OSError as error:
                 if error.errno != errno.EINVAL or offset:
                     raise
-            os.close(self.fd)
-            self.open = False
+            self.close()
             self.fd = os.open(self.path, os.O_WRONLY | getattr(os, "O_CLOEXEC", 0))
             self.open, self.direct = True, False
         _write_all(self.fd, stage[:fill].data, offset)

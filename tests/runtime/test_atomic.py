@@ -402,3 +402,60 @@ def test_a_file_created_by_a_refused_direct_open_is_not_left_behind(
     assert sorted(os.listdir(tmp_path)) == ["a", "b"]
     assert (tmp_path / "a").read_bytes() == b"data"
     assert (tmp_path / "b").read_bytes() == b"image"
+
+
+@pytest.mark.skipif(not hasattr(os, "O_DIRECT"), reason="no O_DIRECT on this system")
+def test_a_failing_close_in_the_direct_fallback_closes_once_and_keeps_its_error(
+    tmp_path, monkeypatch
+):
+    real_close, real_pwrite = os.close, os.pwrite
+    closed: list[int] = []
+
+    def pwrite(fd: int, data: Any, offset: int) -> int:
+        if not closed:
+            raise OSError(errno.EINVAL, "direct write refused")
+        return real_pwrite(fd, data, offset)
+
+    def close(fd: int) -> None:
+        closed.append(fd)
+        real_close(fd)  # Linux releases the descriptor even when close reports an error
+        if len(closed) == 1:
+            raise OSError(errno.EIO, "close failed")
+
+    image = _atomic.FileImage()
+    image.fill([_payload(5_000)])
+    monkeypatch.setattr(os, "pwrite", pwrite)
+    monkeypatch.setattr(os, "close", close)
+    with pytest.raises(OSError, match="close failed"):
+        image.write(tmp_path / "a")
+    monkeypatch.undo()
+    assert len(closed) == 1  # never a second close of a number another thread may reuse
+    assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink"), reason="no symlinks on this system")
+def test_a_symlink_to_a_directory_is_a_directory_target(tmp_path):
+    (tmp_path / "real").mkdir()
+    link = tmp_path / "link"
+    try:
+        link.symlink_to(tmp_path / "real", target_is_directory=True)
+    except OSError:
+        pytest.skip("cannot create symlinks here")
+    with pytest.raises(IsADirectoryError, match="is a directory"), atomic_write(link):
+        pytest.fail("the block must not run for a directory target")
+    assert link.is_symlink()
+    assert sorted(os.listdir(tmp_path)) == ["link", "real"]
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this system")
+def test_a_forked_child_draws_its_own_temporary_names():
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: report its next name draw and leave at once
+        os.write(write, repr(_atomic._names.random()).encode())
+        os._exit(0)
+    os.close(write)
+    child = float(os.read(read, 100))
+    os.close(read)
+    os.waitpid(pid, 0)
+    assert child != _atomic._names.random()
