@@ -33,24 +33,13 @@ training step; the sample costs 0.05 ms, and leaves about 500 values per bucket
 _SUMS = {"reassoc", "contract"}
 
 
-def _sums(flat: Any) -> tuple[float, float]:
-    """(sum, sum of squares) of a 1-d float array, accumulated in float64."""
-    return _kernels().sums(flat)  # type: ignore[no-any-return]
-
-
-def _bucket_counts(
-    flat: Any, stride: int, low: float, scale: float, counts: Any
-) -> None:
-    """Add to `counts` the bucket of every `stride`-th value (`(x - low) * scale`, clipped)."""
-    _kernels().bucket_counts(flat, stride, low, scale, counts)
-
-
 @functools.cache
 def _kernels() -> Any:
     """Compile (or load from numba's cache) the kernels on first use: `import cadence` stays numba-free."""
     import numba
 
     def sums(flat: Any) -> tuple[float, float]:  # pragma: no cover - compiled
+        # (sum, sum of squares) of a 1-d float array, accumulated in float64
         total = 0.0
         squares = 0.0
         for i in range(flat.size):
@@ -62,6 +51,7 @@ def _kernels() -> Any:
     def bucket_counts(
         flat: Any, stride: int, low: float, scale: float, counts: Any
     ) -> None:  # pragma: no cover - compiled
+        # Add to `counts` the bucket of every `stride`-th value, clipped to the range.
         last = counts.size - 1
         for i in range(0, flat.size, stride):
             k = int((flat[i] - low) * scale)
@@ -97,13 +87,13 @@ def histogram(
         if not flat.size:
             return None
         low, high = float(flat.min()), float(flat.max())
-    total, squares = _sums(flat)
+    kernels = _kernels()
+    total, squares = kernels.sums(flat)
     stride = -(-flat.size // sample)  # ceil: the sample has at most `sample` values
-    lo, hi = (
-        (low, high) if high > low else (low - 0.5, high + 0.5)
-    )  # constant: one bucket around it
+    # A constant tensor gets one bucket around its value.
+    lo, hi = (low, high) if high > low else (low - 0.5, high + 0.5)
     counts = np.zeros(bins, np.int64)
-    _bucket_counts(flat, stride, lo, bins / (hi - lo), counts)
+    kernels.bucket_counts(flat, stride, lo, bins / (hi - lo), counts)
     picked = -(-flat.size // stride)
     return {
         "min": low,

@@ -69,7 +69,7 @@ class _Job:
         self.retain: Callable[[], None] | None = None
         self.after_commit: Callable[[], None] | None = None
         self.snapshot: CheckpointSnapshot | None = None
-        self.size: int | None = None  # bytes written, once committed
+        self.size = 0  # bytes written, set when committed
 
 
 class ModelCheckpoint(Callback):
@@ -523,7 +523,7 @@ class ModelCheckpoint(Callback):
             epoch=job.epoch,
             step=job.step,
             format=self._config.format,
-            size_bytes=job.size if job.size is not None else os.path.getsize(job.path),
+            size_bytes=job.size,
             sha256=file_sha256(job.path) if self._sha256 else None,
         )
         directory, _name = os.path.split(job.path)

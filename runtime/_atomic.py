@@ -212,11 +212,6 @@ class _Temporary:
         try:
             os.chmod(self.path, mode)
             os.replace(self.path, self.final)
-        except IsADirectoryError:
-            self.discard()
-            raise IsADirectoryError(
-                f"cannot write {self.final!r}: it is a directory, expected a file name"
-            ) from None
         except BaseException:
             self.discard()
             raise
@@ -272,10 +267,8 @@ class FileImage:
         if padded > len(self._buffer):
             self._buffer = _aligned(padded)
         offset = 0
-        for view in views:
-            self._buffer[offset : offset + len(view)] = (
-                view  # numpy copies without the GIL
-            )
+        for view in views:  # numpy copies without the GIL
+            self._buffer[offset : offset + len(view)] = view
             offset += len(view)
         self.size = size
         return size

@@ -167,8 +167,9 @@ def checkpoint_chunks(
 ) -> Iterable[bytes | memoryview]:
     """Return the bytes of a checkpoint file of checked arguments, as chunks to concatenate.
 
-    `func` names the public entry point in error messages. Chunks may be views of the live arrays (the parameters' own memory): copy
-    or write them before the arrays change.
+    `func` names the public entry point in error messages. Chunks may be views
+    of the live arrays (the parameters' own memory): copy or write them before
+    the arrays change.
     """
     entries = _collect_entries(func, save_obj, choice_func)
     entries.update(_append_entries(func, append_dict or {}))
