@@ -301,6 +301,7 @@ class CheckpointUploader(Callback):
                 name=self.name,
             ),
         ]
+        bus.start_workers()  # before the first step, not inside it
 
     def on_train_end(self, run_context: RunContext) -> None:
         """Training ended: uploads have `drain_timeout` seconds from now."""

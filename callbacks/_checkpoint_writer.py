@@ -121,6 +121,11 @@ class CheckpointWriter:
         """Record a committed file's event (called from the writer thread)."""
         self._events.append(event)
 
+    @property
+    def has_events(self) -> bool:
+        """Whether `take_events` would return any (a cheap check for every step)."""
+        return bool(self._events)
+
     def take_events(self) -> list[CheckpointSaved]:
         """Remove and return the events recorded so far, oldest first."""
         taken = []

@@ -103,9 +103,18 @@ class LossMonitor(Callback):
         self._flush(_clock())
 
     def _step_end(self, run_context: RunContext) -> None:
-        # Runs every step: plain dict reads, and the line is built only when due.
+        # Runs every step, between kernels whose data has evicted the caches: few
+        # calls and lookups; the line is built only when due.
         cb_params = run_context.original_args()
-        loss, mean = _printable_loss(cb_params.get("net_outputs"))
+        outputs = cb_params.get("net_outputs")
+        if outputs.__class__ is Tensor:  # the common case: a 0-d float loss
+            data = outputs.asnumpy()
+            if data.ndim == 0 and data.dtype.kind == "f":
+                loss = mean = float(data)
+            else:
+                loss, mean = _printable_loss(outputs)
+        else:
+            loss, mean = _printable_loss(outputs)
         step = cb_params["cur_step_num"]
         if mean is not None and not math.isfinite(mean):
             epoch, step_in_epoch = self._position(cb_params, step)
@@ -113,19 +122,21 @@ class LossMonitor(Callback):
                 f"In epoch: {epoch} step: {step_in_epoch}, loss is NAN or INF, training process cannot "
                 "continue, terminating training."
             )
-        if step <= self._last_print_time:  # the instance is reused by a new run
-            while step <= self._last_print_time:
-                self._last_print_time -= max(self._per_print_times, 1)
-        if (
-            self._per_print_times != 0
-            and step - self._last_print_time >= self._per_print_times
-        ):
+        every = self._per_print_times
+        last = self._last_print_time
+        if step <= last:  # the instance is reused by a new run
+            while step <= last:
+                last -= max(every, 1)
+            self._last_print_time = last
+        if every and step - last >= every:
             self._last_print_time = step
             epoch, step_in_epoch = self._position(cb_params, step)
-            print(f"epoch: {epoch} step: {step_in_epoch}, loss is {loss}")
-            now = _clock()
-            if now - self._flushed_at >= FLUSH_INTERVAL_S:
-                self._flush(now)
+            out = sys.stdout
+            if out is not None:  # as print(): no stdout, no output
+                out.write(f"epoch: {epoch} step: {step_in_epoch}, loss is {loss}\n")
+                now = _clock()
+                if now - self._flushed_at >= FLUSH_INTERVAL_S:
+                    self._flush(now)
 
     def on_run_ended(self, run_context: RunContext) -> None:
         """Flush the lines printed since the last flush (every run, however it ended)."""

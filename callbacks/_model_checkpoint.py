@@ -164,7 +164,7 @@ class ModelCheckpoint(Callback):
         self._append_epoch_base = append.get("epoch_num", 0)
         self._append_step_base = append.get("step_num", 0)
         self._latest = ""
-        self._last_triggered_step = 0
+        self._triggered(0)
         self._clock: Callable[[], float] = time.monotonic
         self._wall: Callable[[], float] = time.time
         self._last_time = self._clock()
@@ -282,12 +282,16 @@ class ModelCheckpoint(Callback):
     def on_train_begin(self, run_context: RunContext) -> None:
         """Start counting steps and seconds for this run."""
         self._in_training = True
-        self._last_triggered_step = 0
+        self._triggered(0)
         self._last_time = self._clock()
 
     def on_train_step_end(self, run_context: RunContext) -> None:
         """Save when the step or time trigger is due."""
-        self._publish(run_context)
+        # Runs every step: the common case (nothing committed, no save due) is two reads.
+        if self._writer.has_events:
+            self._publish(run_context)
+        if run_context.original_args().get("cur_step_num", 0) < self._next_due_step:
+            return
         self._save_ckpt(run_context, force=False)
 
     def on_train_epoch_end(self, run_context: RunContext) -> None:
@@ -325,6 +329,13 @@ class ModelCheckpoint(Callback):
 
     # --- triggers --------------------------------------------------------------------------
 
+    def _triggered(self, step: int) -> None:
+        """Record a save (or a run's start) at `step`: the next step trigger is due `save_checkpoint_steps` later."""
+        self._last_triggered_step = step
+        # With the time trigger every step must ask the clock; with none, no step is due.
+        every = self._config.save_checkpoint_steps
+        self._next_due_step = step + every if every else 0
+
     def _due(self, step: int, force: bool) -> bool:
         config = self._config
         if config.save_checkpoint_steps:
@@ -344,7 +355,7 @@ class ModelCheckpoint(Callback):
         step = cb.get("cur_step_num", 0)
         if step == self._last_triggered_step or not self._due(step, force):
             return
-        self._last_triggered_step = step
+        self._triggered(step)
         prefix, directory = self._resolve(cb)
         fmt = self._checked_format()
         epoch = cb.get("cur_epoch_num", 1)

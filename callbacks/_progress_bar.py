@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 __all__ = ["ProgressBar"]
 
 _OWNER = "ProgressBar"
+_monotonic = time.monotonic
 # Plain mode, a dataset without a size: a line every this many steps.
 _EVERY_WHEN_SIZE_UNKNOWN = 100
 # Bar width on a terminal that reports 0 columns.
@@ -124,13 +125,18 @@ class ProgressBar(Callback):
 
     def on_train_step_end(self, run_context: RunContext) -> None:
         """Count the step; redraw or print only when due."""
-        self._n += 1
+        # Runs every step: count, and draw or print only when due.
+        self._n = n = self._n + 1
         cb = run_context.original_args()
-        self._samples += _batch_size(cb.get("train_dataset_element"))
+        element = cb.get("train_dataset_element")
+        if element:
+            shape = getattr(element[0], "shape", None)
+            if shape:
+                self._samples += shape[0]
         if self._live:
-            if time.monotonic() >= self._next_draw:
+            if _monotonic() >= self._next_draw:
                 self._draw(cb)
-        elif self._n >= self._next_line:
+        elif n >= self._next_line:
             self._print_line(cb, final=False)
 
     def on_train_epoch_end(self, run_context: RunContext) -> None:
@@ -154,7 +160,7 @@ class ProgressBar(Callback):
         self._n += 1
         self._samples += _batch_size(cb.get("eval_dataset_element"))
         if self._live:
-            if time.monotonic() >= self._next_draw:
+            if _monotonic() >= self._next_draw:
                 self._draw(cb)
         elif self._n >= self._next_line:
             self._print_line(cb, final=False)
@@ -185,7 +191,7 @@ class ProgressBar(Callback):
         self._title, self._total = title, max(total, 0)
         if self._live:
             self._bar = _new_bar(title, self._total, self._out)
-            self._next_draw = time.monotonic() + self._refresh
+            self._next_draw = _monotonic() + self._refresh
         else:
             self._line_steps = self._plan_lines()
             if self._line_steps:
@@ -210,7 +216,7 @@ class ProgressBar(Callback):
         bar.set_postfix_str(_join(self._status(cb), extra), refresh=False)
         bar.update(self._n - self._shown)
         self._shown = self._n
-        self._next_draw = time.monotonic() + self._refresh
+        self._next_draw = _monotonic() + self._refresh
 
     def _print_line(self, cb: Any, *, final: bool, extra: str = "") -> None:
         elapsed = time.perf_counter() - self._start

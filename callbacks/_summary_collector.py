@@ -143,6 +143,7 @@ class SummaryCollector(Callback):
         self._bus: EventBus | None = None
         self._hist_params: list[tuple[str, Any]] = []
         self._hist_freq = 0
+        self._next_collect = 1  # the first step that may collect (step 1 always does)
         self._last_train_step = 0
         # Records made on the training thread, not yet handed to the writer.
         self._pending: list[SummaryRecord] = []
@@ -164,6 +165,7 @@ class SummaryCollector(Callback):
         """Open this run's event file and choose the parameters to histogram."""
         cb = run_context.original_args()
         self._open(run_context)
+        self._next_collect = 1
         if self._histograms:
             network = cb.get("network") or cb.get("train_network")
             self._hist_params = _histogram_params(
@@ -176,13 +178,16 @@ class SummaryCollector(Callback):
         """At collection steps, hand the loss, the learning rate and histogram statistics to the writer."""
         cb = run_context.original_args()
         step = cb["cur_step_num"]
+        if step < self._next_collect:
+            return  # the common case (runs every step): nothing to collect
         hist_freq = self._hist_freq
-        if (
-            step % self._collect_freq
-            and step != 1
-            and (not hist_freq or step % hist_freq)
-        ):
-            return  # the common case: nothing to collect
+        freq = self._collect_freq
+        self._next_collect = min(
+            (step // freq + 1) * freq,
+            (step // hist_freq + 1) * hist_freq if hist_freq else step + freq,
+        )
+        if step % freq and step != 1 and (not hist_freq or step % hist_freq):
+            return
         scalars: dict[str, float] = {}
         if self._collect_metric and (step % self._collect_freq == 0 or step == 1):
             loss = loss_value(cb.get("net_outputs"))
@@ -291,6 +296,7 @@ class SummaryCollector(Callback):
                 queue_size=_QUEUE_SIZE,
                 name=f"{_OWNER}.writer",
             )
+            bus.start_workers()  # before the first step, not inside it
         if self._custom_lineage_data:
             text = json.dumps(self._custom_lineage_data, sort_keys=True)
             self._emit(

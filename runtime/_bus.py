@@ -368,6 +368,26 @@ class EventBus:
         async with self._pool.serve():
             yield self
 
+    def start_workers(self) -> None:
+        """Start the loop worker subscribers run on now, rather than at the first event one receives.
+
+        A synchronous program's bus starts a private background loop for its
+        workers when the first event for a worker is published, and stops it at
+        `close()` (a run's end does that). A callback that subscribes a worker
+        at the start of training calls this so the loop's start-up (about a
+        millisecond, several while matrix products keep every core busy) falls
+        before the first step rather than inside one. Does nothing when the loop
+        runs already, including a bus served by `serve()`.
+
+        Example:
+            >>> from cadence import EventBus, TrainBegin
+            >>> bus = EventBus()
+            >>> sub = bus.subscribe(TrainBegin, lambda event: None, mode="worker")
+            >>> bus.start_workers()
+            >>> bus.close()
+        """
+        self._pool.start_portal()
+
     def close(self, *, timeout: float | None = None) -> None:
         """Drain worker queues and stop the private worker loop, if one was started.
 
