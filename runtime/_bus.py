@@ -263,6 +263,34 @@ class EventBus:
             self._blame(exc, cls, call, event)
             raise
 
+    def _publish_lazy(
+        self, event_type: type[Event], make: Callable[..., Event], args: tuple[Any, ...]
+    ) -> None:
+        """`publish(make(*args))`, without building the event when no subscriber receives it.
+
+        Callback hooks are subscribed with the run's RunContext as their argument:
+        when they are all an event has, the loop's per-step event (and the mean
+        loss it carries) would be built for nobody. `make` is still called if a
+        hook raises, to name the event in the error's note.
+        """
+        plan = self._plans.get(event_type)
+        if plan is None:
+            plan = self._build_plan(event_type)
+        if not plan:
+            return
+        if len(plan) != 1 or plan[0][0] is None:
+            self.publish(make(*args))
+            return
+        self._published[event_type] += 1
+        arg, calls = plan[0]
+        call = None
+        try:
+            for call in calls:
+                call(arg)
+        except BaseException as exc:
+            self._blame(exc, event_type, call, make(*args))
+            raise
+
     def wants(self, event_type: type[Event]) -> bool:
         """Return whether publishing an event of `event_type` would reach any subscriber.
 

@@ -269,3 +269,40 @@ def test_loss_fn_requires_two_columns():
         ValueError, match="'train_dataset' should return two elements, but got 3"
     ):
         model.train(1, ListDataset.of_steps(1, columns=3))
+
+
+class _StepEndBoom(HookRecorder):
+    def on_train_step_end(self, run_context: Any) -> None:
+        if run_context.original_args().cur_step_num == 2:
+            raise RuntimeError("boom")
+
+
+def test_step_end_event_is_built_only_for_subscribers_that_receive_it(
+    three_steps, monkeypatch
+):
+    import cadence._loop as loop
+    from cadence import TrainStepEnd
+
+    built: list[Any] = []
+    make = loop._train_step_end
+    monkeypatch.setattr(
+        loop, "_train_step_end", lambda *args: built.append(make(*args)) or built[-1]
+    )
+    model = Model(constant_network(0.5))
+    model.train(1, three_steps, callbacks=HookRecorder())
+    assert built == []  # Callback hooks receive the RunContext, never the event
+    seen: list[Any] = []
+    model.bus.subscribe(TrainStepEnd, seen.append)
+    model.train(1, three_steps, callbacks=HookRecorder())
+    assert [(e.step, e.loss) for e in seen] == [(1, 0.5), (2, 0.5), (3, 0.5)]
+    assert seen == built
+
+
+def test_failing_step_hook_note_names_the_step_end_event(three_steps):
+    with pytest.raises(RuntimeError, match="boom") as info:
+        Model(constant_network(0.5)).train(1, three_steps, callbacks=_StepEndBoom())
+    assert any(
+        "_StepEndBoom.on_train_step_end" in note
+        and "TrainStepEnd(epoch=1, step=2" in note
+        for note in info.value.__notes__
+    ), info.value.__notes__
