@@ -107,6 +107,8 @@ class LossMonitor(Callback):
         # calls and lookups; the line is built only when due.
         cb_params = run_context.original_args()
         outputs = cb_params.get("net_outputs")
+        loss: Any
+        mean: float | None
         if outputs.__class__ is Tensor:  # the common case: a 0-d float loss
             data = outputs.asnumpy()
             if data.ndim == 0 and data.dtype.kind == "f":

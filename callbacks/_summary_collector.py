@@ -16,7 +16,7 @@ import numpy as np
 from cadence import Callback, DrainTimeoutError, RunContext, Tensor, int32
 from cadence.validation import check_bool, check_positive_int, check_type
 
-from ._histogram import histogram
+from ._histogram import HistogramStats, histogram_stats
 from ._loss_value import loss_value
 from ._summary_writer import EventFileSink, SummaryBatch, SummaryRecord, file_suffix
 
@@ -196,12 +196,12 @@ class SummaryCollector(Callback):
             lr = _learning_rate(cb.get("optimizer"), step)
             if lr is not None:
                 scalars["train/lr"] = lr
-        histograms: dict[str, dict[str, Any]] = {}
+        histograms: dict[str, HistogramStats] = {}
         if hist_freq and (step % hist_freq == 0 or step == 1):
-            # Summarized here, not copied for the writer: one read of each parameter
+            # Measured here, not copied for the writer: one read of each parameter
             # costs less than faulting in fresh memory for a copy (see `_histogram`).
             for name, p in self._hist_params:
-                hist = histogram(p.asnumpy())
+                hist = histogram_stats(p.asnumpy())
                 if hist is not None:
                     histograms[f"params/{name}"] = hist
         if scalars or histograms:

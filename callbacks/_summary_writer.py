@@ -22,6 +22,8 @@ import msgspec
 
 from cadence import Event
 
+from ._histogram import HistogramStats, histogram_raw_args
+
 __all__ = [
     "EventFileSink",
     "SummaryBatch",
@@ -37,8 +39,8 @@ class SummaryRecord(Event, frozen=True, kw_only=True):
     """`id()` of the `EventFileSink` this record is for: several collectors may share a bus."""
     step: int
     scalars: dict[str, float] = msgspec.field(default_factory=dict)
-    histograms: dict[str, dict[str, Any]] = msgspec.field(default_factory=dict)
-    """Tag to the histogram statistics (`histogram()`'s result) taken on the training thread."""
+    histograms: dict[str, HistogramStats] = msgspec.field(default_factory=dict)
+    """Tag to the histogram statistics (`histogram_stats()`) taken on the training thread."""
     texts: dict[str, str] = msgspec.field(default_factory=dict)
     close: bool = False
     """The last record of a run: flush and close the event file."""
@@ -139,7 +141,7 @@ class EventFileSink:
             for tag, value in record.scalars.items()
         ]
         for tag, hist in record.histograms.items():
-            values.extend(histogram_raw(tag, **hist).value)
+            values.extend(histogram_raw(tag, **histogram_raw_args(hist)).value)
         for tag, body in record.texts.items():
             values.extend(text(tag, body).value)
         if values:

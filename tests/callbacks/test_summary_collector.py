@@ -575,3 +575,31 @@ def test_an_epochs_records_reach_the_writer_as_one_batch(tmp_path):
     assert batches[0].step == 1
     assert [record.close for record in batches[1].records] == [True]
     assert [s for s, _ in scalars(read(tmp_path), "train/loss")] == steps
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize(
+    "values",
+    [
+        [-5.0, -3.0, -4.0],  # negative only: order keys of negative floats are flipped
+        [-0.0, 0.0, 2.5, -1.5],
+        [3e38, -3e38, 1.0],  # the extremes of float32
+        [7.0],
+        [1e-45, -1e-45, 0.0],  # subnormals (float32's smallest)
+    ],
+)
+def test_histogram_extremes_match_numpy(values, dtype):
+    array = np.array(values, dtype)
+    hist = histogram(array)
+    assert hist is not None
+    assert (hist["min"], hist["max"]) == (float(array.min()), float(array.max()))
+    assert hist["sum"] == pytest.approx(array.astype(np.float64).sum())
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_histogram_ignores_nan_of_either_sign(dtype):
+    negative_nan = -np.array(np.nan, dtype)
+    array = np.array([negative_nan, 4.0, -2.0, np.nan], dtype)
+    hist = histogram(array)
+    assert hist is not None
+    assert (hist["min"], hist["max"], hist["num"]) == (-2.0, 4.0, 2)

@@ -285,9 +285,12 @@ def test_step_end_event_is_built_only_for_subscribers_that_receive_it(
 
     built: list[Any] = []
     make = loop._train_step_end
-    monkeypatch.setattr(
-        loop, "_train_step_end", lambda *args: built.append(make(*args)) or built[-1]
-    )
+
+    def recording(*args: Any) -> Any:
+        built.append(make(*args))
+        return built[-1]
+
+    monkeypatch.setattr(loop, "_train_step_end", recording)
     model = Model(constant_network(0.5))
     model.train(1, three_steps, callbacks=HookRecorder())
     assert built == []  # Callback hooks receive the RunContext, never the event
