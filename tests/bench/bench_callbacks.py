@@ -23,7 +23,10 @@ Two times per run:
   committed), closing the event file, stopping the bus's worker thread. A run of one
   epoch pays it in full; a run of n epochs pays it once.
 
-Prints a markdown table and the slowdown of the medians.
+Prints a markdown table and the slowdown of the training phase as the median of the
+rounds' own ratios (each ABBA round compares its two runs of an arm with its two runs
+without callbacks, so a machine that drifts between rounds moves both sides), next to
+the ratio of the arms' medians and of their minimums.
 """
 
 from __future__ import annotations
