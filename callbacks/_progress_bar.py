@@ -128,11 +128,7 @@ class ProgressBar(Callback):
         # Runs every step: count, and draw or print only when due.
         self._n = n = self._n + 1
         cb = run_context.original_args()
-        element = cb.get("train_dataset_element")
-        if element:
-            shape = getattr(element[0], "shape", None)
-            if shape:
-                self._samples += shape[0]
+        self._samples += _batch_size(cb.get("train_dataset_element"))
         if self._live:
             if _monotonic() >= self._next_draw:
                 self._draw(cb)
