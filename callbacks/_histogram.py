@@ -55,29 +55,29 @@ def _kernels() -> Any:
     def extremes_and_sums(
         flat: Any, keys: Any, low_bits: Any
     ) -> tuple[Any, Any, float, float]:  # pragma: no cover - compiled
-        # One pass: the smallest and largest order key (see `_order_keys`) and the
+        # One pass: the smallest and largest order key (see `_INTEGER_VIEWS`) and the
         # float64 sum and sum of squares. Integer min/max vectorize where float
         # min/max, with their NaN rules, do not.
         shift = keys.itemsize * 8 - 1
-        lo = hi = _key_to_bits(keys[0], shift, low_bits)
+        lo = hi = _order_key(keys[0], shift, low_bits)
         total = 0.0
         squares = 0.0
         for i in range(flat.size):
-            k = _key_to_bits(keys[i], shift, low_bits)
+            k = _order_key(keys[i], shift, low_bits)
             lo = min(lo, k)
             hi = max(hi, k)
             x = np.float64(flat[i])
             total += x
             squares += x * x
         return (
-            _key_to_bits(lo, shift, low_bits),
-            _key_to_bits(hi, shift, low_bits),
+            _order_key(lo, shift, low_bits),
+            _order_key(hi, shift, low_bits),
             total,
             squares,
         )
 
-    def _key_to_bits(k: Any, shift: int, low_bits: Any) -> Any:  # pragma: no cover
-        # bits -> order key, and back: the map is its own inverse
+    def _order_key(k: Any, shift: int, low_bits: Any) -> Any:  # pragma: no cover
+        # float bits -> order key, and back: the map is its own inverse
         return k ^ ((k >> shift) & low_bits)
 
     def sums(flat: Any) -> tuple[float, float]:  # pragma: no cover - compiled
@@ -111,7 +111,7 @@ def _kernels() -> Any:
         return runs * _RUN
 
     jit = numba.njit(nogil=True, cache=True)
-    _key_to_bits = jit(_key_to_bits)
+    _order_key = jit(_order_key)
     return types.SimpleNamespace(
         extremes_and_sums=numba.njit(nogil=True, cache=True, fastmath=_SUMS)(
             extremes_and_sums

@@ -332,17 +332,14 @@ class ModelCheckpoint(Callback):
     def _triggered(self, step: int) -> None:
         """Record a save (or a run's start) at `step`: the next step trigger is due `save_checkpoint_steps` later."""
         self._last_triggered_step = step
-        # With the time trigger every step must ask the clock; with none, no step is due.
+        # Without a step trigger (the time trigger, or none) every step goes on to `_due`.
         every = self._config.save_checkpoint_steps
         self._next_due_step = step + every if every else 0
 
     def _due(self, step: int, force: bool) -> bool:
         config = self._config
         if config.save_checkpoint_steps:
-            return (
-                force
-                or step >= self._last_triggered_step + config.save_checkpoint_steps
-            )
+            return force or step >= self._next_due_step
         if config.save_checkpoint_seconds:
             now = self._clock()
             if force or now - self._last_time > config.save_checkpoint_seconds:

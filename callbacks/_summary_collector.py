@@ -189,7 +189,7 @@ class SummaryCollector(Callback):
         if step % freq and step != 1 and (not hist_freq or step % hist_freq):
             return
         scalars: dict[str, float] = {}
-        if self._collect_metric and (step % self._collect_freq == 0 or step == 1):
+        if self._collect_metric and (step % freq == 0 or step == 1):
             loss = loss_value(cb.get("net_outputs"))
             if loss is not None:
                 scalars["train/loss"] = loss

@@ -249,8 +249,21 @@ class EventBus:
         plan = self._plans.get(cls)
         if plan is None:
             plan = self._build_plan(cls)
-        if not plan:
-            return
+        if plan:
+            self._deliver(cls, plan, event)
+
+    def _deliver(
+        self,
+        cls: type[Event],
+        plan: tuple[_Segment, ...],
+        event: Event | None,
+        make: Callable[..., Event] | None = None,
+        args: tuple[Any, ...] = (),
+    ) -> None:
+        """Call the plan's subscribers in order; `event` is None only if none of them receives it.
+
+        A failure's note names the event, built then by `make(*args)` if it was not built.
+        """
         self._published[cls] += 1
         call = None
         try:
@@ -260,6 +273,9 @@ class EventBus:
                 for call in calls:
                     call(arg)
         except BaseException as exc:
+            if event is None:
+                assert make is not None
+                event = make(*args)
             self._blame(exc, cls, call, event)
             raise
 
@@ -278,18 +294,10 @@ class EventBus:
             plan = self._build_plan(event_type)
         if not plan:
             return
-        if len(plan) != 1 or plan[0][0] is None:
-            self.publish(make(*args))
-            return
-        self._published[event_type] += 1
-        arg, calls = plan[0]
-        call = None
-        try:
-            for call in calls:
-                call(arg)
-        except BaseException as exc:
-            self._blame(exc, event_type, call, make(*args))
-            raise
+        if any(arg is None for arg, _ in plan):  # someone receives the event itself
+            self._deliver(event_type, plan, make(*args))
+        else:
+            self._deliver(event_type, plan, None, make, args)
 
     def wants(self, event_type: type[Event]) -> bool:
         """Return whether publishing an event of `event_type` would reach any subscriber.
