@@ -19,7 +19,7 @@ def register(subparsers: _SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "targets",
         help="list device targets (CPU, GPU, Ascend, plugins) and whether they run here",
-        description="List every device target from the 'cadence.targets' entry point group: its name, "
+        description="List every device target from the 'cadence.devices' entry point group: its name, "
         "the distribution and entry point it comes from, whether it is available on this machine "
         "(and if not, why and how to get it), and plugins that failed to load. Probing GPU imports "
         "numba.cuda; probing Ascend imports CANN's pyACL only if the CANN environment is set.",

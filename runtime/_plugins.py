@@ -1,9 +1,9 @@
-"""Device plugins: targets from the `cadence.targets` entry-point group, loaded once and lazily.
+"""Device plugins: targets from the `cadence.devices` entry-point group, loaded once and lazily.
 
 An entry point names a `Target` subclass, a `Target` instance, or a callable
 taking no arguments that returns one:
 
-    [project.entry-points."cadence.targets"]
+    [project.entry-points."cadence.devices"]
     ascend = "cadence_ascend:AscendTarget"
 
 cadence's own `CPU` and `GPU` targets are declared the same way in its
@@ -30,14 +30,14 @@ if TYPE_CHECKING:
 
 __all__ = ["AUTOLOAD_ENV", "GROUP", "PluginFailure", "load_plugins", "plugin_failures"]
 
-GROUP = "cadence.targets"
+GROUP = "cadence.devices"
 AUTOLOAD_ENV = "CADENCE_TARGET_AUTOLOAD"
 _OWN_DISTRIBUTION = "cadence"
 
 
 @dataclass(frozen=True)
 class PluginFailure:
-    """An entry point of the `cadence.targets` group that did not yield a target."""
+    """An entry point of the `cadence.devices` group that did not yield a target."""
 
     entry_point: str
     """`name = module:attr`, as declared."""

@@ -2,7 +2,7 @@
 
 A target is a name (MindSpore's spelling: `"CPU"`, `"GPU"`, `"Ascend"`), an
 availability probe, a kernel table loaded on first use and host <-> device
-transfers. Targets reach the registry through the `cadence.targets` entry-point
+transfers. Targets reach the registry through the `cadence.devices` entry-point
 group (`_plugins`), cadence's own included, or through `register_target`.
 The group is read once, on the first lookup of a name the registry lacks.
 
@@ -251,7 +251,7 @@ def register_target(target: Target, *, origin: str = "register_target()") -> Non
     """Add `target` under its name and aliases (case-insensitive); a later registration replaces one.
 
     Plugins normally do not call this: they declare an entry point in the
-    `cadence.targets` group, which cadence loads on the first lookup of an
+    `cadence.devices` group, which cadence loads on the first lookup of an
     unknown name. Call it to add a target by hand (e.g. with plugin autoload off).
 
     Raises:

@@ -105,7 +105,7 @@ def test_plugins_load_once_and_only_on_a_miss(fresh_registry, monkeypatch):
 def test_unknown_name_lists_known_targets_and_the_group(fresh_registry):
     with pytest.raises(
         ms.TargetUnavailableError,
-        match=r"No device target named 'npu3'\. Known targets: 'Ascend', 'CPU', 'GPU'\. Device plugins register through the 'cadence\.targets' entry point group",
+        match=r"No device target named 'npu3'\. Known targets: 'Ascend', 'CPU', 'GPU'\. Device plugins register through the 'cadence\.devices' entry point group",
     ):
         ms.get_target("npu3")
     with pytest.raises(ValueError, match="npu3"):  # MindSpore's exception class

@@ -1,7 +1,7 @@
 """A toy device target: cadence's numpy reference kernels, counting each call.
 
 Everything a plugin needs: a `Target` subclass with a name, a probe and a
-kernel table, declared in the `cadence.targets` entry-point group.
+kernel table, declared in the `cadence.devices` entry-point group.
 """
 
 from __future__ import annotations
