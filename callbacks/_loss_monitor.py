@@ -9,10 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from cadence import Callback, Tensor
+from cadence import Callback, Tensor, loss_value
 from cadence.validation import check_non_negative_int
-
-from ._loss_value import mean_value
 
 if TYPE_CHECKING:
     from cadence import RunContext
@@ -33,15 +31,12 @@ def _printable_loss(outputs: Any) -> tuple[Any, float | None]:
     A Tensor prints as its mean, a Python float (17 significant digits); the first
     item of a tuple or list prints as it is (a Tensor shows float32 digits).
     """
+    mean = loss_value(outputs)
     if isinstance(outputs, tuple | list):
-        if not outputs:
-            return outputs, None
-        first = outputs[0]
-        return first, mean_value(first)
-    if isinstance(outputs, Tensor | np.ndarray):
-        mean = mean_value(outputs)
-        return (outputs if mean is None else mean), mean
-    return outputs, mean_value(outputs)
+        return (outputs[0] if outputs else outputs), mean
+    if isinstance(outputs, Tensor | np.ndarray) and mean is not None:
+        return mean, mean
+    return outputs, mean
 
 
 class LossMonitor(Callback):

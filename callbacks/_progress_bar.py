@@ -11,10 +11,8 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 import numpy as np
 
-from cadence import Callback
+from cadence import Callback, loss_value
 from cadence.validation import check_number, check_positive_int
-
-from ._loss_value import loss_value
 
 if TYPE_CHECKING:
     from tqdm import tqdm

@@ -13,11 +13,17 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from cadence import Callback, DrainTimeoutError, RunContext, Tensor, int32
+from cadence import (
+    Callback,
+    DrainTimeoutError,
+    RunContext,
+    Tensor,
+    int32,
+    loss_value,
+)
 from cadence.validation import check_bool, check_positive_int, check_type
 
 from ._histogram import HistogramStats, histogram_stats
-from ._loss_value import loss_value
 from ._summary_writer import EventFileSink, SummaryBatch, SummaryRecord, file_suffix
 
 if TYPE_CHECKING:

@@ -75,6 +75,7 @@ from ._events import (
     TrainStepEnd,
 )
 from ._grad import grad, value_and_grad
+from ._loss_value import loss_value
 from ._model import LegacyHookWarning, Model
 from ._run_context import RunContext
 
@@ -166,6 +167,7 @@ __all__ = [
     "int64",
     "load_checkpoint",
     "load_param_into_net",
+    "loss_value",
     "register_target",
     "save_checkpoint",
     "set_context",

@@ -12,12 +12,11 @@ from contextlib import ExitStack
 from typing import TYPE_CHECKING, Any
 
 import anyio
-import numpy as np
 
 from . import _events as ev
 from ._callback_bridge import EVAL_HOOKS, TRAIN_HOOKS, CallbackSet
+from ._loss_value import loss_value
 from ._run_context import RunContext
-from ._tensor import Tensor
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
@@ -27,41 +26,18 @@ if TYPE_CHECKING:
     from ._cb_params import CallbackParams
     from ._events import RunKind
 
-__all__ = ["Cancelled", "EvalSpec", "Run", "mean_loss"]
+__all__ = ["Cancelled", "EvalSpec", "Run"]
 
 
 class Cancelled(BaseException):
     """Raised inside the training thread when the host cancelled an async run."""
 
 
-def mean_loss(outputs: Any) -> float | None:
-    """Return the mean of a step's output (first element of a tuple), or None if it is not numeric."""
-    # Runs every step, after kernels that evicted the caches: the usual 0-d float
-    # Tensor takes the fewest lookups.
-    if outputs.__class__ is Tensor:
-        data = outputs._data
-        if data.__class__ is np.ndarray and data.ndim == 0 and data.dtype.kind == "f":
-            return float(data)
-    elif outputs.__class__ is float:
-        return outputs
-    if isinstance(outputs, tuple | list):
-        if not outputs:
-            return None
-        outputs = outputs[0]
-    data = outputs.asnumpy() if hasattr(outputs, "asnumpy") else outputs
-    try:
-        if getattr(data, "ndim", None) == 0 or isinstance(data, int | float):
-            return float(data)
-        return float(data.mean())
-    except (TypeError, ValueError, AttributeError):
-        return None
-
-
 def _train_step_end(
     epoch: int, step: int, step_in_epoch: int, outputs: Any
 ) -> ev.TrainStepEnd:
     return ev.TrainStepEnd(
-        epoch=epoch, step=step, step_in_epoch=step_in_epoch, loss=mean_loss(outputs)
+        epoch=epoch, step=step, step_in_epoch=step_in_epoch, loss=loss_value(outputs)
     )
 
 
@@ -323,7 +299,7 @@ class Run:
                     ev.TrainEpochEnd(
                         epoch=epoch,
                         step=cb["cur_step_num"],
-                        loss=mean_loss(cb.get("net_outputs")),
+                        loss=loss_value(cb.get("net_outputs")),
                         metrics=cb.get("metrics"),
                     )
                 )
@@ -410,7 +386,7 @@ class Run:
                     bus.publish(ev.EvalStepBegin(epoch=epoch, step=step))
                 outputs = spec.network(*batch)
                 cb["net_outputs"] = outputs
-                loss = mean_loss(outputs)
+                loss = loss_value(outputs)
                 if wants_end:
                     bus.publish(ev.EvalStepEnd(epoch=epoch, step=step, loss=loss))
                 spec.update(outputs)
