@@ -80,16 +80,6 @@ def _kernels() -> Any:
         # float bits -> order key, and back: the map is its own inverse
         return k ^ ((k >> shift) & low_bits)
 
-    def sums(flat: Any) -> tuple[float, float]:  # pragma: no cover - compiled
-        # (sum, sum of squares) of a 1-d float array, accumulated in float64
-        total = 0.0
-        squares = 0.0
-        for i in range(flat.size):
-            x = np.float64(flat[i])
-            total += x
-            squares += x * x
-        return total, squares
-
     def bucket_counts(
         flat: Any, runs: int, low: float, scale: float, counts: Any
     ) -> int:  # pragma: no cover - compiled
@@ -116,7 +106,6 @@ def _kernels() -> Any:
         extremes_and_sums=numba.njit(nogil=True, cache=True, fastmath=_SUMS)(
             extremes_and_sums
         ),
-        sums=numba.njit(nogil=True, cache=True, fastmath=_SUMS)(sums),
         bucket_counts=jit(bucket_counts),
     )
 
@@ -158,18 +147,12 @@ def histogram_stats(
     if not flat.size:
         return None
     kernels = _kernels()
-    view, low_bits = _INTEGER_VIEWS[flat.dtype]
-    lo_bits, hi_bits, total, squares = kernels.extremes_and_sums(
-        flat, flat.view(view), low_bits
-    )
-    low = float(np.array(lo_bits, view).view(flat.dtype))
-    high = float(np.array(hi_bits, view).view(flat.dtype))
+    low, high, total, squares = _extremes_and_sums(kernels, flat)
     if not (math.isfinite(low) and math.isfinite(high)):  # NaN or inf somewhere
         flat = flat[np.isfinite(flat)]
         if not flat.size:
             return None
-        low, high = float(flat.min()), float(flat.max())
-        total, squares = kernels.sums(flat)
+        low, high, total, squares = _extremes_and_sums(kernels, flat)
     # All values, or runs of _RUN consecutive ones (at most `sample` in all).
     runs = 0 if flat.size <= max(sample, _RUN) else max(sample // _RUN, 1)
     # A constant tensor gets one bucket around its value.
@@ -187,6 +170,17 @@ def histogram_stats(
         counts,
         flat.size / picked,
     )
+
+
+def _extremes_and_sums(kernels: Any, flat: Any) -> tuple[float, float, float, float]:
+    """(min, max, sum, sum of squares) of a 1-d float32 or float64 array, in one pass."""
+    view, low_bits = _INTEGER_VIEWS[flat.dtype]
+    lo_bits, hi_bits, total, squares = kernels.extremes_and_sums(
+        flat, flat.view(view), low_bits
+    )
+    low = float(np.array(lo_bits, view).view(flat.dtype))
+    high = float(np.array(hi_bits, view).view(flat.dtype))
+    return low, high, total, squares
 
 
 def histogram_raw_args(stats: HistogramStats) -> dict[str, Any]:

@@ -104,12 +104,8 @@ class LossMonitor(Callback):
         outputs = cb_params.get("net_outputs")
         loss: Any
         mean: float | None
-        if (
-            outputs.__class__ is Tensor  # the common case: a 0-d float loss
-            and (data := outputs.asnumpy()).ndim == 0
-            and data.dtype.kind == "f"
-        ):
-            loss = mean = float(data)
+        if outputs.__class__ is Tensor and (mean := loss_value(outputs)) is not None:
+            loss = mean  # the common case: a Tensor prints as its mean
         else:
             loss, mean = _printable_loss(outputs)
         step = cb_params["cur_step_num"]

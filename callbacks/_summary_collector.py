@@ -188,10 +188,10 @@ class SummaryCollector(Callback):
             return  # the common case (runs every step): nothing to collect
         hist_freq = self._hist_freq
         freq = self._collect_freq
-        self._next_collect = min(
-            (step // freq + 1) * freq,
-            (step // hist_freq + 1) * hist_freq if hist_freq else step + freq,
-        )
+        due = (step // freq + 1) * freq
+        if hist_freq:
+            due = min(due, (step // hist_freq + 1) * hist_freq)
+        self._next_collect = due
         if step % freq and step != 1 and (not hist_freq or step % hist_freq):
             return
         scalars: dict[str, float] = {}

@@ -300,7 +300,7 @@ def _write_chunks(temp: _Temporary, chunks: Iterator[bytes | memoryview]) -> int
             view = memoryview(chunk).cast("B")
             _write_all(temp.fd, view, size)
             size += len(view)
-        os.fsync(temp.fd)
+        temp.sync(size)
         return size
     stage, fill, size = _stage(), 0, 0
     for chunk in chunks:
