@@ -19,6 +19,7 @@ __all__ = [
     "KernelSet",
     "cpu_kernels",
     "cuda_kernels",
+    "memory_kernels",
     "reference_kernels",
 ]
 
@@ -72,6 +73,11 @@ def cuda_kernels() -> ModuleType:
     the array type tensors hold on the GPU target.
     """
     return importlib.import_module("cadence.kernels._cuda")
+
+
+def memory_kernels() -> ModuleType:
+    """Return the host-memory kernels (`stream_copy`), importing them (and numba) on the first call."""
+    return importlib.import_module("cadence.kernels._memory")
 
 
 def reference_kernels() -> ModuleType:

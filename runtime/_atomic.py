@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import os
 import random
 import threading
@@ -224,6 +225,39 @@ _STAGE_BYTES = 8 << 20
 _stages = threading.local()
 
 
+_STREAM_MIN_BYTES = 64 << 10
+"""Chunks at least this large are copied into a buffer with streaming stores (see `_copy_into`)."""
+
+
+def _copy_into(buffer: _Bytes, offset: int, data: _Bytes) -> None:
+    """`buffer[offset:offset + len(data)] = data`, without the GIL.
+
+    Large chunks go through `cadence.kernels`' `stream_copy`: the buffer is next
+    read by the disk, so its cache lines are written without being read first
+    and without evicting the training step's data (a third less time for a
+    checkpoint capture inside training, see `kernels/_memory.py`). Small chunks
+    and non-contiguous data take numpy's copy.
+    """
+    if len(data) >= _STREAM_MIN_BYTES and data.flags.c_contiguous:
+        stream = _stream_copy()
+        if stream is not None:
+            stream(buffer, offset, data)
+            return
+    buffer[offset : offset + len(data)] = data
+
+
+@functools.cache
+def _stream_copy() -> Callable[[_Bytes, int, _Bytes], None] | None:
+    """The streaming copy kernel (compiled, or loaded from numba's cache, on first use); None without numba."""
+    try:
+        from cadence.kernels import memory_kernels
+
+        copy: Callable[[_Bytes, int, _Bytes], None] = memory_kernels().stream_copy
+    except ImportError:  # pragma: no cover - numba is a dependency
+        return None
+    return copy
+
+
 def _aligned(size: int) -> _Bytes:
     """A new page-aligned byte buffer of `size` bytes (a multiple of `_ALIGN`)."""
     raw = np.empty(size + _ALIGN, np.uint8)
@@ -267,8 +301,8 @@ class FileImage:
         if padded > len(self._buffer):
             self._buffer = _aligned(padded)
         offset = 0
-        for view in views:  # numpy copies without the GIL
-            self._buffer[offset : offset + len(view)] = view
+        for view in views:
+            _copy_into(self._buffer, offset, view)
             offset += len(view)
         self.size = size
         return size
@@ -307,7 +341,7 @@ def _write_chunks(temp: _Temporary, chunks: Iterator[bytes | memoryview]) -> int
         data = np.frombuffer(chunk, np.uint8)
         while len(data):
             n = min(len(data), len(stage) - fill)
-            stage[fill : fill + n] = data[:n]  # numpy copies without the GIL
+            _copy_into(stage, fill, data[:n])
             fill, data = fill + n, data[n:]
             if fill == len(stage):
                 temp.write_block(stage, fill, size)
