@@ -66,7 +66,9 @@ class _Job:
         self.append = append
         self.epoch = epoch
         self.step = step
-        self.retain: Callable[[], None] | None = None
+        # Retention for this file's prefix: called with None before the file is
+        # written (keep-per-n-minutes), with its path once committed (keep-max).
+        self.retain: Callable[[str | None], None] | None = None
         self.after_commit: Callable[[], None] | None = None
         self.snapshot: CheckpointSnapshot | None = None
         self.size = 0  # bytes written, set when committed
@@ -363,7 +365,7 @@ class ModelCheckpoint(Callback):
                 f"{prefix}-{epoch}_{step_in_epoch(step, cb.get('batch_num', 0))}.{fmt}"
             )
         job = self._job(cb, os.path.join(directory, name), epoch, step)
-        job.retain = lambda: self._retain(directory, prefix, fmt)
+        job.retain = lambda committed: self._retain(directory, prefix, fmt, committed)
         self._dispatch(job)
 
     def _resolve(self, cb: Any) -> tuple[str, str]:
@@ -513,8 +515,8 @@ class ModelCheckpoint(Callback):
 
     def _write(self, job: _Job) -> None:
         try:
-            if job.retain is not None:
-                job.retain()
+            if job.retain is not None and not self._config.keep_checkpoint_max:
+                job.retain(None)
             assert job.snapshot is not None
             job.size = job.snapshot.write(job.path)
             with self._lock:
@@ -543,6 +545,8 @@ class ModelCheckpoint(Callback):
         atomic_write_text(
             os.path.join(directory, pointer), encode_event(event).decode() + "\n"
         )
+        if job.retain is not None and self._config.keep_checkpoint_max:
+            job.retain(job.path)
         if job.after_commit is not None:
             job.after_commit()
         self._writer.add_event(event)
@@ -556,15 +560,24 @@ class ModelCheckpoint(Callback):
 
     # --- retention ----------------------------------------------------------------------------
 
-    def _retain(self, directory: str, prefix: str, fmt: str) -> None:
-        """Apply keep-max or keep-per-n-minutes before a new file is written (MindSpore's order)."""
+    def _retain(
+        self, directory: str, prefix: str, fmt: str, committed: str | None
+    ) -> None:
+        """Apply keep-max (once `committed` is committed) or keep-per-n-minutes (before a new file is written).
+
+        MindSpore applies both before writing, to the files that exist then. Keep-max
+        here waits until the new file is committed and leaves it out of the count:
+        the same files remain, but a crash or a failed write never leaves fewer
+        than `keep_checkpoint_max` committed files (with 1, MindSpore's order
+        deletes the only checkpoint before its successor exists).
+        """
         self.retry_deletions()
         with self._lock:
             held = set(self._pending_deletions)
         files = [
             p
             for p in managed_files(directory, prefix, fmt)
-            if p not in held and not InFlight.contains(p)
+            if p not in held and p != committed and not InFlight.contains(p)
         ]
         keep_max = self._config.keep_checkpoint_max
         minutes = self._config.keep_checkpoint_per_n_minutes

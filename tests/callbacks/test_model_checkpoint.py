@@ -683,6 +683,30 @@ def test_writer_errors_surface_in_the_training_thread(tmp_path: Any) -> None:
         make_model().train(1, dataset(), callbacks=[ckpt])
 
 
+def test_keep_max_deletes_the_oldest_only_after_its_successor_is_committed(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # With keep_checkpoint_max=1 MindSpore deletes the only checkpoint before writing
+    # the next; here a failed write (or a crash during it) leaves the last one.
+    writes: list[str] = []
+    real_write = ms.CheckpointSnapshot.write
+
+    def write_once(self: ms.CheckpointSnapshot, path: Any) -> int:
+        writes.append(str(path))
+        if len(writes) > 1:
+            assert listing(tmp_path) == ["CKP-1_1.ckpt"]  # still there while writing
+            raise OSError("disk full")
+        return real_write(self, path)
+
+    monkeypatch.setattr(ms.CheckpointSnapshot, "write", write_once)
+    with pytest.raises(OSError, match="disk full"):
+        train(tmp_path, epochs=1, keep_checkpoint_max=1)
+    assert listing(tmp_path) == ["CKP-1_1.ckpt"]
+    pointer = ms.decode_event((tmp_path / "CKP-latest.json").read_bytes().strip())
+    assert isinstance(pointer, CheckpointSaved)
+    assert pointer.path == str(tmp_path / "CKP-1_1.ckpt")
+
+
 # --- top-k by a monitored value ----------------------------------------------------------------
 
 
