@@ -12,10 +12,12 @@ training thread.
 
 from __future__ import annotations
 
+import functools
 import os
 import socket
 import threading
 import time
+import types
 from typing import Any
 
 import msgspec
@@ -96,6 +98,11 @@ class EventFileSink:
         self._file: Any = None  # tensorboardX's RecordWriter (TFRecord framing)
         self._last_flush = 0.0
         self._failed = False
+        # Loaded here, on the thread that creates the sink (the training thread, before
+        # the first step), not by the first write on the worker: importing tensorboardX
+        # imports PyTorch when it is installed, about a second of CPU that the first
+        # epoch's steps would otherwise share their cores with.
+        _tensorboardx()
 
     def handle_batch(self, batch: SummaryBatch) -> None:
         """Write the batch's records in order (see `handle`)."""
@@ -132,23 +139,20 @@ class EventFileSink:
             self.closed.set()
 
     def _write(self, record: SummaryRecord) -> None:
-        from tensorboardX.proto.event_pb2 import Event as EventProto  # type: ignore[import-untyped]
-        from tensorboardX.proto.summary_pb2 import Summary  # type: ignore[import-untyped]
-        from tensorboardX.summary import histogram_raw, text  # type: ignore[import-untyped]
-
+        tb = _tensorboardx()
         values = [
-            Summary.Value(tag=tag, simple_value=value)
+            tb.Summary.Value(tag=tag, simple_value=value)
             for tag, value in record.scalars.items()
         ]
         for tag, hist in record.histograms.items():
-            values.extend(histogram_raw(tag, **histogram_raw_args(hist)).value)
+            values.extend(tb.histogram_raw(tag, **histogram_raw_args(hist)).value)
         for tag, body in record.texts.items():
-            values.extend(text(tag, body).value)
+            values.extend(tb.text(tag, body).value)
         if values:
-            event = EventProto(
+            event = tb.Event(
                 wall_time=record.time_ns / 1e9,
                 step=record.step,
-                summary=Summary(value=values),
+                summary=tb.Summary(value=values),
             )
             self._append(event.SerializeToString())
 
@@ -161,21 +165,36 @@ class EventFileSink:
             self._last_flush = now
 
     def _open(self) -> Any:
-        from tensorboardX.proto.event_pb2 import Event as EventProto
-        from tensorboardX.record_writer import RecordWriter  # type: ignore[import-untyped]
-
+        tb = _tensorboardx()
         os.makedirs(self.logdir, exist_ok=True)
         now = time.time()
         name = f"events.out.tfevents.{int(now):010d}.{socket.gethostname()}{self.filename_suffix}"
         self.path = os.path.join(self.logdir, name)
         if os.path.exists(self.path):  # never append to another run's file
             raise FileExistsError(f"The event file {self.path!r} exists already.")
-        self._file = writer = RecordWriter(self.path)
+        self._file = writer = tb.RecordWriter(self.path)
         self._last_flush = time.monotonic()
         writer.write(
-            EventProto(wall_time=now, file_version="brain.Event:2").SerializeToString()
+            tb.Event(wall_time=now, file_version="brain.Event:2").SerializeToString()
         )
         return writer
+
+
+@functools.cache
+def _tensorboardx() -> types.SimpleNamespace:
+    """The tensorboardX classes and functions the sink writes with (imported once)."""
+    from tensorboardX.proto.event_pb2 import Event  # type: ignore[import-untyped]
+    from tensorboardX.proto.summary_pb2 import Summary  # type: ignore[import-untyped]
+    from tensorboardX.record_writer import RecordWriter  # type: ignore[import-untyped]
+    from tensorboardX.summary import histogram_raw, text  # type: ignore[import-untyped]
+
+    return types.SimpleNamespace(
+        Event=Event,
+        Summary=Summary,
+        RecordWriter=RecordWriter,
+        histogram_raw=histogram_raw,
+        text=text,
+    )
 
 
 def file_suffix(sequence: int) -> str:

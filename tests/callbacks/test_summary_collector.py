@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import threading
 from typing import TYPE_CHECKING, Any
 
@@ -603,3 +605,30 @@ def test_histogram_ignores_nan_of_either_sign(dtype):
     hist = histogram(array)
     assert hist is not None
     assert (hist["min"], hist["max"], hist["num"]) == (-2.0, 4.0, 2)
+
+
+def test_tensorboardx_is_imported_by_the_training_thread_before_the_first_step(
+    tmp_path: Path,
+) -> None:
+    # Importing tensorboardX imports PyTorch where it is installed (about a second of
+    # CPU): it must not happen on the writer thread while the first epoch trains.
+    script = f"""
+import sys
+from cadence import Callback, Model
+from cadence.callbacks import SummaryCollector
+from cadence.testing import ListDataset, constant_network
+
+class FirstStep(Callback):
+    def on_train_step_begin(self, run_context):
+        if run_context.original_args().cur_step_num == 1:
+            print("loaded before the first step:", "tensorboardX" in sys.modules)
+
+assert "tensorboardX" not in sys.modules
+Model(constant_network(0.5)).train(
+    1, ListDataset.of_steps(2), callbacks=[SummaryCollector({str(tmp_path)!r}, collect_freq=1), FirstStep()]
+)
+"""
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.splitlines() == ["loaded before the first step: True"]
