@@ -66,9 +66,7 @@ class _Job:
         self.append = append
         self.epoch = epoch
         self.step = step
-        # Retention for this file's prefix: called with None before the file is
-        # written (keep-per-n-minutes), with its path once committed (keep-max).
-        self.retain: Callable[[str | None], None] | None = None
+        self.retain: Callable[[], None] | None = None  # run before the file is written
         self.after_commit: Callable[[], None] | None = None
         self.snapshot: CheckpointSnapshot | None = None
         self.size = 0  # bytes written, set when committed
@@ -365,7 +363,10 @@ class ModelCheckpoint(Callback):
                 f"{prefix}-{epoch}_{step_in_epoch(step, cb.get('batch_num', 0))}.{fmt}"
             )
         job = self._job(cb, os.path.join(directory, name), epoch, step)
-        job.retain = lambda committed: self._retain(directory, prefix, fmt, committed)
+        if self._config.keep_checkpoint_max:  # once the new file is committed
+            job.after_commit = lambda: self._retain(directory, prefix, fmt, job.path)
+        else:  # keep-per-n-minutes: before it is written (MindSpore's rule)
+            job.retain = lambda: self._retain(directory, prefix, fmt, None)
         self._dispatch(job)
 
     def _resolve(self, cb: Any) -> tuple[str, str]:
@@ -515,8 +516,8 @@ class ModelCheckpoint(Callback):
 
     def _write(self, job: _Job) -> None:
         try:
-            if job.retain is not None and not self._config.keep_checkpoint_max:
-                job.retain(None)
+            if job.retain is not None:
+                job.retain()
             assert job.snapshot is not None
             job.size = job.snapshot.write(job.path)
             with self._lock:
@@ -545,8 +546,6 @@ class ModelCheckpoint(Callback):
         atomic_write_text(
             os.path.join(directory, pointer), encode_event(event).decode() + "\n"
         )
-        if job.retain is not None and self._config.keep_checkpoint_max:
-            job.retain(job.path)
         if job.after_commit is not None:
             job.after_commit()
         self._writer.add_event(event)

@@ -85,10 +85,8 @@ _store_fence: Any = intrinsic(_store_fence_typer)
 @numba.njit(nogil=True, cache=True)
 def _stream_copy(dst: Any, start: int, src: Any) -> None:  # pragma: no cover - compiled
     n = src.size
-    head = -(dst.ctypes.data + start) & (
-        _LINE - 1
-    )  # plain stores up to an aligned line
-    head = min(head, n)
+    # Plain stores up to the first 32-byte-aligned address of `dst`, streaming after.
+    head = min(-(dst.ctypes.data + start) & (_LINE - 1), n)
     for i in range(head):
         dst[start + i] = src[i]
     i = head

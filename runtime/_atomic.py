@@ -236,25 +236,20 @@ def _copy_into(buffer: _Bytes, offset: int, data: _Bytes) -> None:
     read by the disk, so its cache lines are written without being read first
     and without evicting the training step's data (a third less time for a
     checkpoint capture inside training, see `kernels/_memory.py`). Small chunks
-    and non-contiguous data take numpy's copy.
+    take numpy's copy.
     """
-    if len(data) >= _STREAM_MIN_BYTES and data.flags.c_contiguous:
-        stream = _stream_copy()
-        if stream is not None:
-            stream(buffer, offset, data)
-            return
-    buffer[offset : offset + len(data)] = data
+    if len(data) >= _STREAM_MIN_BYTES:
+        _stream_copy()(buffer, offset, data)
+    else:
+        buffer[offset : offset + len(data)] = data
 
 
 @functools.cache
-def _stream_copy() -> Callable[[_Bytes, int, _Bytes], None] | None:
-    """The streaming copy kernel (compiled, or loaded from numba's cache, on first use); None without numba."""
-    try:
-        from cadence.kernels import memory_kernels
+def _stream_copy() -> Callable[[_Bytes, int, _Bytes], None]:
+    """The streaming copy kernel, imported (with numba) on first use: `import cadence` stays numba-free."""
+    from cadence.kernels import memory_kernels
 
-        copy: Callable[[_Bytes, int, _Bytes], None] = memory_kernels().stream_copy
-    except ImportError:  # pragma: no cover - numba is a dependency
-        return None
+    copy: Callable[[_Bytes, int, _Bytes], None] = memory_kernels().stream_copy
     return copy
 
 
