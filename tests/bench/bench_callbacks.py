@@ -25,14 +25,18 @@ Two times per run:
 
 Prints a markdown table and the slowdown of the training phase as the median of the
 rounds' own ratios (each ABBA round compares its two runs of an arm with its two runs
-without callbacks, so a machine that drifts between rounds moves both sides), next to
-the ratio of the arms' medians and of their minimums.
+without callbacks, so a machine that drifts between rounds moves both sides), with a
+bootstrap 95 % interval for that median, next to the ratio of the arms' medians and of
+their minimums. `--record FILE` appends the rounds to FILE; `--pool FILE` prints every
+recorded run and all their rounds pooled (runs at different times sample different
+loads of a shared machine).
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
 import platform
 import shutil
@@ -306,6 +310,76 @@ def _percent(value: float, base: float) -> float:
     return 100.0 * (value / base - 1.0)
 
 
+def median_interval(
+    values: list[float], confidence: float = 0.95, resamples: int = 10_000
+) -> tuple[float, float]:
+    """A bootstrap interval for the median of `values` (the rounds' slowdowns, in %).
+
+    The rounds are resampled with replacement (fixed seed: the same rounds give the
+    same interval), and the interval is the central `confidence` share of the
+    resampled medians.
+    """
+    data = np.asarray(values, dtype=np.float64)
+    picks = np.random.default_rng(0).integers(0, len(data), (resamples, len(data)))
+    medians = np.median(data[picks], axis=1)
+    tail = 100.0 * (1.0 - confidence) / 2.0
+    low, high = np.percentile(medians, [tail, 100.0 - tail])
+    return float(low), float(high)
+
+
+def verdict(rounds: list[float]) -> str:
+    """The rounds' median and its 95 % interval, against the target."""
+    median = statistics.median(rounds)
+    low, high = median_interval(rounds)
+    span = f"95 % interval of the median {low:+.1f} to {high:+.1f} %"
+    if high < TARGET_PERCENT:
+        return f"{span}: under the {TARGET_PERCENT:g} % target"
+    if median < TARGET_PERCENT:
+        return f"{span}: the median is under the {TARGET_PERCENT:g} % target, its interval is not"
+    return f"{span}: OVER the {TARGET_PERCENT:g} % target"
+
+
+def record_rounds(
+    path: str, label: str, rounds: list[float], control: list[float] | None
+) -> None:
+    """Append this run's per-round slowdowns to `path` (one JSON object per line), for `--pool`."""
+    entry = {
+        "date": time.strftime("%Y-%m-%d %H:%M"),
+        "arm": label,
+        "rounds": rounds,
+        "control": control,
+    }
+    with open(path, "a", encoding="utf-8") as file:
+        file.write(json.dumps(entry) + "\n")
+
+
+def pool(path: str) -> int:
+    """Print each recorded run of the five and all their rounds pooled (see `--record`)."""
+    with open(path, encoding="utf-8") as file:
+        runs = [json.loads(line) for line in file if line.strip()]
+    runs = [run for run in runs if run["arm"] == "5 standard callbacks"]
+    if not runs:
+        print(f"No run of the five callbacks is recorded in {path}.")
+        return 1
+    for run in runs:
+        rounds = run["rounds"]
+        print(
+            f"{run['date']}: {len(rounds)} rounds, median {statistics.median(rounds):+.1f} %; "
+            f"{verdict(rounds)}"
+        )
+    pooled = [r for run in runs for r in run["rounds"]]
+    print(
+        f"All {len(runs)} runs pooled, {len(pooled)} rounds: median "
+        f"{statistics.median(pooled):+.1f} %; {verdict(pooled)}."
+    )
+    controls = [r for run in runs for r in (run["control"] or [])]
+    if controls:
+        print(
+            f"Control pooled, {len(controls)} rounds: median {statistics.median(controls):+.1f} %."
+        )
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -325,7 +399,19 @@ def main(argv: list[str] | None = None) -> int:
         default=",".join(ALL_CALLBACKS),
         help="comma-separated subset to measure (default: all five)",
     )
+    parser.add_argument(
+        "--record",
+        metavar="FILE",
+        help="append this run's per-round slowdowns to FILE (JSON lines), for --pool",
+    )
+    parser.add_argument(
+        "--pool",
+        metavar="FILE",
+        help="measure nothing: print the runs recorded in FILE and all their rounds pooled",
+    )
     args = parser.parse_args(argv)
+    if args.pool:
+        return pool(args.pool)
     chosen = tuple(n for n in args.callbacks.split(",") if n)
     label = "5 standard callbacks" if chosen == ALL_CALLBACKS else " + ".join(chosen)
 
@@ -400,12 +486,12 @@ def main(argv: list[str] | None = None) -> int:
     step = slowdown(names[1], "phase", statistics.median)
     rounds = paired(names[1])
     per_round = statistics.median(rounds)
-    verdict = "within" if per_round < TARGET_PERCENT else "OVER"
     print(
         f"\nSlowdown of the training phase (the step), median of the {args.repeats} rounds' own "
         f"ratios: {per_round:+.1f} % (rounds from {rounds[0]:+.1f} to {rounds[-1]:+.1f} %); "
-        f"{verdict} the {TARGET_PERCENT:g} % target."
+        f"{verdict(rounds)}."
     )
+    print("Rounds (%): " + " ".join(f"{r:+.2f}" for r in rounds))
     print(
         f"Same, as the ratio of the arms' medians: {step:+.1f} %, of their minimums: "
         f"{slowdown(names[1], 'phase', min):+.1f} %."
@@ -415,6 +501,8 @@ def main(argv: list[str] | None = None) -> int:
         f"{slowdown(names[1], 'run', statistics.median):+.1f} % (median), "
         f"{slowdown(names[1], 'run', min):+.1f} % (min); CPU {slowdown(names[1], 'cpu', statistics.median):+.1f} %."
     )
+    if args.record:
+        record_rounds(args.record, label, rounds, paired(control) if control else None)
     if control:
         floor = statistics.median(paired(control))
         print(

@@ -3,25 +3,94 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import pathlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    import types
 
 BENCH = pathlib.Path(__file__).resolve().parents[1] / "bench" / "bench_callbacks.py"
 
 
-def test_bench_callbacks_short_run_prints_every_figure(capsys: Any) -> None:
+@pytest.fixture(scope="module")
+def bench() -> types.ModuleType:
     spec = importlib.util.spec_from_file_location("bench_callbacks", BENCH)
     assert spec is not None and spec.loader is not None
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_bench_callbacks_short_run_prints_every_figure_and_records_its_rounds(
+    bench: Any, capsys: Any, tmp_path: pathlib.Path
+) -> None:
+    record = tmp_path / "rounds.jsonl"
     # 120 steps: one periodic checkpoint (every 100 steps) in every run with ModelCheckpoint.
-    assert bench.main(["--steps", "120", "--repeats", "1"]) == 0
+    argv = ["--steps", "120", "--repeats", "2", "--record", str(record)]
+    assert bench.main(argv) == 0
     out = capsys.readouterr().out
     assert "| 5 standard callbacks |" in out
     assert (
         "| control: LossMonitor + TimeMonitor + SummaryCollector + ProgressBar + bare durable save |"
         in out
     )
-    assert "median of the 1 rounds' own ratios" in out
+    assert "median of the 2 rounds' own ratios" in out
+    assert "95 % interval of the median" in out
     assert "| ModelCheckpoint.on_train_step_end | inline |" in out
     assert "| SummaryCollector.writer | worker |" in out
+    (entry,) = [json.loads(line) for line in record.read_text().splitlines()]
+    assert entry["arm"] == "5 standard callbacks"
+    assert len(entry["rounds"]) == len(entry["control"]) == 2
+    printed = out.split("Rounds (%): ", 1)[1].splitlines()[0].split()
+    assert [float(r) for r in printed] == pytest.approx(entry["rounds"], abs=0.005)
+
+
+def test_pool_prints_each_recorded_run_and_the_pooled_rounds(
+    bench: Any, capsys: Any, tmp_path: pathlib.Path
+) -> None:
+    record = tmp_path / "rounds.jsonl"
+    bench.record_rounds(str(record), "5 standard callbacks", [1.0, 2.0, 3.0], [0.5])
+    bench.record_rounds(
+        str(record), "ModelCheckpoint", [9.0], None
+    )  # another arm: left out
+    bench.record_rounds(str(record), "5 standard callbacks", [4.0, 5.0], None)
+    assert bench.main(["--pool", str(record)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 4
+    assert "3 rounds, median +2.0 %" in lines[0]
+    assert "2 rounds, median +4.5 %" in lines[1]
+    assert lines[2].startswith("All 2 runs pooled, 5 rounds: median +3.0 %")
+    assert lines[3] == "Control pooled, 1 rounds: median +0.5 %."
+
+
+def test_pool_of_a_file_without_the_five_says_so(
+    bench: Any, capsys: Any, tmp_path: pathlib.Path
+) -> None:
+    record = tmp_path / "rounds.jsonl"
+    bench.record_rounds(str(record), "ModelCheckpoint", [9.0], None)
+    assert bench.main(["--pool", str(record)]) == 1
+    assert "No run of the five callbacks" in capsys.readouterr().out
+
+
+def test_median_interval_brackets_the_median_and_narrows_with_more_rounds(
+    bench: Any,
+) -> None:
+    assert bench.median_interval([3.0] * 10) == (3.0, 3.0)
+    few = [1.0, 5.0, 2.0, 4.0, 3.0, 6.0, 0.0, 7.0]
+    low, high = bench.median_interval(few)
+    assert low < 3.5 < high
+    many_low, many_high = bench.median_interval(few * 16)
+    assert low <= many_low < 3.5 < many_high <= high
+    assert many_high - many_low < high - low
+
+
+def test_verdict_needs_the_whole_interval_under_the_target(bench: Any) -> None:
+    assert bench.verdict([2.0] * 20).endswith(": under the 5 % target")
+    spread = [0.0, 1.0, 9.0, 9.5, 4.0, 4.5, 8.0, 2.0]
+    assert "the median is under the 5 % target, its interval is not" in bench.verdict(
+        spread
+    )
+    assert bench.verdict([6.0] * 5).endswith("OVER the 5 % target")
