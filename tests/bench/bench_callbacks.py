@@ -355,9 +355,16 @@ def record_rounds(
 
 def pool(path: str) -> int:
     """Print each recorded run of the five and all their rounds pooled (see `--record`)."""
-    with open(path, encoding="utf-8") as file:
-        runs = [json.loads(line) for line in file if line.strip()]
-    runs = [run for run in runs if run["arm"] == "5 standard callbacks"]
+    try:
+        with open(path, encoding="utf-8") as file:
+            runs = [json.loads(line) for line in file if line.strip()]
+        runs = [run for run in runs if run["arm"] == "5 standard callbacks"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        print(
+            f"--pool expects a file written by --record (one JSON object per line), "
+            f"but {path!r} could not be read as one: {type(exc).__name__}: {exc}"
+        )
+        return 2
     if not runs:
         print(f"No run of the five callbacks is recorded in {path}.")
         return 1

@@ -94,3 +94,15 @@ def test_verdict_needs_the_whole_interval_under_the_target(bench: Any) -> None:
         spread
     )
     assert bench.verdict([6.0] * 5).endswith("OVER the 5 % target")
+
+
+def test_pool_of_a_missing_or_foreign_file_names_the_argument(
+    bench: Any, capsys: Any, tmp_path: pathlib.Path
+) -> None:
+    assert bench.main(["--pool", str(tmp_path / "missing.jsonl")]) == 2
+    assert "--pool expects a file written by --record" in capsys.readouterr().out
+    foreign = tmp_path / "notes.txt"
+    foreign.write_text("median +4.4 %\n")
+    assert bench.main(["--pool", str(foreign)]) == 2
+    out = capsys.readouterr().out
+    assert "could not be read as one: JSONDecodeError" in out
