@@ -331,7 +331,7 @@ def verdict(rounds: list[float]) -> str:
     """The rounds' median and its 95 % interval, against the target."""
     median = statistics.median(rounds)
     low, high = median_interval(rounds)
-    span = f"95 % interval of the median {low:+.1f} to {high:+.1f} %"
+    span = f"95 % interval of the median {low:+.2f} to {high:+.2f} %"
     if high < TARGET_PERCENT:
         return f"{span}: under the {TARGET_PERCENT:g} % target"
     if median < TARGET_PERCENT:
