@@ -67,7 +67,14 @@ def check_directory(path: Any, owner: str, name: str) -> str:
 def ensure_directory(path: Any, owner: str, name: str) -> str:
     """Check `path` (see `check_directory`), create it with mode 0o700 if missing, and return it."""
     absolute = check_directory(path, owner, name)
-    os.makedirs(absolute, mode=0o700, exist_ok=True)
+    try:
+        os.makedirs(absolute, mode=0o700, exist_ok=True)
+    except OSError as exc:  # the same class, with the argument named
+        raise type(exc)(
+            exc.errno,
+            f"For '{owner}', the argument '{name}' must name a directory that exists or can be "
+            f"created, but {absolute!r} cannot be: {exc.strerror}",
+        ) from exc
     return absolute
 
 

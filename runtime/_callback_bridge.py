@@ -40,11 +40,15 @@ def normalize_callbacks(callbacks: object) -> list[Callback]:
     if callbacks is None:
         return []
     if isinstance(callbacks, Callback):
-        items: list[Any] = [callbacks]
-    elif isinstance(callbacks, Iterable) and not isinstance(callbacks, str | bytes):
-        items = list(callbacks)
-    else:
-        items = [callbacks]
+        return [callbacks]
+    if not isinstance(callbacks, Iterable) or isinstance(callbacks, str | bytes):
+        # MindSpore wraps it into a list and fails on the list's element: same class and start.
+        raise TypeError(
+            "When the 'callbacks' is a list, the elements in 'callbacks' must be Callback functions: "
+            f"`callbacks` is {callbacks!r} of type {type(callbacks).__name__!r}, neither a Callback nor a "
+            "list of them. Subclass `cadence.Callback`, or subscribe plain functions with `model.bus.subscribe`."
+        )
+    items: list[Any] = list(callbacks)
     for index, item in enumerate(items):
         if not isinstance(item, Callback):
             raise TypeError(

@@ -48,6 +48,14 @@ def iterate(dataset: Any) -> Iterator[Any]:
     return iter(dataset)
 
 
+def _not_a_batch(kind: str, name: str, batch: Any) -> TypeError:
+    """The error for a dataset item that is not a batch (a sequence of columns)."""
+    return TypeError(
+        f"For 'Model.{kind}', each item of '{name}' must be a batch: a tuple or list of columns "
+        f"(e.g. `(images, labels)`), but got {batch!r} of type {type(batch).__name__!r}."
+    )
+
+
 def dataset_size(dataset: Any) -> int:
     """Return the number of batches per epoch (`get_dataset_size()`, else `len()`)."""
     if hasattr(dataset, "get_dataset_size"):
@@ -255,7 +263,10 @@ class Run:
                 bus.publish(ev.TrainEpochBegin(epoch=epoch))
                 step_in_epoch = 0
                 for batch in iterate(self.train_dataset):
-                    batch = list(batch)
+                    try:
+                        batch = list(batch)
+                    except TypeError:
+                        raise _not_a_batch(self.kind, "train_dataset", batch) from None
                     if needs_two and len(batch) != 2:
                         raise ValueError(
                             "When 'loss_fn' is not None, 'train_dataset' should return two elements, but got "
@@ -378,7 +389,10 @@ class Run:
             )
             loss_sum, loss_n = 0.0, 0
             for batch in iterate(self.valid_dataset):
-                batch = list(batch)
+                try:
+                    batch = list(batch)
+                except TypeError:
+                    raise _not_a_batch(self.kind, "valid_dataset", batch) from None
                 step = cb["cur_step_num"] + 1
                 cb["cur_step_num"] = step
                 cb["eval_dataset_element"] = batch

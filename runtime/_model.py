@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import threading
 import warnings
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -95,6 +97,18 @@ class Model:
             raise ValueError(
                 f"For 'Model', auto mixed precision (amp_level={amp_level!r}) needs an 'optimizer', but got None. "
                 "Set amp_level='O0' or pass an optimizer."
+            )
+        if loss_fn is not None and not callable(loss_fn):
+            raise TypeError(
+                f"For 'Model', the argument 'loss_fn' must be a loss Cell or callable, or None, "
+                f"but got {loss_fn!r} of type {type(loss_fn).__name__!r}."
+            )
+        if optimizer is not None and not (
+            callable(optimizer) and hasattr(optimizer, "parameters")
+        ):
+            raise TypeError(
+                f"For 'Model', the argument 'optimizer' must be an optimizer (e.g. `nn.SGD(net.trainable_params(), 0.01)`) "
+                f"or None, but got {optimizer!r} of type {type(optimizer).__name__!r}."
             )
         given_bus: Any = bus  # checked at run time: callers may pass anything
         if given_bus is not None and not isinstance(given_bus, EventBus):
@@ -595,12 +609,16 @@ class Model:
 
 
 def _checked_size(dataset: Any, name: str, where: str) -> int:
-    if dataset is None or not (
-        hasattr(dataset, "create_tuple_iterator") or hasattr(dataset, "__iter__")
+    if (
+        dataset is None
+        or isinstance(dataset, str | bytes | bytearray | os.PathLike | Mapping)
+        or not (
+            hasattr(dataset, "create_tuple_iterator") or hasattr(dataset, "__iter__")
+        )
     ):
         raise TypeError(
             f"For '{where}', the argument '{name}' must be a dataset (e.g. `cadence.dataset.NumpySlicesDataset(...)`), "
-            f"but got {dataset!r}."
+            f"but got {dataset!r} of type {type(dataset).__name__!r}."
         )
     try:
         size = dataset_size(dataset)

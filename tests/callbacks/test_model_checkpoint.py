@@ -394,6 +394,12 @@ def test_directory_validation(tmp_path: Any) -> None:
         match=r"argument 'directory' must be a directory, but .* is a file",
     ):
         ModelCheckpoint(directory=str(file))
+    with pytest.raises(
+        NotADirectoryError,
+        match=r"For 'ModelCheckpoint', the argument 'directory' must name a directory that exists or can be "
+        r"created, but '.*/f/sub' cannot be: Not a directory",
+    ):
+        ModelCheckpoint(directory=str(file / "sub"))
 
 
 def test_directory_is_created_with_mode_700(tmp_path: Any) -> None:

@@ -180,10 +180,22 @@ def test_enter_returning_a_callback_replaces_it_and_anything_else_warns():
         Model(constant_network()).train(1, ListDataset.of_steps(1), callbacks=Odd())
 
 
-@pytest.mark.parametrize("bad", [1, "cb", [Callback(), 3], object()])
-def test_non_callbacks_are_rejected_with_the_position(bad):
+@pytest.mark.parametrize(
+    ("bad", "what"),
+    [
+        (1, r"`callbacks` is 1 of type 'int', neither a Callback nor a list of them"),
+        ("cb", r"`callbacks` is 'cb' of type 'str', neither a Callback nor a list"),
+        (object(), r"`callbacks` is <object object at .*> of type 'object', neither"),
+        ([Callback(), 3], r"`callbacks\[1\]` is 3 of type 'int'"),
+        ((c for c in [2]), r"`callbacks\[0\]` is 2 of type 'int'"),
+    ],
+)
+def test_non_callbacks_are_rejected_saying_what_was_given(bad, what):
+    # MindSpore's class and first sentence, then what was wrong.
     with pytest.raises(
-        TypeError, match="the elements in 'callbacks' must be Callback functions"
+        TypeError,
+        match=r"^When the 'callbacks' is a list, the elements in 'callbacks' must be Callback functions: "
+        + what,
     ):
         Model(constant_network()).train(1, ListDataset.of_steps(1), callbacks=bad)
 

@@ -76,6 +76,27 @@ def ds(n: int = 2) -> ListDataset:
             r"the argument 'train_dataset' must be a dataset .* but got 5",
         ),
         (
+            lambda m: m.train(1, "data.npz"),
+            TypeError,
+            r"For 'Model.train', the argument 'train_dataset' must be a dataset .* but got 'data.npz' of type 'str'\.",
+        ),
+        (
+            lambda m: m.train(1, {"image": [1], "label": [2]}),
+            TypeError,
+            r"the argument 'train_dataset' must be a dataset .* of type 'dict'\.",
+        ),
+        (
+            lambda m: m.train(1, [1, 2, 3]),
+            TypeError,
+            r"For 'Model.train', each item of 'train_dataset' must be a batch: a tuple or list of columns "
+            r"\(e.g. `\(images, labels\)`\), but got 1 of type 'int'\.",
+        ),
+        (
+            lambda m: m.fit(1, [1, 2]),
+            TypeError,
+            r"For 'Model.fit', each item of 'train_dataset' must be a batch",
+        ),
+        (
             lambda m: m.fit(1, ds(), valid_frequency="1"),
             TypeError,
             r"For 'Model.fit', the argument 'valid_frequency' must be an int or a list of epoch numbers, but got '1' of type 'str'\.",
@@ -135,6 +156,29 @@ def test_model_arguments():
         )
     with pytest.raises(ValueError, match="'eval_indexes' must be a list of 3 ints"):
         Model(constant_network(), eval_indexes=[0, 1])
+    with pytest.raises(
+        TypeError,
+        match=r"For 'Model', the argument 'loss_fn' must be a loss Cell or callable, or None, but got 3 of type 'int'\.",
+    ):
+        Model(constant_network(), loss_fn=3)  # type: ignore[arg-type]
+    with pytest.raises(
+        TypeError,
+        match=r"For 'Model', the argument 'optimizer' must be an optimizer .* or None, but got 5 of type 'int'\.",
+    ):
+        Model(constant_network(), optimizer=5)
+
+
+def test_eval_items_that_are_not_batches_name_the_dataset():
+    from cadence import nn
+    from cadence.nn import Accuracy
+
+    net = nn.Dense(2, 2)
+    model = Model(net, nn.MSELoss(), metrics={"acc": Accuracy()})
+    with pytest.raises(
+        TypeError,
+        match=r"For 'Model.eval', each item of 'valid_dataset' must be a batch: .* but got 7 of type 'int'\.",
+    ):
+        model.eval([7])
 
 
 def test_validation_happens_before_any_hook_runs():
