@@ -477,8 +477,12 @@ class ModelCheckpoint(Callback):
 
     # --- writing ---------------------------------------------------------------------------
 
-    def _job(self, cb: Any, path: str, epoch: int | None, step: int) -> _Job:
-        network = self._config.saved_network or cb["train_network"]
+    def _job(
+        self, cb: Any, path: str, epoch: int | None, step: int, network: Any = None
+    ) -> _Job:
+        """The job that writes `network` (default: `saved_network`, else the train network) to `path`."""
+        if network is None:
+            network = self._config.saved_network or cb["train_network"]
         append = None
         if self._config.append_dict is not None:
             append = dict(self._config.append_dict)
@@ -586,8 +590,7 @@ class ModelCheckpoint(Callback):
             now = self._wall()
             if now - self._last_time_for_keep < minutes * 60:
                 self._keep_one_per(files, minutes, now)
-            else:
-                self._last_time_for_keep = self._wall()
+            self._last_time_for_keep = now  # every save, as MindSpore
 
     def _keep_one_per(self, files: list[str], minutes: int, now: float) -> None:
         """Delete every file younger than `minutes` except the oldest of them."""
@@ -634,7 +637,10 @@ class ModelCheckpoint(Callback):
         step = cb.get("cur_step_num", 0)
         epoch = cb.get("cur_epoch_num", 1)
         name = f"{prefix}-{epoch}_{step_in_epoch(step, cb.get('batch_num', 0))}{BREAKPOINT_SUFFIX}"
-        job = self._job(cb, os.path.join(directory, name), epoch, step)
+        # MindSpore saves the whole train network here (optimizer state included), whatever `saved_network` is.
+        job = self._job(
+            cb, os.path.join(directory, name), epoch, step, cb["train_network"]
+        )
         self._capture(job)
         self._write(job)
         self._after_commit(job)

@@ -63,8 +63,15 @@ class OnRequestExit(Callback):
     `<directory>/rank_0/<file_name>_train.ckpt`. `Model.train` then returns
     normally (`cb_params.outcome == "stopped"`); what the script does next is
     up to it. A later run with the same callback loads that file at
-    `on_train_begin`, as MindSpore does. During an evaluation pass the signal
-    stops the pass at the next step.
+    `on_train_begin`, as MindSpore does. During an evaluation pass of `fit` the
+    signal stops the pass at the next step (MindSpore calls no evaluation hook of
+    this callback in `fit`).
+
+    In `Model.eval` it works as MindSpore's: the handler is installed at
+    `on_eval_begin`, which also loads `<file_name>_eval.ckpt` (else
+    `<file_name>_train.ckpt`) into the evaluation network when `save_ckpt`; the
+    signal stops the evaluation at the next step, and `on_eval_end` saves the
+    evaluation network to `<directory>/rank_0/<file_name>_eval.ckpt`.
 
     cadence has no MindIR exporter: `save_mindir=True` is accepted, and a
     `CheckpointWarning` says once (per callback) that no `.mindir` file was written.
@@ -118,7 +125,7 @@ class OnRequestExit(Callback):
         self.train_name = os.path.join(self.directory, f"{file_name}_train")
         self.eval_name = os.path.join(self.directory, f"{file_name}_eval")
         self.exit_requested = False
-        """Set by the signal handler; cleared when a new training run begins."""
+        """Set by the signal handler; cleared when a new training run or `Model.eval` begins."""
         self._previous: _Handler = None
         self._installed = False
         self._mindir_warned = False
@@ -164,6 +171,15 @@ class OnRequestExit(Callback):
         """Ask for the same graceful stop a signal would (thread-safe)."""
         self.exit_requested = True
 
+    @property
+    def exit(self) -> bool:
+        """MindSpore's name for `exit_requested`."""
+        return self.exit_requested
+
+    @exit.setter
+    def exit(self, value: bool) -> None:
+        self.exit_requested = value
+
     # --- hooks -----------------------------------------------------------------------------
 
     def on_train_begin(self, run_context: RunContext) -> None:
@@ -185,10 +201,34 @@ class OnRequestExit(Callback):
         if self.exit_requested:
             run_context.request_stop()
 
+    def on_eval_begin(self, run_context: RunContext) -> None:
+        """In `Model.eval`: install the handler; load `<file_name>_eval.ckpt`, else `_train.ckpt`, into the evaluation network."""
+        cb = run_context.original_args()
+        if (
+            "epoch_num" in cb
+        ):  # an evaluation pass of fit: training installed the handler
+            return
+        self.exit_requested = False
+        if self.save_ckpt:
+            for path in (self.eval_name + ".ckpt", self.train_name + ".ckpt"):
+                if os.path.isfile(path):
+                    load_checkpoint(path, net=cb["eval_network"])
+                    break
+        self._install()
+
     def on_eval_step_end(self, run_context: RunContext) -> None:
-        """Stop an evaluation pass once the signal arrived."""
+        """Stop the evaluation once the signal arrived."""
         if self.exit_requested:
             run_context.request_stop()
+
+    def on_eval_end(self, run_context: RunContext) -> None:
+        """In `Model.eval`, save the evaluation network if the signal arrived (and `save_ckpt`)."""
+        cb = run_context.original_args()
+        if "epoch_num" in cb or not self.exit_requested:
+            return
+        if self.save_ckpt:
+            save_checkpoint(cb["eval_network"], self.eval_name + ".ckpt")
+        self._warn_mindir()
 
     def on_train_end(self, run_context: RunContext) -> None:
         """Save the checkpoint if the signal arrived (and `save_ckpt`)."""
@@ -197,6 +237,9 @@ class OnRequestExit(Callback):
         cb = run_context.original_args()
         if self.save_ckpt:
             save_checkpoint(cb["train_network"], self.train_name + ".ckpt")
+        self._warn_mindir()
+
+    def _warn_mindir(self) -> None:
         if self.save_mindir and not self._mindir_warned:
             self._mindir_warned = True
             warn(

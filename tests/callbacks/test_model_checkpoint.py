@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import stat
 import threading
+import time
 from typing import Any
 
 import numpy as np
@@ -161,8 +162,39 @@ def test_keep_one_per_minute(tmp_path: Any) -> None:
     assert listing(tmp_path) == ["CKP-1_1.ckpt", "CKP-2_3.ckpt"]
 
 
-def test_keep_per_minutes_resets_after_the_interval(tmp_path: Any) -> None:
-    # More than n minutes since the last thinning: nothing is deleted, the interval restarts.
+def test_keep_per_minutes_measures_from_the_previous_save(tmp_path: Any) -> None:
+    # MindSpore's rule: at each save, if the previous save is less than n minutes ago,
+    # delete the files younger than n minutes except the oldest of them; every save
+    # restarts the interval. A save every 10 s of a fake wall clock, n = 1 minute.
+    start = time.time()
+    clock = FakeClock(10.0)
+    clock.now = start
+    ckpt = ModelCheckpoint(
+        directory=str(tmp_path),
+        config=CheckpointConfig(keep_checkpoint_max=0, keep_checkpoint_per_n_minutes=1),
+    )
+    ckpt._wall = lambda: clock.now
+    ckpt._last_time_for_keep = start
+
+    class Stamp(
+        Callback
+    ):  # after the checkpoint: commit it and date it by the fake clock
+        def on_train_step_end(self, run_context: RunContext) -> None:
+            path = ckpt.latest_ckpt_file_name
+            os.utime(path, (clock.now, clock.now))
+
+    class Advance(Callback):  # first: each step happens 10 s after the previous one
+        def on_train_step_begin(self, run_context: RunContext) -> None:
+            clock.now += clock.step_s
+
+    make_model().train(1, dataset(7), callbacks=[Advance(), ckpt, Stamp()])
+    # Saves at 10..70 s: 1_1 is kept as the oldest young file until it is 60 s old;
+    # the save at 70 s keeps 1_6, the oldest file then younger than a minute.
+    assert listing(tmp_path) == ["CKP-1_1.ckpt", "CKP-1_6.ckpt", "CKP-1_7.ckpt"]
+
+
+def test_keep_per_minutes_keeps_files_older_than_the_interval(tmp_path: Any) -> None:
+    # Files older than n minutes are never thinned.
     ckpt = ModelCheckpoint(
         directory=str(tmp_path),
         config=CheckpointConfig(keep_checkpoint_max=0, keep_checkpoint_per_n_minutes=1),
@@ -539,6 +571,32 @@ def test_breakpoint_file(tmp_path: Any, async_save: bool) -> None:
     assert listing(tmp_path) == [
         "CKP-1_2.ckpt", "CKP-2_1.ckpt", "CKP-2_2_breakpoint.ckpt", "CKP_1-1_2.ckpt", "CKP_1-1_2_breakpoint.ckpt",
     ]  # fmt: skip
+
+
+def test_breakpoint_file_holds_the_train_network_even_with_saved_network(
+    tmp_path: Any,
+) -> None:
+    # MindSpore writes the breakpoint with `save_checkpoint(train_network, ...)`:
+    # optimizer state included, whatever `saved_network` says for the regular files.
+    model = make_model()
+    net: Any = model.predict_network  # the backbone given to Model
+    config = CheckpointConfig(
+        save_checkpoint_steps=1, exception_save=True, saved_network=net
+    )
+    with pytest.raises(RuntimeError, match="boom"):
+        model.train(
+            1,
+            dataset(),
+            callbacks=[
+                ModelCheckpoint(directory=str(tmp_path), config=config),
+                FailAt(2),
+            ],
+        )
+    regular = ms.load_checkpoint(str(tmp_path / "CKP-1_1.ckpt"))
+    breakpoint_file = ms.load_checkpoint(str(tmp_path / "CKP-1_2_breakpoint.ckpt"))
+    assert not any(k.startswith("moments.") for k in regular)
+    assert any(k.startswith("moments.") for k in breakpoint_file)
+    assert "global_step" in breakpoint_file and "learning_rate" in breakpoint_file
 
 
 def test_no_breakpoint_without_exception_save(tmp_path: Any) -> None:

@@ -253,6 +253,80 @@ def test_signal_during_fit_evaluation_stops_the_pass_and_training(
     assert (tmp_path / "rank_0" / "Net_train.ckpt").exists()
 
 
+def test_signal_during_model_eval_stops_it_and_saves_the_eval_network(
+    tmp_path: Any,
+) -> None:
+    recorder = HookRecorder()
+    model = make_model(metrics={"loss"})
+    before = signal.getsignal(signal.SIGTERM)
+    exit_cb = OnRequestExit(directory=str(tmp_path), save_mindir=False)
+    installed: list[Any] = []
+
+    class Probe(Callback):
+        def on_eval_begin(self, run_context: RunContext) -> None:
+            installed.append(signal.getsignal(signal.SIGTERM))
+
+    model.eval(
+        dataset(3), callbacks=[SendSignal(1, hook="eval"), exit_cb, Probe(), recorder]
+    )
+    assert installed == [exit_cb._handle]  # installed at on_eval_begin, as MindSpore
+    assert signal.getsignal(signal.SIGTERM) == before  # and put back after
+    assert [
+        i["cur_step_num"] for n, i in recorder.calls if n == "on_eval_step_end"
+    ] == [1]
+    assert exit_cb.exit and exit_cb.exit_requested  # MindSpore's attribute name too
+    saved: Any = ms.load_checkpoint(str(tmp_path / "rank_0" / "Net_eval.ckpt"))
+    network: Any = model.eval_network
+    for param in network.get_parameters():
+        np.testing.assert_array_equal(saved[param.name].asnumpy(), param.asnumpy())
+    assert not (tmp_path / "rank_0" / "Net_train.ckpt").exists()
+
+
+def test_model_eval_loads_the_eval_file_else_the_train_file(tmp_path: Any) -> None:
+    trained = make_model(metrics={"loss"})
+    trained.train(
+        1,
+        dataset(),
+        callbacks=[
+            SendSignal(1),
+            OnRequestExit(directory=str(tmp_path), save_mindir=False),
+        ],
+    )
+    train_net: Any = trained.train_network
+    weights = {p.name: p.asnumpy().copy() for p in train_net.get_parameters()}
+    seen: dict[str, Any] = {}
+
+    class Look(Callback):
+        def on_eval_epoch_begin(self, run_context: RunContext) -> None:
+            net = run_context.original_args().eval_network
+            seen.clear()
+            seen.update({p.name: p.asnumpy().copy() for p in net.get_parameters()})
+
+    fresh = make_model(metrics={"loss"})
+    callback = OnRequestExit(directory=str(tmp_path), save_mindir=False)
+    fresh.eval(dataset(), callbacks=[callback, Look()])
+    assert seen and all(np.array_equal(v, weights[n]) for n, v in seen.items())
+    assert not callback.exit_requested
+    # An eval file, once there, wins over the train file.
+    eval_file = tmp_path / "rank_0" / "Net_eval.ckpt"
+    ms.save_checkpoint(
+        [{"name": n, "data": ms.Tensor(np.zeros_like(v))} for n, v in seen.items()],
+        str(eval_file),
+    )
+    fresh.eval(dataset(), callbacks=[callback, Look()])
+    assert all(not v.any() for v in seen.values())
+    # save_ckpt=False loads nothing, as MindSpore.
+    third = make_model(metrics={"loss"})
+    third.eval(
+        dataset(),
+        callbacks=[
+            OnRequestExit(directory=str(tmp_path), save_ckpt=False, save_mindir=False),
+            Look(),
+        ],
+    )
+    assert any(v.any() for v in seen.values())
+
+
 def test_outside_the_main_thread_it_warns_and_installs_nothing(tmp_path: Any) -> None:
     before = signal.getsignal(signal.SIGTERM)
     caught: list[BaseException] = []
