@@ -201,18 +201,24 @@ def test_custom_signal(tmp_path: Any) -> None:
     assert steps_run(recorder) == [(1, 1)]
 
 
-def test_next_run_loads_the_saved_checkpoint(tmp_path: Any) -> None:
-    first = make_model()
-    first.train(
-        2,
+def stopped_by_a_signal(
+    model: Model, directory: Any, epochs: int, step: int
+) -> dict[str, Any]:
+    """Train until SIGTERM at `step` stops the run and OnRequestExit saves; return the weights by parameter name."""
+    model.train(
+        epochs,
         dataset(),
         callbacks=[
-            SendSignal(2),
-            OnRequestExit(directory=str(tmp_path), save_mindir=False),
+            SendSignal(step),
+            OnRequestExit(directory=str(directory), save_mindir=False),
         ],
     )
-    network: Any = first.train_network
-    stopped = {n: p.asnumpy().copy() for n, p in network.parameters_and_names()}
+    network: Any = model.train_network
+    return {p.name: p.asnumpy().copy() for p in network.get_parameters()}
+
+
+def test_next_run_loads_the_saved_checkpoint(tmp_path: Any) -> None:
+    stopped = stopped_by_a_signal(make_model(), tmp_path, epochs=2, step=2)
     second = make_model()
     seen: dict[str, Any] = {}
 
@@ -220,9 +226,7 @@ def test_next_run_loads_the_saved_checkpoint(tmp_path: Any) -> None:
         def on_train_epoch_begin(self, run_context: RunContext) -> None:
             if not seen:
                 net = run_context.original_args().train_network
-                seen.update(
-                    {n: p.asnumpy().copy() for n, p in net.parameters_and_names()}
-                )
+                seen.update({p.name: p.asnumpy().copy() for p in net.get_parameters()})
 
     second.train(
         1,
@@ -283,17 +287,9 @@ def test_signal_during_model_eval_stops_it_and_saves_the_eval_network(
 
 
 def test_model_eval_loads_the_eval_file_else_the_train_file(tmp_path: Any) -> None:
-    trained = make_model(metrics={"loss"})
-    trained.train(
-        1,
-        dataset(),
-        callbacks=[
-            SendSignal(1),
-            OnRequestExit(directory=str(tmp_path), save_mindir=False),
-        ],
+    weights = stopped_by_a_signal(
+        make_model(metrics={"loss"}), tmp_path, epochs=1, step=1
     )
-    train_net: Any = trained.train_network
-    weights = {p.name: p.asnumpy().copy() for p in train_net.get_parameters()}
     seen: dict[str, Any] = {}
 
     class Look(Callback):
