@@ -204,9 +204,8 @@ class OnRequestExit(Callback):
     def on_eval_begin(self, run_context: RunContext) -> None:
         """In `Model.eval`: install the handler; load `<file_name>_eval.ckpt`, else `_train.ckpt`, into the evaluation network."""
         cb = run_context.original_args()
-        if (
-            "epoch_num" in cb
-        ):  # an evaluation pass of fit: training installed the handler
+        # In an evaluation pass of fit, training has installed the handler already.
+        if "epoch_num" in cb:
             return
         self.exit_requested = False
         if self.save_ckpt:

@@ -266,6 +266,10 @@ class Run:
                     try:
                         batch = list(batch)
                     except TypeError:
+                        if hasattr(
+                            batch, "__iter__"
+                        ):  # an error of the batch's own iteration
+                            raise
                         raise _not_a_batch(self.kind, "train_dataset", batch) from None
                     if needs_two and len(batch) != 2:
                         raise ValueError(
@@ -392,6 +396,10 @@ class Run:
                 try:
                     batch = list(batch)
                 except TypeError:
+                    if hasattr(
+                        batch, "__iter__"
+                    ):  # an error of the batch's own iteration
+                        raise
                     raise _not_a_batch(self.kind, "valid_dataset", batch) from None
                 step = cb["cur_step_num"] + 1
                 cb["cur_step_num"] = step

@@ -188,3 +188,12 @@ def test_validation_happens_before_any_hook_runs():
     with pytest.raises(ValueError, match="epoch"):
         Model(constant_network()).train(0, ds(), callbacks=rec)
     assert rec.calls == []
+
+
+def test_a_batch_whose_own_iteration_fails_keeps_its_error():
+    class Broken:
+        def __iter__(self):
+            raise TypeError("inner failure of the batch")
+
+    with pytest.raises(TypeError, match=r"^inner failure of the batch$"):
+        Model(constant_network()).train(1, [Broken()])
