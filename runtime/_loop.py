@@ -48,8 +48,10 @@ def iterate(dataset: Any) -> Iterator[Any]:
     return iter(dataset)
 
 
-def _not_a_batch(kind: str, name: str, batch: Any) -> TypeError:
-    """The error for a dataset item that is not a batch (a sequence of columns)."""
+def _batch_error(exc: TypeError, kind: str, name: str, batch: Any) -> TypeError:
+    """What to raise when `list(batch)` raised `exc`: a batch's own error as it is, else "not a batch"."""
+    if hasattr(batch, "__iter__"):  # an error of the batch's own iteration
+        return exc
     return TypeError(
         f"For 'Model.{kind}', each item of '{name}' must be a batch: a tuple or list of columns "
         f"(e.g. `(images, labels)`), but got {batch!r} of type {type(batch).__name__!r}."
@@ -265,12 +267,10 @@ class Run:
                 for batch in iterate(self.train_dataset):
                     try:
                         batch = list(batch)
-                    except TypeError:
-                        if hasattr(
-                            batch, "__iter__"
-                        ):  # an error of the batch's own iteration
-                            raise
-                        raise _not_a_batch(self.kind, "train_dataset", batch) from None
+                    except TypeError as exc:
+                        raise _batch_error(
+                            exc, self.kind, "train_dataset", batch
+                        ) from None
                     if needs_two and len(batch) != 2:
                         raise ValueError(
                             "When 'loss_fn' is not None, 'train_dataset' should return two elements, but got "
@@ -395,12 +395,8 @@ class Run:
             for batch in iterate(self.valid_dataset):
                 try:
                     batch = list(batch)
-                except TypeError:
-                    if hasattr(
-                        batch, "__iter__"
-                    ):  # an error of the batch's own iteration
-                        raise
-                    raise _not_a_batch(self.kind, "valid_dataset", batch) from None
+                except TypeError as exc:
+                    raise _batch_error(exc, self.kind, "valid_dataset", batch) from None
                 step = cb["cur_step_num"] + 1
                 cb["cur_step_num"] = step
                 cb["eval_dataset_element"] = batch
