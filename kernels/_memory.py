@@ -109,7 +109,7 @@ def stream_copy(
     to other threads and devices.
 
     Raises:
-        TypeError: An array is not 1-d contiguous uint8.
+        TypeError: An array is not 1-d contiguous uint8, or `start` is not an int.
         ValueError: The range does not fit in `dst`.
     """
     for name, array in (("dst", dst), ("src", src)):
@@ -122,6 +122,10 @@ def stream_copy(
             raise TypeError(
                 f"stream_copy: '{name}' must be a 1-d C-contiguous uint8 numpy array, but got {array!r:.80}"
             )
+    if not isinstance(start, int | np.integer) or isinstance(start, bool):  # type: ignore[redundant-expr]
+        raise TypeError(
+            f"stream_copy: 'start' must be an int, but got {start!r} of type {type(start).__name__!r}"
+        )
     if not dst.flags.writeable:
         raise ValueError("stream_copy: 'dst' must be writeable, but it is read-only")
     if start < 0 or start + src.size > dst.size:

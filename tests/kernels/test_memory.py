@@ -66,6 +66,12 @@ def test_rejects_arrays_it_cannot_stream_into(
         stream_copy(dst, 0, src)
 
 
+@pytest.mark.parametrize("start", [1.0, "0", True, None])
+def test_rejects_a_start_that_is_not_an_int(start: object) -> None:
+    with pytest.raises(TypeError, match=r"'start' must be an int, but got .* of type"):
+        stream_copy(np.zeros(8, np.uint8), start, np.zeros(4, np.uint8))
+
+
 def test_rejects_a_range_outside_the_buffer_and_a_read_only_buffer() -> None:
     with pytest.raises(
         ValueError, match=r"4 bytes at 'start'=6 do not fit in 'dst' of 8 bytes"
