@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import logging
 import math
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +19,8 @@ if TYPE_CHECKING:
     from cadence import RunContext
 
 __all__ = ["LearningRateScheduler"]
+
+_LOG = logging.getLogger("cadence.callbacks")
 
 
 def _parameters(fn: Any) -> str:
@@ -49,8 +52,9 @@ class LearningRateScheduler(Callback):
     `lr` is the optimizer's current rate as a Python float (its shortest float32
     spelling: `0.1`, not `0.10000000149011612`) and `step` the run's global step
     (`cb_params.cur_step_num`, from 1). The result is written into the optimizer's
-    `learning_rate` Parameter when it differs (relative tolerance 1e-10).
-    Evaluation steps are left alone (MindSpore raised `KeyError: 'optimizer'` in
+    `learning_rate` Parameter when it differs (relative tolerance 1e-10), and
+    the change is logged at INFO on the `cadence.callbacks` logger, as
+    MindSpore's: `At step 4, learning_rate change to 0.05`. Evaluation steps are left alone (MindSpore raised `KeyError: 'optimizer'` in
     `Model.eval`).
 
     Args:
@@ -88,4 +92,7 @@ class LearningRateScheduler(Callback):
         if not math.isclose(lr, new, rel_tol=1e-10):
             param.set_data(
                 np.asarray(new, dtype=param.asnumpy().dtype).reshape(param.shape)
+            )
+            _LOG.info(
+                "At step %s, learning_rate change to %s", cb_params.cur_step_num, new_lr
             )

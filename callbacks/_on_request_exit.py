@@ -183,11 +183,12 @@ class OnRequestExit(Callback):
     # --- hooks -----------------------------------------------------------------------------
 
     def on_train_begin(self, run_context: RunContext) -> None:
-        """Install the signal handler and load `<file_name>_train.ckpt` if an earlier exit saved it."""
+        """Install the signal handler; with `save_ckpt`, load `<file_name>_train.ckpt` if an earlier exit saved it."""
         self.exit_requested = False
         cb = run_context.original_args()
         path = self.train_name + ".ckpt"
-        if os.path.isfile(path):
+        # As MindSpore: a callback that saves no checkpoint loads none either.
+        if self.save_ckpt and os.path.isfile(path):
             load_checkpoint(path, net=cb["train_network"])
         self._install()
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import re
 from typing import Any
 
@@ -71,6 +72,19 @@ def test_halving_every_second_step():
     assert seen.rates == [0.1, 0.05, 0.05, 0.025]
 
 
+def test_each_change_is_logged_at_info_as_mindspore(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    model, _, _ = sgd_model(0.1)
+    halve = LearningRateScheduler(lambda lr, step: lr * 0.5 if step % 2 == 0 else lr)
+    with caplog.at_level(logging.INFO, logger="cadence.callbacks"):
+        model.train(2, data(2), callbacks=halve)
+    assert [(r.name, r.levelname, r.getMessage()) for r in caplog.records] == [
+        ("cadence.callbacks", "INFO", "At step 2, learning_rate change to 0.05"),
+        ("cadence.callbacks", "INFO", "At step 4, learning_rate change to 0.025"),
+    ]
+
+
 def test_the_function_gets_the_short_float_and_the_global_step():
     calls: list[tuple[float, int]] = []
 
@@ -135,12 +149,13 @@ def test_needs_an_optimizer_with_a_fixed_rate():
             ListDataset.of_steps(1),
             callbacks=LearningRateScheduler(lambda lr, s: lr),
         )
-    model, _, _ = sgd_model([0.1, 0.05])
-    with pytest.raises(
-        ValueError,
-        match=r"^For 'LearningRateScheduler', the optimizer's learning rate must be a fixed value",
-    ):
-        model.train(1, data(2), callbacks=LearningRateScheduler(lambda lr, s: lr))
+    for dynamic in ([0.1, 0.05], nn.ExponentialDecayLR(0.1, 0.9, 1)):
+        model, _, _ = sgd_model(dynamic)
+        with pytest.raises(
+            ValueError,
+            match=r"^For 'LearningRateScheduler', the optimizer's learning rate must be a fixed value",
+        ):
+            model.train(1, data(2), callbacks=LearningRateScheduler(lambda lr, s: lr))
 
 
 def test_the_function_must_return_a_number():

@@ -335,6 +335,54 @@ def test_train_network_and_saved_network_keys(tmp_path: Any) -> None:
     ]
 
 
+def test_keys_of_a_sgd_train_network_as_mindspore(tmp_path: Any) -> None:
+    # Reference 7.3.4: Model(net, CrossEntropyLoss, SGD) saves the weights, SGD's
+    # `accum` and `stat` copies, and its scalar state with these types and shapes.
+    net = nn.SequentialCell([nn.Flatten(), nn.Dense(4, 3)])
+    model = Model(
+        net, nn.CrossEntropyLoss(), nn.SGD(net.trainable_params(), learning_rate=0.1)
+    )
+    rng = np.random.default_rng(0)
+    data = NumpySlicesDataset(
+        {
+            "x": rng.standard_normal((4, 4)).astype(np.float32),
+            "y": np.array([0, 1, 2, 1], np.int32),
+        },
+        shuffle=False,
+    ).batch(2)
+    model.train(
+        1,
+        data,
+        callbacks=ModelCheckpoint(
+            prefix="sgd",
+            directory=str(tmp_path),
+            config=CheckpointConfig(save_checkpoint_steps=2),
+        ),
+    )
+    loaded = ms.load_checkpoint(str(tmp_path / "sgd-1_2.ckpt"))
+    assert sorted(loaded) == [
+        "1.bias",
+        "1.weight",
+        "accum.1.bias",
+        "accum.1.weight",
+        "global_step",
+        "learning_rate",
+        "momentum",
+        "stat.1.bias",
+        "stat.1.weight",
+    ]
+    kinds = {
+        name: (array(loaded, name).dtype, array(loaded, name).shape)
+        for name in ("global_step", "learning_rate", "momentum")
+    }
+    assert kinds == {
+        "global_step": (np.dtype(np.int32), (1,)),
+        "learning_rate": (np.dtype(np.float32), ()),
+        "momentum": (np.dtype(np.float32), ()),
+    }
+    assert stat.S_IMODE(os.stat(tmp_path / "sgd-1_2.ckpt").st_mode) == 0o400
+
+
 def test_files_are_read_only_and_hold_the_step_values(tmp_path: Any) -> None:
     model = make_model()
     ckpt = ModelCheckpoint(

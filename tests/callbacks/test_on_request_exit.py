@@ -235,6 +235,23 @@ def test_next_run_loads_the_saved_checkpoint(tmp_path: Any) -> None:
     )
     for name, value in stopped.items():
         np.testing.assert_array_equal(seen[name], value)
+    # save_ckpt=False loads nothing, as MindSpore: the run starts from its own weights.
+    seen.clear()
+    third = make_model()
+    network: Any = third.train_network
+    own = {p.name: p.asnumpy().copy() for p in network.get_parameters()}
+    third.train(
+        1,
+        dataset(),
+        callbacks=[
+            OnRequestExit(directory=str(tmp_path), save_ckpt=False, save_mindir=False),
+            Look(),
+        ],
+    )
+    assert seen.keys() == own.keys()
+    for name, value in own.items():
+        np.testing.assert_array_equal(seen[name], value)
+    assert any(not np.array_equal(own[n], stopped[n]) for n in stopped)
 
 
 def test_signal_during_fit_evaluation_stops_the_pass_and_training(

@@ -120,8 +120,13 @@ def test_needs_an_optimizer():
         )
 
 
-def test_rejects_a_dynamic_learning_rate_before_training():
-    model, _ = sgd_model(1.0, lr=[0.1, 0.05])
+@pytest.mark.parametrize(
+    "lr",
+    [[0.1, 0.05], nn.ExponentialDecayLR(0.1, 0.9, 1)],
+    ids=["per-step list", "schedule"],
+)
+def test_rejects_a_dynamic_learning_rate_before_training(lr: Any) -> None:
+    model, _ = sgd_model(1.0, lr=lr)
     with pytest.raises(
         ValueError,
         match=r"does not support dynamic learning rate and group learning rate now",
