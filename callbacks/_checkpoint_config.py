@@ -132,7 +132,7 @@ class CheckpointConfig:
         save_checkpoint_seconds: Save when more than this many seconds passed since the
             last save; used only when `save_checkpoint_steps` is off.
         keep_checkpoint_max: Keep at most this many files of the prefix (the oldest by
-            modification time is deleted before a new one is written).
+            modification time is deleted once a new one is committed).
         keep_checkpoint_per_n_minutes: Keep one file per this many minutes; used only
             when `keep_checkpoint_max` is off.
         integrated_save: Accepted for compatibility (no model parallelism here).

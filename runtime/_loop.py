@@ -371,9 +371,7 @@ class Run:
         cb.update(saved)
         cb["mode"] = "train"
         cb["metrics"] = metrics
-        results = dict(metrics)
-        results["eval_loss"] = self._eval_loss
-        cb["eval_results"] = results
+        cb["eval_results"] = self._eval_results(metrics)
 
     def _eval_phase(self, rc: RunContext, *, epoch: int | None) -> dict[str, Any]:
         bus, cb = self.bus, self.cb
@@ -418,6 +416,10 @@ class Run:
             metrics = spec.results()
             cb["metrics"] = metrics
             self._eval_loss = loss_sum / loss_n if loss_n else math.nan
+            if (
+                epoch is not None
+            ):  # fit: `eval_results` from `on_eval_end` on, as MindSpore
+                cb["eval_results"] = self._eval_results(metrics)
             bus.publish(
                 ev.EvalEnd(epoch=epoch, step=cb["cur_step_num"], metrics=metrics)
             )
@@ -425,6 +427,12 @@ class Run:
         finally:
             for sub in subs:
                 sub.unsubscribe()
+
+    def _eval_results(self, metrics: dict[str, Any]) -> dict[str, Any]:
+        """`cb_params.eval_results` of a `fit` evaluation pass: its metrics and the mean loss `eval_loss`."""
+        results = dict(metrics)
+        results["eval_loss"] = self._eval_loss
+        return results
 
     @staticmethod
     def _reset(dataset: Any) -> None:

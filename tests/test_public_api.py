@@ -15,6 +15,7 @@ PACKAGES = [
     "cadence.nn",
     "cadence.dataset",
     "cadence.train",
+    "cadence.train.callback",
     "cadence.service",
 ]
 # Modules whose exports keep their own module names (they are public modules themselves).
@@ -118,10 +119,30 @@ def test_callbacks_are_reachable_from_the_top_level_lazily():
 
     for name in cadence.callbacks.__all__:
         assert getattr(cadence, name) is getattr(cadence.callbacks, name)
-        assert getattr(importlib.import_module("cadence.train"), name) is getattr(
-            cadence.callbacks, name
-        )
+        for path in (
+            "cadence.train",
+            "cadence.train.callback",
+        ):  # as mindspore.train(.callback)
+            assert getattr(importlib.import_module(path), name) is getattr(
+                cadence.callbacks, name
+            )
     with pytest.raises(
         AttributeError, match="module 'cadence' has no attribute 'NoSuchThing'"
     ):
         _ = cadence.NoSuchThing
+
+
+def test_mindspore_train_paths_port_by_changing_the_import():
+    import cadence.nn
+    import cadence.train
+    import cadence.train.callback
+
+    for name in ("Accuracy", "Loss", "Metric", "Precision", "Recall", "F1"):
+        assert getattr(cadence.train, name) is getattr(cadence.nn, name)
+    assert cadence.train.callback.Callback is cadence.Callback
+    assert cadence.train.callback.RunContext is cadence.RunContext
+    with pytest.raises(
+        AttributeError,
+        match=r"module 'cadence\.train\.callback' has no attribute 'NoSuchThing'",
+    ):
+        _ = cadence.train.callback.NoSuchThing

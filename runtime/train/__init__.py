@@ -1,4 +1,8 @@
-"""MindSpore's `mindspore.train` import path: `Model`, `Callback`, `RunContext` and the built-in callbacks."""
+"""MindSpore's `mindspore.train` import path: `Model`, `Callback`, `RunContext`, the metrics and the built-in callbacks.
+
+The callbacks are also importable from `cadence.train.callback`, as from
+`mindspore.train.callback`.
+"""
 
 from __future__ import annotations
 
@@ -8,11 +12,35 @@ from .._callback import Callback
 from .._model import Model
 from .._run_context import RunContext
 from .._serialization import load_checkpoint, load_param_into_net, save_checkpoint
+from ..nn._metrics import (
+    F1,
+    Accuracy,
+    Fbeta,
+    Loss,
+    Metric,
+    Precision,
+    Recall,
+    Top1CategoricalAccuracy,
+    Top5CategoricalAccuracy,
+    TopKCategoricalAccuracy,
+    get_metric_fn,
+)
 
 __all__ = [
+    "F1",
+    "Accuracy",
     "Callback",
+    "Fbeta",
+    "Loss",
+    "Metric",
     "Model",
+    "Precision",
+    "Recall",
     "RunContext",
+    "Top1CategoricalAccuracy",
+    "Top5CategoricalAccuracy",
+    "TopKCategoricalAccuracy",
+    "get_metric_fn",
     "load_checkpoint",
     "load_param_into_net",
     "save_checkpoint",

@@ -143,17 +143,26 @@ def test_fit_adds_eval_keys_and_pops_metrics_after_epoch_end(three_steps, two_st
         cb = rc.original_args()
         seen.setdefault("epoch_end", (dict(cb["metrics"]), dict(cb["eval_results"])))
 
+    def at_eval_end(rc):  # both keys exist from on_eval_end of the pass on (MindSpore)
+        cb = rc.original_args()
+        seen.setdefault("eval_end", (dict(cb["metrics"]), dict(cb["eval_results"])))
+
     def at_next_begin(rc):
         if rc.original_args().cur_epoch_num == 2:
             seen["next_begin_keys"] = sorted(rc.original_args())
 
     rec = HookRecorder(
-        on={"on_train_epoch_end": at_epoch_end, "on_train_epoch_begin": at_next_begin}
+        on={
+            "on_train_epoch_end": at_epoch_end,
+            "on_train_epoch_begin": at_next_begin,
+            "on_eval_end": at_eval_end,
+        }
     )
     eval_model().fit(2, three_steps, two_steps, callbacks=rec)
     metrics, results = seen["epoch_end"]
     assert metrics == {"n": 2.0}
     assert results == {"n": 2.0, "eval_loss": 0.25}
+    assert seen["eval_end"] == (metrics, results)
     keys = seen["next_begin_keys"]
     assert {"eval_network", "valid_dataset", "eval_dataset_element"} <= set(keys)
     assert "metrics" not in keys and "eval_results" not in keys
