@@ -98,6 +98,44 @@ def warn_unknown_hooks(cb: Callback) -> None:
             )
 
 
+_BUILT_INS = "cadence.callbacks"  # the module of the built-in callback classes
+
+
+def _owner(cls: type, name: str) -> type | None:
+    """The class of `cls`'s MRO whose body defines `name`, or None (Callback's own defaults excluded)."""
+    for klass in cls.__mro__:
+        if klass is Callback:
+            return None
+        if name in vars(klass):
+            return klass
+    return None
+
+
+def warn_shadowed_legacy(cb: Callback) -> None:
+    """Warn about a legacy method of a built-in's subclass that no hook reaches.
+
+    MindSpore's built-ins did their work in legacy methods (`LossMonitor.step_end`),
+    so a subclass could override one and call `super()`; cadence's built-ins
+    implement the `on_*` hooks, and those never call the legacy name.
+    """
+    cls = type(cb)
+    for legacy in LEGACY_HOOKS:
+        owner = _owner(cls, legacy)
+        if owner is None or owner.__module__ == _BUILT_INS:
+            continue
+        hooks = [hook for hook, name in LEGACY_OF.items() if name == legacy]
+        owners = [_owner(cls, hook) for hook in hooks]
+        if all(o is not None and o.__module__ == _BUILT_INS for o in owners):
+            built_ins = sorted({o.__name__ for o in owners if o is not None})
+            warnings.warn(
+                f"{cls.__name__}.{legacy} is never called: {' and '.join(built_ins)} implements "
+                f"{' and '.join(hooks)} itself (MindSpore's did its work in '{legacy}'). Override "
+                f"those hooks instead, calling super() to keep the built-in's behavior.",
+                CadenceWarning,
+                stacklevel=4,
+            )
+
+
 def legacy_methods(cb: Callback) -> set[str]:
     """Return the legacy hook names `cb`'s own class body defines (MindSpore's check)."""
     if type(cb) is Callback:
@@ -114,6 +152,7 @@ class CallbackSet:
         self.final_errors: list[BaseException] = []
         for cb in callbacks:
             warn_unknown_hooks(cb)
+            warn_shadowed_legacy(cb)
 
     def enter(self, stack: ExitStack) -> None:
         """Enter every callback in order; a `Callback` returned by `__enter__` replaces it (as MindSpore)."""

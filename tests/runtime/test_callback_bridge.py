@@ -154,6 +154,45 @@ def test_misspelled_hook_gets_a_warning_listing_valid_ones():
         Model(constant_network()).train(1, ListDataset.of_steps(1), callbacks=Typo())
 
 
+def test_a_built_in_subclass_overriding_a_legacy_name_its_hooks_shadow_gets_a_warning(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from cadence.callbacks import History, LossMonitor
+
+    class MyLoss(LossMonitor):  # MindSpore: this step_end replaced LossMonitor's work
+        def step_end(self, run_context):
+            raise AssertionError("never called")
+
+    with (
+        pytest.warns(LegacyHookWarning),
+        pytest.warns(
+            CadenceWarning,
+            match=r"^MyLoss\.step_end is never called: LossMonitor implements on_train_step_end and "
+            r"on_eval_step_end itself \(MindSpore's did its work in 'step_end'\)\. Override those hooks",
+        ),
+    ):
+        model().train(1, ListDataset.of_steps(1), callbacks=MyLoss())
+    assert capsys.readouterr().out == "epoch: 1 step: 1, loss is 1.0\n"
+
+    class MyHistory(History):  # overrides the hooks themselves: fine
+        def on_train_epoch_end(self, run_context):
+            super().on_train_epoch_end(run_context)
+
+    class StepEnd(Callback):  # a legacy method of one's own callback is reached
+        def step_end(self, run_context):
+            pass
+
+    class Child(StepEnd, LossMonitor):  # ...also when mixed with a built-in below it
+        pass
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        warnings.simplefilter("ignore", LegacyHookWarning)
+        model().train(1, ListDataset.of_steps(1), callbacks=[MyHistory(), StepEnd()])
+    with pytest.warns(CadenceWarning, match=r"^Child\.step_end is never called"):
+        model().train(1, ListDataset.of_steps(1), callbacks=Child())
+
+
 def test_enter_returning_a_callback_replaces_it_and_anything_else_warns():
     calls: list[str] = []
 
