@@ -12,35 +12,12 @@ from .._callback import Callback
 from .._model import Model
 from .._run_context import RunContext
 from .._serialization import load_checkpoint, load_param_into_net, save_checkpoint
-from ..nn._metrics import (
-    F1,
-    Accuracy,
-    Fbeta,
-    Loss,
-    Metric,
-    Precision,
-    Recall,
-    Top1CategoricalAccuracy,
-    Top5CategoricalAccuracy,
-    TopKCategoricalAccuracy,
-    get_metric_fn,
-)
+from ..nn import _metrics
 
 __all__ = [
-    "F1",
-    "Accuracy",
     "Callback",
-    "Fbeta",
-    "Loss",
-    "Metric",
     "Model",
-    "Precision",
-    "Recall",
     "RunContext",
-    "Top1CategoricalAccuracy",
-    "Top5CategoricalAccuracy",
-    "TopKCategoricalAccuracy",
-    "get_metric_fn",
     "load_checkpoint",
     "load_param_into_net",
     "save_checkpoint",
@@ -48,6 +25,8 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
+    if name in _metrics.__all__:  # `Accuracy`, `Loss`, ...: the metrics of `cadence.nn`
+        return getattr(_metrics, name)
     import cadence.callbacks as _callbacks
 
     if name in _callbacks.__all__:
