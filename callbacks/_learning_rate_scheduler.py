@@ -54,8 +54,8 @@ class LearningRateScheduler(Callback):
     (`cb_params.cur_step_num`, from 1). The result is written into the optimizer's
     `learning_rate` Parameter when it differs (relative tolerance 1e-10), and
     the change is logged at INFO on the `cadence.callbacks` logger, as
-    MindSpore's: `At step 4, learning_rate change to 0.05`. Evaluation steps are left alone (MindSpore raised `KeyError: 'optimizer'` in
-    `Model.eval`).
+    MindSpore's: `At step 4, learning_rate change to 0.05`. Evaluation steps
+    are left alone (MindSpore raised `KeyError: 'optimizer'` in `Model.eval`).
 
     Args:
         learning_rate_function: `(lr: float, cur_step_num: int) -> float`.

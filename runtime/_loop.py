@@ -416,9 +416,8 @@ class Run:
             metrics = spec.results()
             cb["metrics"] = metrics
             self._eval_loss = loss_sum / loss_n if loss_n else math.nan
-            if (
-                epoch is not None
-            ):  # fit: `eval_results` from `on_eval_end` on, as MindSpore
+            # In fit, `eval_results` exists from `on_eval_end` on, as in MindSpore.
+            if epoch is not None:
                 cb["eval_results"] = self._eval_results(metrics)
             bus.publish(
                 ev.EvalEnd(epoch=epoch, step=cb["cur_step_num"], metrics=metrics)
