@@ -6,6 +6,7 @@ import contextlib
 import itertools
 import math
 import os
+import re
 import threading
 import time
 from typing import TYPE_CHECKING, Any
@@ -264,18 +265,36 @@ class ModelCheckpoint(Callback):
     # --- state protocol (BackupAndRestore) ------------------------------------------------
 
     def state_dict(self) -> dict[str, Any]:
-        """Return the state a resumed run needs: the latest file and the top-k table."""
+        """Return the state a resumed run needs: the latest file, the top-k table and the prefix in use."""
         return {
             "latest_ckpt_file_name": self._latest,
             "best_k_models": dict(self._best),
+            "prefix": self._prefix,
         }
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
-        """Restore what `state_dict` returned."""
+        """Restore what `state_dict` returned.
+
+        A resumed run goes on with the interrupted run's prefix: the files it
+        finds in the directory are its own, so the prefix de-duplication of the
+        constructor (`CKP` -> `CKP_1`) is undone, and retention and the `latest`
+        pointer continue where the interrupted run stopped. This applies when
+        the state's latest file lies in this callback's directory and its prefix
+        is this callback's, possibly de-duplicated.
+        """
         self._latest = str(state.get("latest_ckpt_file_name", ""))
         self._best = {
             str(k): float(v) for k, v in dict(state.get("best_k_models", {})).items()
         }
+        prefix = state.get("prefix")
+        if (
+            isinstance(prefix, str)
+            and self._prefix_func is None
+            and self._directory is not None
+            and os.path.dirname(self._latest) == self._directory
+            and re.fullmatch(re.escape(self._original_prefix) + r"(_\d+)?", prefix)
+        ):
+            self._prefix = prefix
 
     # --- hooks ---------------------------------------------------------------------------
 

@@ -228,6 +228,35 @@ def test_backup_covering_every_epoch_warns_and_trains_again(tmp_path: Any) -> No
     ] == [1, 2]
 
 
+def test_a_resumed_run_keeps_the_checkpoint_prefix_retention_and_latest_pointer(
+    tmp_path: Any,
+) -> None:
+    from cadence.callbacks import CheckpointConfig, ModelCheckpoint
+
+    ckpt_dir = str(tmp_path / "ckpt")
+
+    def callbacks(*extra: Callback) -> list[Callback]:
+        config = CheckpointConfig(save_checkpoint_steps=3, keep_checkpoint_max=2)
+        return [
+            BackupAndRestore(str(tmp_path / "backup")),
+            ModelCheckpoint(prefix="r", directory=ckpt_dir, config=config),
+            *extra,
+        ]
+
+    with pytest.raises(KeyError):
+        make_model().train(5, dataset(), callbacks=callbacks(StopAtEpoch(4)))
+    assert sorted(os.listdir(ckpt_dir)) == ["r-2_3.ckpt", "r-3_3.ckpt", "r-latest.json"]
+    resumed = callbacks()
+    checkpoint: Any = resumed[1]
+    assert checkpoint.prefix == "r_1"  # MindSpore's de-duplication, before the resume
+    make_model().train(5, dataset(), callbacks=resumed)
+    assert checkpoint.prefix == "r"  # the interrupted run's own prefix
+    assert sorted(os.listdir(ckpt_dir)) == ["r-4_3.ckpt", "r-5_3.ckpt", "r-latest.json"]
+    pointer = ms.decode_event((tmp_path / "ckpt" / "r-latest.json").read_bytes())
+    assert isinstance(pointer, ms.CheckpointSaved)
+    assert os.path.basename(pointer.path) == "r-5_3.ckpt"
+
+
 def test_initial_epoch_beyond_the_backup_is_kept(tmp_path: Any) -> None:
     with pytest.raises(KeyError):
         make_model().train(

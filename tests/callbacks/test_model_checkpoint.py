@@ -935,7 +935,21 @@ def test_state_dict_round_trip(tmp_path: Any) -> None:
     assert ckpt.state_dict() == {
         "latest_ckpt_file_name": "/x/CKP-1_1.ckpt",
         "best_k_models": {"/x/a.ckpt": 1.0},
+        "prefix": "CKP",
     }
+    # A prefix is taken over only from a state whose latest file is in this directory
+    # and whose prefix is this one, possibly de-duplicated (see the BackupAndRestore tests).
+    for latest, prefix in [
+        ("/x/CKP_3-1_1.ckpt", "CKP_3"),  # another directory
+        (str(tmp_path / "other-1_1.ckpt"), "other"),  # another prefix
+        (str(tmp_path / "CKPX-1_1.ckpt"), "CKPX"),
+    ]:
+        ckpt.load_state_dict({"latest_ckpt_file_name": latest, "prefix": prefix})
+        assert ckpt.prefix == "CKP"
+    ckpt.load_state_dict(
+        {"latest_ckpt_file_name": str(tmp_path / "CKP_3-1_1.ckpt"), "prefix": "CKP_3"}
+    )
+    assert ckpt.prefix == "CKP_3"
     assert ModelCheckpoint.state_key == "ModelCheckpoint"
 
 
