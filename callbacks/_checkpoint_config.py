@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import difflib
+import inspect
 from typing import Any
 
 from cadence import Tensor
 from cadence.validation import check_bool, check_non_negative_int
+
+from ._checkpoint_warnings import warn
 
 __all__ = ["LOSS_LIKE_METRICS", "CheckpointConfig"]
 
@@ -157,7 +161,8 @@ class CheckpointConfig:
         mode: `"min"`, `"max"` or `"auto"` (min for loss-like names, else max).
         save_top_k: How many best checkpoints to keep with `monitor`; -1 keeps all.
         **kwargs: MindSpore's `incremental` and `enable_redundance` are read; other
-            names are ignored, as in MindSpore.
+            names are ignored, as in MindSpore, with a `CheckpointWarning` naming
+            them (`save_checkpoint_step=5`, a typo, would otherwise pass silently).
 
     Raises:
         TypeError: A wrong type (int arguments, `integrated_save`, `async_save`,
@@ -236,6 +241,7 @@ class CheckpointConfig:
         self._format: str = _check_instance(format, "format", (str,), "a str")
         self._map_param_inc = bool(kwargs.get("incremental", False))
         self._enable_redundance = kwargs.get("enable_redundance", False)
+        _warn_unknown_kwargs(kwargs)
         self._check_safetensors_options()
         self._monitor, self._mode, self._save_top_k = _check_top_k(
             monitor, mode, save_top_k
@@ -397,3 +403,28 @@ def _check_top_k(
     if mode == "auto":
         mode = "min" if monitor in LOSS_LIKE_METRICS else "max"
     return monitor, mode, save_top_k
+
+
+_READ_KWARGS = frozenset({"incremental", "enable_redundance"})
+
+
+def _warn_unknown_kwargs(kwargs: dict[str, Any]) -> None:
+    """Warn about keyword arguments `CheckpointConfig` ignores, suggesting the argument meant."""
+    unknown = sorted(set(kwargs) - _READ_KWARGS)
+    if not unknown:
+        return
+    known = [
+        name
+        for name, parameter in inspect.signature(CheckpointConfig).parameters.items()
+        if parameter.kind is not inspect.Parameter.VAR_KEYWORD
+    ]
+    described = []
+    for name in unknown:
+        close = difflib.get_close_matches(name, known, n=1)
+        described.append(
+            f"{name!r}" + (f" (did you mean {close[0]!r}?)" if close else "")
+        )
+    warn(
+        f"CheckpointConfig ignores the keyword arguments {', '.join(described)}, as MindSpore does.",
+        stacklevel=4,
+    )

@@ -182,6 +182,7 @@ class ModelCheckpoint(Callback):
         self._best: dict[str, float] = {}
         self._in_training = False
         self._missing_warned = False
+        self._evaluated = False  # this run had an evaluation pass for `monitor` to read
 
     # --- public surface ---------------------------------------------------------------
 
@@ -301,6 +302,7 @@ class ModelCheckpoint(Callback):
     def on_train_begin(self, run_context: RunContext) -> None:
         """Start counting steps and seconds for this run."""
         self._in_training = True
+        self._evaluated = False
         self._triggered(0)
         self._last_time = self._clock()
 
@@ -323,6 +325,14 @@ class ModelCheckpoint(Callback):
 
     def on_train_end(self, run_context: RunContext) -> None:
         """Force a save of the last step, wait until every file is committed, publish their events."""
+        monitor = self._config.monitor
+        if monitor not in (None, "loss") and not self._evaluated:
+            warn(
+                f"ModelCheckpoint keeps the best checkpoints by {monitor!r}, an evaluation result, but no "
+                "epoch of this run had an evaluation pass, so no top-k checkpoint was saved: use "
+                "Model.fit with a valid_dataset (Model.train never evaluates), or monitor 'loss'.",
+                stacklevel=4,
+            )
         self._save_ckpt(run_context, force=True)
         self._writer.drain()
         self.retry_deletions()
@@ -434,6 +444,7 @@ class ModelCheckpoint(Callback):
             results = cb.get("eval_results")
             if results is None:
                 return None  # an epoch without an evaluation pass
+            self._evaluated = True
             value = results.get(monitor)
             if value is None:
                 self._warn_missing(sorted(results))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import inspect
 import warnings
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from . import _events as ev
 from ._callback import LEGACY_HOOKS, NEW_HOOKS, Callback
@@ -41,6 +41,12 @@ def normalize_callbacks(callbacks: object) -> list[Callback]:
         return []
     if isinstance(callbacks, Callback):
         return [callbacks]
+    if _is_callback_class(callbacks):
+        raise TypeError(
+            "When the 'callbacks' is a list, the elements in 'callbacks' must be Callback functions: "
+            f"`callbacks` is the class {callbacks.__name__} itself, not an instance of it. "
+            f"Pass `{callbacks.__name__}()`."
+        )
     if not isinstance(callbacks, Iterable) or isinstance(callbacks, str | bytes):
         # MindSpore wraps it into a list and fails on the list's element: same class and start.
         raise TypeError(
@@ -50,6 +56,12 @@ def normalize_callbacks(callbacks: object) -> list[Callback]:
         )
     items: list[Any] = list(callbacks)
     for index, item in enumerate(items):
+        if _is_callback_class(item):
+            raise TypeError(
+                "When the 'callbacks' is a list, the elements in 'callbacks' must be Callback functions: "
+                f"`callbacks[{index}]` is the class {item.__name__} itself, not an instance of it. "
+                f"Pass `{item.__name__}()`."
+            )
         if not isinstance(item, Callback):
             raise TypeError(
                 "When the 'callbacks' is a list, the elements in 'callbacks' must be Callback functions: "
@@ -57,6 +69,10 @@ def normalize_callbacks(callbacks: object) -> list[Callback]:
                 "Subclass `cadence.Callback`, or subscribe plain functions with `model.bus.subscribe`."
             )
     return items
+
+
+def _is_callback_class(value: object) -> TypeGuard[type[Callback]]:
+    return isinstance(value, type) and issubclass(value, Callback)
 
 
 def _overrides(cb: Callback, name: str) -> bool:

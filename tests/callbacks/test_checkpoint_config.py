@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -9,7 +10,7 @@ import pytest
 
 import cadence as ms
 from cadence import nn
-from cadence.callbacks import CheckpointConfig
+from cadence.callbacks import CheckpointConfig, CheckpointWarning
 
 
 def test_defaults_policy() -> None:
@@ -239,9 +240,21 @@ def test_bogus_format_is_accepted_by_the_config() -> None:
     assert CheckpointConfig(format="bogus").format == "bogus"
 
 
-def test_unknown_kwargs_are_ignored() -> None:
-    config = CheckpointConfig(whatever=1, incremental=True)
+def test_unknown_kwargs_are_ignored_with_a_warning_suggesting_the_argument_meant() -> (
+    None
+):
+    with pytest.warns(
+        CheckpointWarning,
+        match=r"^CheckpointConfig ignores the keyword arguments 'save_checkpoint_step' \(did you mean "
+        r"'save_checkpoint_steps'\?\), 'whatever', as MindSpore does\.$",
+    ) as record:
+        config = CheckpointConfig(whatever=1, incremental=True, save_checkpoint_step=5)
+    assert record[0].filename == __file__  # attributed to the caller
     assert config.map_param_inc is True
+    assert config.save_checkpoint_steps == 1  # the typo changed nothing
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        CheckpointConfig(incremental=False, enable_redundance=True)  # read: no warning
 
 
 def test_top_k_options() -> None:

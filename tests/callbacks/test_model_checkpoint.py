@@ -927,6 +927,25 @@ def test_top_k_warns_once_about_a_missing_metric(tmp_path: Any) -> None:
     assert listing(tmp_path) == []
 
 
+def test_top_k_by_an_eval_metric_warns_when_the_run_never_evaluates(
+    tmp_path: Any,
+) -> None:
+    config = CheckpointConfig(
+        save_checkpoint_steps=0, save_checkpoint_seconds=0, monitor="acc"
+    )
+    with pytest.warns(
+        CheckpointWarning,
+        match=r"^ModelCheckpoint keeps the best checkpoints by 'acc', an evaluation result, but no epoch "
+        r"of this run had an evaluation pass, so no top-k checkpoint was saved: use Model\.fit",
+    ):
+        make_model().train(
+            2,
+            dataset(),
+            callbacks=ModelCheckpoint(directory=str(tmp_path), config=config),
+        )
+    assert listing(tmp_path) == []
+
+
 def test_state_dict_round_trip(tmp_path: Any) -> None:
     ckpt = ModelCheckpoint(directory=str(tmp_path))
     ckpt.load_state_dict(

@@ -227,6 +227,14 @@ def test_enter_returning_a_callback_replaces_it_and_anything_else_warns():
         (object(), r"`callbacks` is <object object at .*> of type 'object', neither"),
         ([Callback(), 3], r"`callbacks\[1\]` is 3 of type 'int'"),
         ((c for c in [2]), r"`callbacks\[0\]` is 2 of type 'int'"),
+        (
+            Callback,
+            r"`callbacks` is the class Callback itself, not an instance of it\. Pass `Callback\(\)`\.$",
+        ),
+        (
+            [Callback(), Callback],
+            r"`callbacks\[1\]` is the class Callback itself, not an instance of it\. Pass `Callback\(\)`\.$",
+        ),
     ],
 )
 def test_non_callbacks_are_rejected_saying_what_was_given(bad, what):
