@@ -46,7 +46,8 @@ class TimeMonitor(Callback):
         data_time: Also print the average time per step spent waiting for data.
 
     Raises:
-        TypeError: `data_time` is not a bool, or `data_size` not None or a number.
+        TypeError: `data_time` is not a bool, or `data_size` not None or an int.
+        ValueError: `data_size` is an int <= 0.
 
     Example:
         >>> from cadence import Model
@@ -58,12 +59,14 @@ class TimeMonitor(Callback):
 
     def __init__(self, data_size: int | None = None, data_time: bool = False) -> None:
         size: object = data_size  # checked at run time: callers are not type-checked
-        if size is not None and (
-            not isinstance(size, int | float) or isinstance(size, bool)
-        ):
+        if size is not None and (not isinstance(size, int) or isinstance(size, bool)):
             raise TypeError(
                 "For 'TimeMonitor', the argument 'data_size' must be None or an int > 0, "
                 f"but got {data_size!r} of type {type(data_size).__name__!r}."
+            )
+        if size is not None and size <= 0:
+            raise ValueError(
+                f"For 'TimeMonitor', the argument 'data_size' must be None or an int > 0, but got {size!r}."
             )
         self.data_size = data_size
         self.data_time = check_bool(data_time, "data_time", "TimeMonitor")

@@ -167,14 +167,14 @@ def test_without_batch_num_or_data_size_the_error_names_data_size(three_steps):
         )
 
 
-def test_bad_data_size_value_fails_at_epoch_end(three_steps):
+@pytest.mark.parametrize("size", [-5, 0])
+def test_a_data_size_not_above_zero_fails_at_construction(size):
+    # MindSpore accepted it and failed at the epoch end, when batch_num was unusable.
     with pytest.raises(
         ValueError,
-        match=r"^For 'TimeMonitor', the argument 'data_size' must be an int > 0, but got -5\.",
+        match=rf"^For 'TimeMonitor', the argument 'data_size' must be None or an int > 0, but got {size}\.$",
     ):
-        Model(constant_network()).train(
-            1, three_steps, callbacks=[BreakBatchNum(), TimeMonitor(data_size=-5)]
-        )
+        TimeMonitor(data_size=size)
 
 
 @pytest.mark.parametrize(
@@ -187,6 +187,10 @@ def test_bad_data_size_value_fails_at_epoch_end(three_steps):
         (
             {"data_size": "x"},
             "For 'TimeMonitor', the argument 'data_size' must be None or an int > 0, but got 'x' of type 'str'.",
+        ),
+        (
+            {"data_size": 2.0},
+            "For 'TimeMonitor', the argument 'data_size' must be None or an int > 0, but got 2.0 of type 'float'.",
         ),
         (
             {"data_size": True},
