@@ -858,6 +858,31 @@ def test_top_k_by_loss(tmp_path: Any) -> None:
     assert int(array(ms.load_checkpoint(ckpt.best_model_path), "count")) == 12
 
 
+@pytest.mark.parametrize("top_k", [1, 2])
+def test_top_k_with_a_callable_prefix_keeps_distinct_files(
+    tmp_path: Any, top_k: int
+) -> None:
+    # A constant callable prefix: the best files still get one name each.
+    losses = [9, 9, 5, 9, 9, 3, 9, 9, 1]  # epoch-end losses 5, 3, 1: each epoch is the best so far
+    config = CheckpointConfig(
+        save_checkpoint_steps=0,
+        save_checkpoint_seconds=0,
+        monitor="loss",
+        save_top_k=top_k,
+    )
+    ckpt = ModelCheckpoint(
+        prefix=lambda cb: "cp", directory=str(tmp_path), config=config
+    )
+    Model(ScriptedLoss([float(v) for v in losses])).train(
+        3, dataset(), callbacks=[ckpt]
+    )
+    kept = ["cp-best-3_3.ckpt"] if top_k == 1 else ["cp-best-2_3.ckpt", "cp-best-3_3.ckpt"]
+    assert listing(tmp_path) == kept
+    assert sorted(ckpt.best_k_models) == [str(tmp_path / name) for name in kept]
+    assert ckpt.best_model_path == str(tmp_path / "cp-best-3_3.ckpt")
+    assert int(array(ms.load_checkpoint(ckpt.best_model_path), "count")) == 9
+
+
 def test_top_k_lives_beside_periodic_files(tmp_path: Any) -> None:
     losses = [float(v) for v in (9, 9, 5, 9, 9, 3)]
     config = CheckpointConfig(
