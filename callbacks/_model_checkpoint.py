@@ -494,12 +494,16 @@ class ModelCheckpoint(Callback):
         fmt = self._checked_format()
         epoch, step = cb.get("cur_epoch_num", 1), cb.get("cur_step_num", 0)
         # Named by epoch and step with a callable prefix too: the kept files must not share a name.
-        name = f"{prefix}-best-{epoch}_{step_in_epoch(step, cb.get('batch_num', 0))}.{fmt}"
+        name = (
+            f"{prefix}-best-{epoch}_{step_in_epoch(step, cb.get('batch_num', 0))}.{fmt}"
+        )
         path = os.path.join(directory, name)
         job = self._job(cb, path, epoch, step)
         if evicted is not None:
             del self._best[evicted]
-            if evicted != path:  # a file replaced by its own name is not deleted after the commit
+            if (
+                evicted != path
+            ):  # a file replaced by its own name is not deleted after the commit
                 job.after_commit = lambda: self._delete(evicted)
         self._best[path] = value
         self._dispatch(job)

@@ -37,7 +37,9 @@ class ProgressBar(Callback):
     evaluation metrics of `Model.fit`. Elsewhere (a log file, a pipe, CI) it
     prints `lines_per_epoch` lines per epoch at evenly spaced steps, the last one
     a summary, so logs stay short and the same for the same run. `Model.eval`
-    gets one bar (or summary line) with its metrics.
+    gets one bar (or summary line) with its metrics. In `Model.fit` an epoch's
+    time, steps/s and samples/s cover its training steps, not its evaluation
+    pass (as TimeMonitor's `Train epoch time`).
 
     Rendering stays off the training step: a step only counts, and reads the
     clock; the bar is redrawn at most every `refresh_interval` seconds.
@@ -100,6 +102,7 @@ class ProgressBar(Callback):
         self._shown = 0  # steps the live bar shows
         self._samples = 0
         self._start = time.perf_counter()
+        self._paused_at: float | None = None  # when fit's evaluation pass began
         self._next_draw = 0.0
         self._line_steps: list[int] = []
         self._next_line = math.inf
@@ -140,11 +143,16 @@ class ProgressBar(Callback):
     # --- Model.eval (fit's evaluation passes show as metrics at the epoch's end) ----------
 
     def on_eval_begin(self, run_context: RunContext) -> None:
-        """In `Model.eval`, start a bar for the evaluation steps."""
+        """In `Model.eval`, start a bar for the evaluation steps; in `fit`, stop the epoch's clock."""
         cb = run_context.original_args()
         if "epoch_num" not in cb:
             self._begin_output()
             self._start_phase("Eval", int(cb.get("batch_num", 0)))
+        elif self._title:
+            # fit's evaluation pass: the epoch's time and rates cover its training steps only.
+            if self._live:
+                self._draw(cb)  # show every training step before the pause
+            self._paused_at = time.perf_counter()
 
     def on_eval_step_end(self, run_context: RunContext) -> None:
         """In `Model.eval`, count the step; redraw or print only when due."""
@@ -160,10 +168,17 @@ class ProgressBar(Callback):
             self._print_line(cb, final=False)
 
     def on_eval_end(self, run_context: RunContext) -> None:
-        """In `Model.eval`, finish with the metrics."""
+        """In `Model.eval`, finish with the metrics; in `fit`, restart the epoch's clock."""
         cb = run_context.original_args()
         if "epoch_num" not in cb:
             self._finish(cb, prefix="")
+        elif self._paused_at is not None:
+            paused = time.perf_counter() - self._paused_at
+            self._paused_at = None
+            self._start += paused
+            if self._bar is not None:  # tqdm's own clock, for its elapsed time and rate
+                self._bar.start_t += paused
+                self._bar.last_print_t += paused
 
     def on_run_ended(self, run_context: RunContext) -> None:
         """Close a bar left open by a failed or cancelled run."""

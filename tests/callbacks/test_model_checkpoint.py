@@ -863,7 +863,17 @@ def test_top_k_with_a_callable_prefix_keeps_distinct_files(
     tmp_path: Any, top_k: int
 ) -> None:
     # A constant callable prefix: the best files still get one name each.
-    losses = [9, 9, 5, 9, 9, 3, 9, 9, 1]  # epoch-end losses 5, 3, 1: each epoch is the best so far
+    losses = [
+        9,
+        9,
+        5,
+        9,
+        9,
+        3,
+        9,
+        9,
+        1,
+    ]  # epoch-end losses 5, 3, 1: each epoch is the best so far
     config = CheckpointConfig(
         save_checkpoint_steps=0,
         save_checkpoint_seconds=0,
@@ -876,7 +886,9 @@ def test_top_k_with_a_callable_prefix_keeps_distinct_files(
     Model(ScriptedLoss([float(v) for v in losses])).train(
         3, dataset(), callbacks=[ckpt]
     )
-    kept = ["cp-best-3_3.ckpt"] if top_k == 1 else ["cp-best-2_3.ckpt", "cp-best-3_3.ckpt"]
+    kept = (
+        ["cp-best-3_3.ckpt"] if top_k == 1 else ["cp-best-2_3.ckpt", "cp-best-3_3.ckpt"]
+    )
     assert listing(tmp_path) == kept
     assert sorted(ckpt.best_k_models) == [str(tmp_path / name) for name in kept]
     assert ckpt.best_model_path == str(tmp_path / "cp-best-3_3.ckpt")

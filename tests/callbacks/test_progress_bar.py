@@ -117,6 +117,34 @@ def test_fit_summary_line_carries_the_eval_metrics(capsys):
     assert out[1].endswith(" - eval_acc 0.75, eval_loss 0.0625")
 
 
+def test_fit_epoch_time_and_rates_leave_the_evaluation_pass_out(capsys, monkeypatch):
+    import types
+
+    import cadence.callbacks._progress_bar as progress_bar
+
+    now = [100.0]
+    monkeypatch.setattr(
+        progress_bar,
+        "time",
+        types.SimpleNamespace(perf_counter=lambda: now[0], monotonic=lambda: now[0]),
+    )
+
+    def train_step(*batch):
+        now[0] += 1.0  # a training step takes a second
+        return Tensor(np.float32(0.5))
+
+    def eval_step(*batch):
+        now[0] += 10.0  # an evaluation step ten
+        return (Tensor(np.float32(0.7)),)
+
+    model = Model(train_step, eval_network=eval_step, metrics={"acc": Scripted(0.5)})
+    model.fit(1, batches(4), batches(2), callbacks=ProgressBar(lines_per_epoch=1))
+    (line,) = lines(capsys.readouterr().out)
+    assert line == (
+        "Epoch 1/1 - 4/4 steps - 4.0 s - loss 0.5 - 1.0 steps/s, 4 samples/s - eval_acc 0.5"
+    ), line
+
+
 def test_model_eval_gets_its_own_lines_with_metrics(capsys):
     model = Model(
         constant_network(),
