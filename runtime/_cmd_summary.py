@@ -110,13 +110,24 @@ def read_scalars(path: Path) -> Series:
 
 
 def _records(path: Path) -> Iterator[bytes]:
-    """Yield the payloads of a TFRecord file: length (u64), its CRC, data, the data's CRC."""
+    """Yield the payloads of a TFRecord file: length (u64), its CRC, data, the data's CRC.
+
+    Raises:
+        UsageError: A record's length does not match its checksum (not an event file,
+            or a corrupt one).
+    """
+    from tensorboardX.record_writer import masked_crc32c  # type: ignore[import-untyped]
+
     with path.open("rb") as stream:
         while True:
             header = stream.read(12)
             if len(header) < 12:
                 return
-            (length,) = struct.unpack("<Q", header[:8])
+            (length, length_crc) = struct.unpack("<QI", header)
+            if masked_crc32c(header[:8]) != length_crc:
+                raise UsageError(
+                    f"{str(path)!r} is not a TensorBoard event file (a record's length does not match its checksum)."
+                )
             data = stream.read(length)
             if len(data) < length or len(stream.read(4)) < 4:
                 return  # the writer was still busy with this record

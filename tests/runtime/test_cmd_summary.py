@@ -156,15 +156,33 @@ def test_event_files_without_scalars(tmp_path, capsys):
 
 
 def test_a_file_that_is_not_an_event_file(tmp_path, capsys):
+    from tensorboardX.record_writer import masked_crc32c  # type: ignore[import-untyped]
+
     bogus = tmp_path / "events.out.tfevents.123.host"
+    length = (5).to_bytes(8, "little")
     bogus.write_bytes(
-        (5).to_bytes(8, "little") + b"\0" * 4 + b"\xff\xff\xff\xff\xff" + b"\0" * 4
+        length
+        + masked_crc32c(length).to_bytes(4, "little")
+        + b"\xff\xff\xff\xff\xff"
+        + b"\0" * 4
     )
     code, err = run_main(capsys, str(tmp_path))
     assert code == 2
     assert (
         err
         == f"cadence summary: error: {str(bogus)!r} is not a TensorBoard event file (a record does not parse).\n"
+    )
+
+
+def test_random_bytes_get_the_error_not_a_traceback(tmp_path, capsys):
+    # A length field of random bytes, checked against its checksum before any read.
+    bogus = tmp_path / "events.out.tfevents.456.host"
+    bogus.write_bytes(np.random.default_rng(0).bytes(100))
+    code, err = run_main(capsys, str(tmp_path))
+    assert code == 2
+    assert err == (
+        f"cadence summary: error: {str(bogus)!r} is not a TensorBoard event file "
+        "(a record's length does not match its checksum).\n"
     )
 
 
