@@ -303,6 +303,8 @@ class ModelCheckpoint(Callback):
         """Start counting steps and seconds for this run."""
         self._in_training = True
         self._evaluated = False
+        if self._config.monitor is not None:
+            self._check_order(run_context.original_args().get("list_callback", []))
         self._triggered(0)
         self._last_time = self._clock()
 
@@ -457,6 +459,23 @@ class ModelCheckpoint(Callback):
         except (TypeError, ValueError):
             return None
         return number if math.isfinite(number) else None
+
+    def _check_order(self, callbacks: list[Any]) -> None:
+        """Warn when a callback that restores the best weights at a stop runs before this one."""
+        for callback in callbacks:
+            if callback is self:
+                return
+            if getattr(callback, "restore_best_weights", False) is True:
+                name = type(callback).__name__
+                warn(
+                    f"ModelCheckpoint keeps the best checkpoints by {self._config.monitor!r} but comes after "
+                    f"{name}(restore_best_weights=True) in the callback list: when {name} stops training it "
+                    "loads the best epoch's weights in its on_train_epoch_end, before this callback saves, so "
+                    "a top-k file of the last epoch would hold those weights under the last epoch's score. "
+                    f"List ModelCheckpoint before {name}.",
+                    stacklevel=5,
+                )
+                return
 
     def _warn_missing(self, available: list[str]) -> None:
         if not self._missing_warned:

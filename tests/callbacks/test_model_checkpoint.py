@@ -983,6 +983,31 @@ def test_top_k_by_an_eval_metric_warns_when_the_run_never_evaluates(
     assert listing(tmp_path) == []
 
 
+def test_top_k_after_a_weight_restoring_early_stopping_warns(tmp_path: Any) -> None:
+    from cadence.callbacks import EarlyStopping
+
+    def callbacks(order: str) -> list[Any]:
+        config = CheckpointConfig(
+            save_checkpoint_steps=0, save_checkpoint_seconds=0, monitor="loss"
+        )
+        stop = EarlyStopping(monitor="loss", patience=1, restore_best_weights=True)
+        save = ModelCheckpoint(directory=str(tmp_path / order), config=config)
+        return [stop, save] if order == "after" else [save, stop]
+
+    losses = [
+        float(v) for v in (9, 9, 1, 9, 9, 5)
+    ]  # epoch 2 is worse: stop, restore epoch 1
+    with pytest.warns(
+        CheckpointWarning,
+        match=r"^ModelCheckpoint keeps the best checkpoints by 'loss' but comes after "
+        r"EarlyStopping\(restore_best_weights=True\).*List ModelCheckpoint before EarlyStopping\.$",
+    ):
+        Model(ScriptedLoss(losses)).train(2, dataset(), callbacks=callbacks("after"))
+    # Listed first, it saves each epoch's own weights, and no warning.
+    Model(ScriptedLoss(losses)).train(2, dataset(), callbacks=callbacks("before"))
+    assert listing(tmp_path / "before") == ["CKP-best-1_3.ckpt"]
+
+
 def test_state_dict_round_trip(tmp_path: Any) -> None:
     ckpt = ModelCheckpoint(directory=str(tmp_path))
     ckpt.load_state_dict(
