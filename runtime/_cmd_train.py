@@ -230,12 +230,6 @@ def _callbacks(
         callbacks.append(ProgressBar())
     else:
         callbacks += [LossMonitor(args.print_every), TimeMonitor()]
-    if args.early_stopping is not None:
-        # It restores the best weights when training ends; model.ckpt is saved after that.
-        stop = EarlyStopping(
-            patience=args.early_stopping, restore_best_weights=True, verbose=True
-        )
-        callbacks.append(stop)
     # With validation, the best epoch by validation accuracy is kept too (`<model>-best-...`).
     config = CheckpointConfig(
         save_checkpoint_steps=steps,
@@ -249,6 +243,13 @@ def _callbacks(
     callbacks.append(ModelCheckpoint(settings.model, lambda _cb: directory, config))
     if upload is not None:  # after ModelCheckpoint, whose files it uploads
         callbacks.append(upload)
+    if args.early_stopping is not None:
+        # After ModelCheckpoint: when it stops it loads the best weights in its epoch end,
+        # which the stopping epoch's best file must not get. model.ckpt is saved after that.
+        stop = EarlyStopping(
+            patience=args.early_stopping, restore_best_weights=True, verbose=True
+        )
+        callbacks.append(stop)
     callbacks.append(
         SummaryCollector(str(run_dir.summary_dir), collect_freq=max(1, steps // 4))
     )

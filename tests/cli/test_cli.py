@@ -325,6 +325,7 @@ def test_mnist_idx_files_with_lenet5(runs: Runner) -> None:
 def test_npz_with_early_stopping_and_upload(runs: Runner) -> None:
     result = runs.result("npz")
     assert result.returncode == 0, result.stderr
+    assert "Warning" not in result.stderr, result.stderr  # e.g. the callbacks' order
     assert (
         "/blobs.npz: 173 train, 19 validation, 48 test samples of shape (20,), 3 classes"
         in result.stdout
