@@ -327,9 +327,18 @@ def median_interval(
     return float(low), float(high)
 
 
+MIN_ROUNDS = 6
+"""Fewer rounds give no usable interval for their median (it spans about all of them)."""
+
+
 def verdict(rounds: list[float]) -> str:
     """The rounds' median and its 95 % interval, against the target."""
     median = statistics.median(rounds)
+    if len(rounds) < MIN_ROUNDS:
+        return (
+            f"too few rounds ({len(rounds)}) for an interval of the median, so no verdict: "
+            f"run at least {MIN_ROUNDS} (the default is 20)"
+        )
     low, high = median_interval(rounds)
     span = f"95 % interval of the median {low:+.2f} to {high:+.2f} %"
     if high < TARGET_PERCENT:

@@ -38,7 +38,7 @@ def test_bench_callbacks_short_run_prints_every_figure_and_records_its_rounds(
         in out
     )
     assert "median of the 2 rounds' own ratios" in out
-    assert "95 % interval of the median" in out
+    assert "too few rounds (2) for an interval of the median, so no verdict" in out
     assert "| ModelCheckpoint.on_train_step_end | inline |" in out
     assert "| SummaryCollector.writer | worker |" in out
     (entry,) = [json.loads(line) for line in record.read_text().splitlines()]
@@ -93,7 +93,8 @@ def test_verdict_needs_the_whole_interval_under_the_target(bench: Any) -> None:
     assert "the median is under the 5 % target, its interval is not" in bench.verdict(
         spread
     )
-    assert bench.verdict([6.0] * 5).endswith("OVER the 5 % target")
+    assert bench.verdict([6.0] * 6).endswith("OVER the 5 % target")
+    assert bench.verdict([4.7]).startswith("too few rounds (1)")  # not "under"
 
 
 def test_pool_of_a_missing_or_foreign_file_names_the_argument(
