@@ -520,9 +520,8 @@ class ModelCheckpoint(Callback):
         job = self._job(cb, path, epoch, step)
         if evicted is not None:
             del self._best[evicted]
-            if (
-                evicted != path
-            ):  # a file replaced by its own name is not deleted after the commit
+            # A file replaced under its own name is not deleted after the commit.
+            if evicted != path:
                 job.after_commit = lambda: self._delete(evicted)
         self._best[path] = value
         self._dispatch(job)

@@ -224,22 +224,18 @@ class OnRequestExit(Callback):
     def on_eval_end(self, run_context: RunContext) -> None:
         """In `Model.eval`, save the evaluation network if the signal arrived (and `save_ckpt`)."""
         cb = run_context.original_args()
-        if "epoch_num" in cb or not self.exit_requested:
-            return
-        if self.save_ckpt:
-            save_checkpoint(cb["eval_network"], self.eval_name + ".ckpt")
-        self._warn_mindir()
+        if "epoch_num" not in cb and self.exit_requested:
+            self._save(cb["eval_network"], self.eval_name)
 
     def on_train_end(self, run_context: RunContext) -> None:
         """Save the checkpoint if the signal arrived (and `save_ckpt`)."""
-        if not self.exit_requested:
-            return
-        cb = run_context.original_args()
-        if self.save_ckpt:
-            save_checkpoint(cb["train_network"], self.train_name + ".ckpt")
-        self._warn_mindir()
+        if self.exit_requested:
+            self._save(run_context.original_args()["train_network"], self.train_name)
 
-    def _warn_mindir(self) -> None:
+    def _save(self, network: Any, name: str) -> None:
+        """Save `network` to `<name>.ckpt` (with `save_ckpt`); say once that no MindIR is written."""
+        if self.save_ckpt:
+            save_checkpoint(network, name + ".ckpt")
         if self.save_mindir and not self._mindir_warned:
             self._mindir_warned = True
             warn(

@@ -41,34 +41,33 @@ def normalize_callbacks(callbacks: object) -> list[Callback]:
         return []
     if isinstance(callbacks, Callback):
         return [callbacks]
-    if _is_callback_class(callbacks):
-        raise TypeError(
-            "When the 'callbacks' is a list, the elements in 'callbacks' must be Callback functions: "
-            f"`callbacks` is the class {callbacks.__name__} itself, not an instance of it. "
-            f"Pass `{callbacks.__name__}()`."
-        )
-    if not isinstance(callbacks, Iterable) or isinstance(callbacks, str | bytes):
+    if _is_callback_class(callbacks) or (
+        not isinstance(callbacks, Iterable) or isinstance(callbacks, str | bytes)
+    ):
         # MindSpore wraps it into a list and fails on the list's element: same class and start.
-        raise TypeError(
-            "When the 'callbacks' is a list, the elements in 'callbacks' must be Callback functions: "
-            f"`callbacks` is {callbacks!r} of type {type(callbacks).__name__!r}, neither a Callback nor a "
-            "list of them. Subclass `cadence.Callback`, or subscribe plain functions with `model.bus.subscribe`."
+        raise _not_a_callback(
+            "`callbacks`", callbacks, "neither a Callback nor a list of them"
         )
     items: list[Any] = list(callbacks)
     for index, item in enumerate(items):
-        if _is_callback_class(item):
-            raise TypeError(
-                "When the 'callbacks' is a list, the elements in 'callbacks' must be Callback functions: "
-                f"`callbacks[{index}]` is the class {item.__name__} itself, not an instance of it. "
-                f"Pass `{item.__name__}()`."
-            )
         if not isinstance(item, Callback):
-            raise TypeError(
-                "When the 'callbacks' is a list, the elements in 'callbacks' must be Callback functions: "
-                f"`callbacks[{index}]` is {item!r} of type {type(item).__name__!r}. "
-                "Subclass `cadence.Callback`, or subscribe plain functions with `model.bus.subscribe`."
-            )
+            raise _not_a_callback(f"`callbacks[{index}]`", item, "")
     return items
+
+
+def _not_a_callback(where: str, value: object, what: str) -> TypeError:
+    """MindSpore's error class and first sentence, then what `value` is and what to do."""
+    if _is_callback_class(value):
+        detail = f"the class {value.__name__} itself, not an instance of it. Pass `{value.__name__}()`."
+    else:
+        detail = (
+            f"{value!r} of type {type(value).__name__!r}{', ' + what if what else ''}. "
+            "Subclass `cadence.Callback`, or subscribe plain functions with `model.bus.subscribe`."
+        )
+    return TypeError(
+        "When the 'callbacks' is a list, the elements in 'callbacks' must be Callback functions: "
+        f"{where} is {detail}"
+    )
 
 
 def _is_callback_class(value: object) -> TypeGuard[type[Callback]]:

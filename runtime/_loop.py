@@ -366,12 +366,10 @@ class Run:
         with ExitStack() as stack:
             nested = CallbackSet(self.bus, self.callbacks.callbacks)
             nested.enter(stack)
-            metrics = self._eval_phase(eval_rc, epoch=epoch)
+            self._eval_phase(eval_rc, epoch=epoch)  # sets `metrics` and `eval_results`
         _set_train(self.train_network, True)
         cb.update(saved)
         cb["mode"] = "train"
-        cb["metrics"] = metrics
-        cb["eval_results"] = self._eval_results(metrics)
 
     def _eval_phase(self, rc: RunContext, *, epoch: int | None) -> dict[str, Any]:
         bus, cb = self.bus, self.cb
@@ -416,9 +414,8 @@ class Run:
             metrics = spec.results()
             cb["metrics"] = metrics
             self._eval_loss = loss_sum / loss_n if loss_n else math.nan
-            # In fit, `eval_results` exists from `on_eval_end` on, as in MindSpore.
-            if epoch is not None:
-                cb["eval_results"] = self._eval_results(metrics)
+            if epoch is not None:  # fit: from `on_eval_end` on, as in MindSpore
+                cb["eval_results"] = {**metrics, "eval_loss": self._eval_loss}
             bus.publish(
                 ev.EvalEnd(epoch=epoch, step=cb["cur_step_num"], metrics=metrics)
             )
@@ -426,12 +423,6 @@ class Run:
         finally:
             for sub in subs:
                 sub.unsubscribe()
-
-    def _eval_results(self, metrics: dict[str, Any]) -> dict[str, Any]:
-        """`cb_params.eval_results` of a `fit` evaluation pass: its metrics and the mean loss `eval_loss`."""
-        results = dict(metrics)
-        results["eval_loss"] = self._eval_loss
-        return results
 
     @staticmethod
     def _reset(dataset: Any) -> None:
