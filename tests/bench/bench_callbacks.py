@@ -310,25 +310,36 @@ def _percent(value: float, base: float) -> float:
     return 100.0 * (value / base - 1.0)
 
 
-def median_interval(
-    values: list[float], confidence: float = 0.95, resamples: int = 10_000
+def bootstrap_interval(
+    values: list[float],
+    statistic: Callable[..., Any] = np.median,
+    confidence: float = 0.95,
+    resamples: int = 10_000,
 ) -> tuple[float, float]:
-    """A bootstrap interval for the median of `values` (the rounds' slowdowns, in %).
+    """A bootstrap interval for `statistic` (by default the median) of `values`, in %.
 
-    The rounds are resampled with replacement (fixed seed: the same rounds give the
+    The values are resampled with replacement (fixed seed: the same values give the
     same interval), and the interval is the central `confidence` share of the
-    resampled medians.
+    resampled statistics.
     """
     data = np.asarray(values, dtype=np.float64)
     picks = np.random.default_rng(0).integers(0, len(data), (resamples, len(data)))
-    medians = np.median(data[picks], axis=1)
+    stats = statistic(data[picks], axis=1)
     tail = 100.0 * (1.0 - confidence) / 2.0
-    low, high = np.percentile(medians, [tail, 100.0 - tail])
+    low, high = np.percentile(stats, [tail, 100.0 - tail])
     return float(low), float(high)
+
+
+def median_interval(values: list[float]) -> tuple[float, float]:
+    """A bootstrap 95 % interval for the median of `values` (the rounds' slowdowns, in %)."""
+    return bootstrap_interval(values)
 
 
 MIN_ROUNDS = 6
 """Fewer rounds give no usable interval for their median (it spans about all of them)."""
+
+MIN_RUNS = 3
+"""`--pool` gives an interval for the mean of the runs' medians from this many runs on."""
 
 
 def verdict(rounds: list[float]) -> str:
@@ -388,6 +399,17 @@ def pool(path: str) -> int:
         f"All {len(runs)} runs pooled, {len(pooled)} rounds: median "
         f"{statistics.median(pooled):+.1f} %; {verdict(pooled)}."
     )
+    if len(runs) >= MIN_RUNS:
+        # Each run samples one stretch of the host's load: the spread of the runs'
+        # medians is the drift between runs, which pooled rounds do not show.
+        medians = [statistics.median(run["rounds"]) for run in runs]
+        low, high = bootstrap_interval(medians, np.mean)
+        print(
+            f"Mean of the {len(runs)} runs' medians: {statistics.fmean(medians):+.1f} % "
+            f"(95 % interval, the runs resampled, {low:+.2f} to {high:+.2f} %; "
+            f"{sum(m >= TARGET_PERCENT for m in medians)} of the {len(runs)} medians at or over "
+            f"the {TARGET_PERCENT:g} % target)."
+        )
     controls = [r for run in runs for r in (run["control"] or [])]
     if controls:
         print(

@@ -107,3 +107,29 @@ def test_pool_of_a_missing_or_foreign_file_names_the_argument(
     assert bench.main(["--pool", str(foreign)]) == 2
     out = capsys.readouterr().out
     assert "could not be read as one: JSONDecodeError" in out
+
+
+def test_pool_of_three_runs_gives_the_mean_of_their_medians_with_an_interval(
+    bench: Any, capsys: Any, tmp_path: pathlib.Path
+) -> None:
+    record = tmp_path / "rounds.jsonl"
+    for rounds in ([1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [2.0, 2.0]):
+        bench.record_rounds(str(record), "5 standard callbacks", rounds, None)
+    assert bench.main(["--pool", str(record)]) == 0
+    line = capsys.readouterr().out.splitlines()[-1]
+    # Medians 2.0, 5.0 and 2.0: their mean is 3.0, and one of them is at the target.
+    assert line.startswith("Mean of the 3 runs' medians: +3.0 % (95 % interval")
+    assert line.endswith("1 of the 3 medians at or over the 5 % target).")
+    low, high = (
+        float(v) for v in line.split("resampled, ")[1].split(" %")[0].split(" to ")
+    )
+    assert 2.0 <= low < 3.0 < high <= 5.0
+
+
+def test_bootstrap_interval_of_the_mean_brackets_the_mean(bench: Any) -> None:
+    import numpy as np
+
+    values = [0.0, 10.0, 2.0, 8.0, 4.0, 6.0]
+    low, high = bench.bootstrap_interval(values, np.mean)
+    assert 0.0 < low < 5.0 < high < 10.0
+    assert bench.bootstrap_interval([4.0] * 5, np.mean) == (4.0, 4.0)
