@@ -161,13 +161,16 @@ def legacy_methods(cb: Callback) -> set[str]:
 class CallbackSet:
     """The callbacks of one run: entering/exiting them, and subscribing their hooks to the bus."""
 
-    def __init__(self, bus: EventBus, callbacks: list[Callback]) -> None:
+    def __init__(
+        self, bus: EventBus, callbacks: list[Callback], *, checked: bool = False
+    ) -> None:
         self.bus = bus
         self.callbacks = callbacks
         self.final_errors: list[BaseException] = []
-        for cb in callbacks:
-            warn_unknown_hooks(cb)
-            warn_shadowed_legacy(cb)
+        if not checked:  # `checked`: the run's own set has warned about these already
+            for cb in callbacks:
+                warn_unknown_hooks(cb)
+                warn_shadowed_legacy(cb)
 
     def enter(self, stack: ExitStack) -> None:
         """Enter every callback in order; a `Callback` returned by `__enter__` replaces it (as MindSpore)."""

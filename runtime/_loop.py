@@ -364,7 +364,7 @@ class Run:
         cb["cur_step_num"] = 0
         eval_rc = self.context()
         with ExitStack() as stack:
-            nested = CallbackSet(self.bus, self.callbacks.callbacks)
+            nested = CallbackSet(self.bus, self.callbacks.callbacks, checked=True)
             nested.enter(stack)
             self._eval_phase(eval_rc, epoch=epoch)  # sets `metrics` and `eval_results`
         _set_train(self.train_network, True)

@@ -193,6 +193,33 @@ def test_a_built_in_subclass_overriding_a_legacy_name_its_hooks_shadow_gets_a_wa
         model().train(1, ListDataset.of_steps(1), callbacks=Child())
 
 
+def test_fit_checks_its_callbacks_once_not_again_at_each_evaluation_pass() -> None:
+    from cadence.callbacks import LossMonitor
+
+    class MyLoss(LossMonitor):
+        def step_end(self, run_context):
+            pass
+
+    class Typo(Callback):
+        def on_train_step_ned(self, run_context):
+            pass
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model().fit(
+            3,
+            ListDataset.of_steps(2),
+            ListDataset.of_steps(1),
+            callbacks=[MyLoss(), Typo()],
+        )
+    shadowed = [
+        w for w in caught if "MyLoss.step_end is never called" in str(w.message)
+    ]
+    misspelled = [w for w in caught if "on_train_step_ned" in str(w.message)]
+    assert len(shadowed) == 1  # three evaluation passes, one warning
+    assert len(misspelled) == 1
+
+
 def test_enter_returning_a_callback_replaces_it_and_anything_else_warns():
     calls: list[str] = []
 
