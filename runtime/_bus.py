@@ -21,6 +21,7 @@ from ._subscription import (
     check_int,
     describe_callable,
     describe_event,
+    is_async_callable,
 )
 from ._worker_pool import WorkerPool
 
@@ -176,9 +177,10 @@ class EventBus:
         arg: Any = None,
         prepare: Callable[[Any], Any] | None = None,
     ) -> Subscription[Any]:
-        # `arg`: pass this fixed object instead of the event (the callback bridge
-        # passes the RunContext). `prepare`: worker mode only, turns the event into
-        # the queued payload in the publishing thread (snapshots).
+        # The one implementation behind `subscribe` and `subscribe_hook`. `arg`: pass
+        # this fixed object instead of the event (a hook's RunContext). `prepare`:
+        # worker mode only, turns the event into the queued payload in the
+        # publishing thread (a hook's snapshot).
         types = check_event_types(event_types)
         check_choice("mode", mode, Mode)
         check_handler(handler, mode)
@@ -206,6 +208,40 @@ class EventBus:
                 sub.queue = self._pool.new_queue(sub, queue_size, overflow)
             self._insert(sub)
         return sub
+
+    def subscribe_hook(
+        self,
+        event_type: type[Event],
+        hook: Callable[[Any], object],
+        *,
+        context: Any,
+        snapshot: Callable[[Any], Any],
+        name: str,
+        when: Callable[[Any], object] | None = None,
+    ) -> Subscription[Any]:
+        """Subscribe a callback hook: called with a run's context for each `event_type` event, not with the event.
+
+        This is how `Callback` hooks join a run (runtime/_callback_bridge.py). A
+        synchronous hook runs inline and receives `context` itself; an `async def`
+        hook runs as a worker subscriber and receives `snapshot(event)`, built in
+        the publishing thread so that it sees the run as it was then.
+
+        Args:
+            event_type: The event the hook answers (`TrainStepEnd` for `on_train_step_end`).
+            hook: The bound hook method.
+            context: What an inline hook receives (the run's `RunContext`).
+            snapshot: Builds what an `async def` hook receives, from the event.
+            name: The name used in statistics and errors, e.g. `"LossMonitor.on_train_step_end"`.
+            when: Call the hook only for events for which `when(event)` is truthy.
+
+        Returns:
+            The `Subscription`; the run unsubscribes it when the hook's phase ends.
+        """
+        if is_async_callable(hook):
+            return self._subscribe(
+                event_type, hook, mode="worker", name=name, when=when, prepare=snapshot
+            )
+        return self._subscribe(event_type, hook, name=name, when=when, arg=context)
 
     def _worker_queues(self) -> list[WorkerQueue]:
         with self._lock:
@@ -279,7 +315,7 @@ class EventBus:
             self._blame(exc, cls, call, event)
             raise
 
-    def _publish_lazy(
+    def publish_lazy(
         self, event_type: type[Event], make: Callable[..., Event], args: tuple[Any, ...]
     ) -> None:
         """`publish(make(*args))`, without building the event when no subscriber receives it.

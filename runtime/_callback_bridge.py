@@ -2,24 +2,35 @@
 
 from __future__ import annotations
 
-import inspect
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeGuard
 
 from . import _events as ev
 from ._callback import LEGACY_HOOKS, NEW_HOOKS, Callback
 from ._cb_params import CallbackParams
 from ._errors import CadenceWarning
-from ._run_context import RunContext
+from ._run_context import RunContext, loop_context
 
 if TYPE_CHECKING:
     from contextlib import ExitStack
 
     from ._bus import EventBus
+    from ._run_control import RunControl
     from ._subscription import Subscription
 
-__all__ = ["CallbackSet", "effective_hook", "normalize_callbacks"]
+__all__ = [
+    "CallbackSet",
+    "LegacyHookWarning",
+    "effective_hook",
+    "normalize_callbacks",
+]
+
+
+class LegacyHookWarning(CadenceWarning):
+    """A custom callback defines MindSpore's deprecated hook names (`step_end`, ...)."""
+
 
 # Hook name -> event class: the event is the hook's name without `on_`, in PascalCase.
 HOOK_EVENTS: dict[str, type[ev.Event]] = {
@@ -109,7 +120,7 @@ def warn_unknown_hooks(cb: Callback) -> None:
                 f"{type(cb).__name__}.{name} matches no callback hook and will never be called. "
                 f"Valid hooks: {', '.join(NEW_HOOKS)}, on_run_failed, on_run_ended.",
                 CadenceWarning,
-                stacklevel=4,
+                stacklevel=_USER_FRAME,
             )
 
 
@@ -147,7 +158,7 @@ def warn_shadowed_legacy(cb: Callback) -> None:
                 f"{' and '.join(hooks)} itself (MindSpore's did its work in '{legacy}'). Override "
                 f"those hooks instead, calling super() to keep the built-in's behavior.",
                 CadenceWarning,
-                stacklevel=4,
+                stacklevel=_USER_FRAME,
             )
 
 
@@ -158,19 +169,45 @@ def legacy_methods(cb: Callback) -> set[str]:
     return set(vars(type(cb))) & set(LEGACY_HOOKS)
 
 
-class CallbackSet:
-    """The callbacks of one run: entering/exiting them, and subscribing their hooks to the bus."""
+def warn_legacy_methods(cb: Callback, where: str) -> None:
+    """Warn, as MindSpore does, that `cb`'s own class defines deprecated legacy hook names."""
+    legacy = legacy_methods(cb)
+    if legacy:
+        warnings.warn(
+            f"For {type(cb).__name__} callback, {sorted(legacy)} methods may not be supported in later "
+            "version. Use methods prefixed with 'on_train' or 'on_eval' instead when using customized "
+            f"callbacks (seen in {where}).",
+            LegacyHookWarning,
+            stacklevel=_USER_FRAME,
+        )
 
-    def __init__(
-        self, bus: EventBus, callbacks: list[Callback], *, checked: bool = False
-    ) -> None:
+
+# Warnings point at the user's `Model.train(...)` line: warning function ->
+# CallbackSet.__init__ -> Run.__init__ -> Model._start -> Model.<method> -> the caller.
+_USER_FRAME = 6
+
+
+class CallbackSet:
+    """The callbacks of one run: checked once, entered and exited, their hooks subscribed to the bus.
+
+    Args:
+        bus: The run's bus.
+        callbacks: The `callbacks` argument as given (None, a Callback, or an iterable of them).
+        where: The method for messages, e.g. `"Model.fit"`.
+
+    Raises:
+        TypeError: `callbacks` is not None, a Callback or an iterable of Callbacks.
+    """
+
+    def __init__(self, bus: EventBus, callbacks: object, where: str) -> None:
         self.bus = bus
-        self.callbacks = callbacks
+        # The list `cb_params.list_callback` shows; `enter` may replace its items.
+        self.callbacks = normalize_callbacks(callbacks)
         self.final_errors: list[BaseException] = []
-        if not checked:  # `checked`: the run's own set has warned about these already
-            for cb in callbacks:
-                warn_unknown_hooks(cb)
-                warn_shadowed_legacy(cb)
+        for cb in self.callbacks:  # every warning once per run, here
+            warn_legacy_methods(cb, where)
+            warn_unknown_hooks(cb)
+            warn_shadowed_legacy(cb)
 
     def enter(self, stack: ExitStack) -> None:
         """Enter every callback in order; a `Callback` returned by `__enter__` replaces it (as MindSpore)."""
@@ -186,46 +223,70 @@ class CallbackSet:
                     stacklevel=3,
                 )
 
-    def subscribe(
-        self, hooks: tuple[str, ...], rc: RunContext
-    ) -> list[Subscription[Any]]:
-        """Subscribe the hooks each callback overrides, in list order, called with `rc`."""
+    @contextmanager
+    def hooks(
+        self,
+        names: tuple[str, ...],
+        rc: RunContext,
+        control: RunControl,
+        *,
+        depth: int | None = None,
+    ) -> Iterator[None]:
+        """Within the block, the hooks `names` that each callback overrides answer their events, in list order.
+
+        Inline hooks receive `rc`; `async def` hooks a snapshot of it (see `_snapshot`).
+        `depth`: answer only events of that evaluation depth (evaluation hooks, so
+        that a nested `Model.eval` reaches only its own callbacks).
+        """
+        when = None if depth is None else _at_depth(depth)
+        snapshot = _snapshot(rc, control)
         subs: list[Subscription[Any]] = []
-        for cb in self.callbacks:
-            for hook in hooks:
-                fn = effective_hook(cb, hook)
-                if fn is None:
-                    continue
-                name = f"{type(cb).__name__}.{hook}"
-                if inspect.iscoroutinefunction(fn):
-                    subs.append(
-                        self.bus._subscribe(
-                            HOOK_EVENTS[hook],
-                            fn,
-                            mode="worker",
-                            name=name,
-                            prepare=_snapshot(rc),
+        try:
+            for cb in self.callbacks:
+                for hook in names:
+                    fn = effective_hook(cb, hook)
+                    if fn is not None:
+                        subs.append(
+                            self.bus.subscribe_hook(
+                                HOOK_EVENTS[hook],
+                                fn,
+                                context=rc,
+                                snapshot=snapshot,
+                                name=f"{type(cb).__name__}.{hook}",
+                                when=when,
+                            )
                         )
-                    )
-                else:
-                    subs.append(
-                        self.bus._subscribe(HOOK_EVENTS[hook], fn, name=name, arg=rc)
-                    )
-        return subs
+            yield
+        finally:
+            for sub in subs:
+                sub.unsubscribe()
 
     def subscribe_final(self, rc: RunContext) -> list[Subscription[Any]]:
         """Subscribe `on_run_failed` and `on_run_ended`, each call isolated; failures go to `final_errors`."""
         subs: list[Subscription[Any]] = []
         for cb in self.callbacks:
             if _overrides(cb, "on_run_failed"):
-                subs.append(self._final(ev.RunFailed, cb, "on_run_failed", rc))
+                call = self._final_call(cb, "on_run_failed", rc)
+                subs.append(self.bus.subscribe(ev.RunFailed, call, name=call.__name__))
             if _overrides(cb, "on_run_ended"):
-                subs.append(self._final(ev.RunEnded, cb, "on_run_ended", rc))
+                call = self._final_call(cb, "on_run_ended", rc)
+                subs.append(self.bus.subscribe(ev.RunEnded, call, name=call.__name__))
         return subs
 
-    def _final(
-        self, event_type: type[ev.Event], cb: Callback, hook: str, rc: RunContext
-    ) -> Subscription[Any]:
+    def call_final(self, rc: RunContext, failed: bool) -> None:
+        """Call `on_run_failed` (when `failed`) and `on_run_ended` directly, as the terminal event would.
+
+        For nested evaluations, which publish no terminal event of their own.
+        """
+        for cb in self.callbacks:
+            if failed and _overrides(cb, "on_run_failed"):
+                self._final_call(cb, "on_run_failed", rc)(None)
+            if _overrides(cb, "on_run_ended"):
+                self._final_call(cb, "on_run_ended", rc)(None)
+
+    def _final_call(
+        self, cb: Callback, hook: str, rc: RunContext
+    ) -> Callable[[Any], None]:
         method = getattr(cb, hook)
         errors = self.final_errors
         name = f"{type(cb).__name__}.{hook}"
@@ -240,19 +301,26 @@ class CallbackSet:
                 exc.add_note(f"cadence: raised by {name} during run finalization")
                 errors.append(exc)
 
-        return self.bus._subscribe(event_type, call, name=name)
+        call.__name__ = name
+        return call
 
 
-def _snapshot(rc: RunContext) -> Callable[[Any], RunContext]:
+def _at_depth(depth: int) -> Callable[[Any], bool]:
+    def at_depth(event: Any) -> bool:
+        return bool(event.depth == depth)
+
+    return at_depth
+
+
+def _snapshot(rc: RunContext, control: RunControl) -> Callable[[Any], RunContext]:
     """Build the publish-time snapshot an `async def` hook receives: a shallow copy of `cb_params`.
 
-    `request_stop()` on the snapshot's RunContext stops the real run.
+    The snapshot shares the loop's control: `request_stop()` on it stops the real loop.
     """
+    bus = rc.bus
+    assert bus is not None
 
     def prepare(event: Any) -> RunContext:
-        snap = RunContext(CallbackParams(rc.original_args()))
-        snap._on_stop = rc.request_stop
-        snap._bus = rc._bus
-        return snap
+        return loop_context(CallbackParams(rc.original_args()), bus, control)
 
     return prepare

@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any, final
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, final
 
 from ._errors import MissingKeyError
 
-__all__ = ["CallbackParams"]
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from ._callback import Callback
+    from ._run_spec import EvalSpec, RunSpec
+
+__all__ = ["CallbackParams", "evaluation_pass", "for_run"]
 
 
 @final
@@ -45,3 +52,66 @@ class CallbackParams(dict[str, Any]):
             raise MissingKeyError(
                 f"`cb_params` has no key {key!r} to delete."
             ) from None
+
+
+def for_run(spec: RunSpec, callbacks: list[Callback]) -> CallbackParams:
+    """Return the `cb_params` a run starts with: MindSpore 2.10's keys for `train`/`fit`, or for `eval`."""
+    if spec.kind == "eval":
+        assert spec.evaluation is not None
+        return CallbackParams(
+            batch_num=spec.valid_steps,
+            cur_step_num=0,
+            dataset_sink_mode=False,
+            eval_network=spec.evaluation.network,
+            list_callback=callbacks,
+            mode="eval",
+            network=spec.network,
+            valid_dataset=spec.valid_dataset,
+        )
+    return CallbackParams(
+        batch_num=spec.steps_per_epoch,
+        cur_step_num=0,
+        dataset_sink_mode=False,
+        device_number=1,
+        epoch_num=spec.epochs - spec.initial_epoch,
+        initial_step=None,
+        last_save_ckpt_step=None,
+        latest_ckpt_file=None,
+        list_callback=callbacks,
+        loss_fn=spec.loss_fn,
+        loss_scale_mananger=spec.loss_scale_manager,  # sic: MindSpore's spelling, kept
+        loss_scale_manager=spec.loss_scale_manager,
+        mode="train",
+        network=spec.network,
+        optimizer=spec.optimizer,
+        parallel_mode="stand_alone",
+        train_dataset=spec.train_dataset,
+        train_dataset_element=None,
+        train_network=spec.train_network,
+    )
+
+
+# What an evaluation pass inside `fit` changes of training's keys and gives back after it.
+_TRAINING_KEYS = ("cur_step_num", "batch_num", "dataset_sink_mode", "net_outputs")
+
+
+@contextmanager
+def evaluation_pass(
+    cb: CallbackParams, evaluation: EvalSpec, valid_dataset: Any, steps: int
+) -> Iterator[None]:
+    """Within the block, training's `cb` describes an evaluation pass of `fit`, as in MindSpore.
+
+    The pass counts its own steps in `cur_step_num` and reports its own size in
+    `batch_num`, with `mode` "eval"; `eval_network` and `valid_dataset` stay set
+    after it, as in MindSpore. Training's keys come back when the block ends
+    normally; not when it raises, so a failure reports the pass's step.
+    """
+    kept = {key: cb[key] for key in _TRAINING_KEYS if key in cb}
+    cb["eval_network"] = evaluation.network
+    cb["valid_dataset"] = valid_dataset
+    cb["batch_num"] = steps
+    cb["mode"] = "eval"
+    cb["cur_step_num"] = 0
+    yield
+    cb.update(kept)
+    cb["mode"] = "train"

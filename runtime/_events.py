@@ -134,12 +134,16 @@ class EvalBegin(Event, frozen=True, kw_only=True):
 
     epoch: int | None
     steps: int
+    depth: int = 0
+    """0 for a run's own evaluation; 1 for a `Model.eval` called from a callback of a running `train`/`fit`, and so on."""
 
 
 class EvalEpochBegin(Event, frozen=True, kw_only=True):
     """An evaluation pass's single epoch begins (`on_eval_epoch_begin`)."""
 
     epoch: int | None
+    depth: int = 0
+    """0 for a run's own evaluation; 1 for a `Model.eval` called from a callback of a running `train`/`fit`, and so on."""
 
 
 class EvalStepBegin(Event, frozen=True, kw_only=True):
@@ -147,6 +151,8 @@ class EvalStepBegin(Event, frozen=True, kw_only=True):
 
     epoch: int | None
     step: int
+    depth: int = 0
+    """0 for a run's own evaluation; 1 for a `Model.eval` called from a callback of a running `train`/`fit`, and so on."""
 
 
 class EvalStepEnd(Event, frozen=True, kw_only=True):
@@ -155,6 +161,8 @@ class EvalStepEnd(Event, frozen=True, kw_only=True):
     epoch: int | None
     step: int
     loss: float | None
+    depth: int = 0
+    """0 for a run's own evaluation; 1 for a `Model.eval` called from a callback of a running `train`/`fit`, and so on."""
 
 
 class EvalEpochEnd(Event, frozen=True, kw_only=True):
@@ -162,6 +170,8 @@ class EvalEpochEnd(Event, frozen=True, kw_only=True):
 
     epoch: int | None
     step: int
+    depth: int = 0
+    """0 for a run's own evaluation; 1 for a `Model.eval` called from a callback of a running `train`/`fit`, and so on."""
 
 
 class EvalEnd(Event, frozen=True, kw_only=True):
@@ -170,6 +180,8 @@ class EvalEnd(Event, frozen=True, kw_only=True):
     epoch: int | None
     step: int
     metrics: Metrics
+    depth: int = 0
+    """0 for a run's own evaluation; 1 for a `Model.eval` called from a callback of a running `train`/`fit`, and so on."""
 
 
 # --- control and outcome ---------------------------------------------------------

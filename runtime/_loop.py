@@ -1,7 +1,9 @@
-"""The epoch/step loops of `Model.train`, `fit` and `eval`: they publish events and honour stops.
+"""`Run`: one `train`, `fit` or `eval` call, its loop, its events and its finalization, top to bottom.
 
 Hook order, `cb_params` keys and counters, stop and exception semantics follow
-MindSpore 2.10 (see docs/events.md for the termination table).
+MindSpore 2.10 (see docs/events.md for the termination table). Read it in order:
+`execute` (the run as a whole), `_train` (epochs), `_train_epoch` (steps),
+`_evaluate_in_fit` and `_evaluate` (an evaluation pass), `_finalize` (the end).
 """
 
 from __future__ import annotations
@@ -15,22 +17,336 @@ import anyio
 
 from . import _events as ev
 from ._callback_bridge import EVAL_HOOKS, TRAIN_HOOKS, CallbackSet
+from ._cb_params import evaluation_pass, for_run
 from ._loss_value import loss_value
-from ._run_context import RunContext
+from ._run_context import loop_context
+from ._run_control import RunControl
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Iterator
+    from collections.abc import Iterable, Iterator
 
     from ._bus import EventBus
-    from ._callback import Callback
-    from ._cb_params import CallbackParams
     from ._events import RunKind
+    from ._run_context import RunContext
+    from ._run_spec import RunSpec
 
-__all__ = ["Cancelled", "EvalSpec", "Run"]
+__all__ = ["Cancelled", "Run", "dataset_size", "terminal_event"]
 
 
 class Cancelled(BaseException):
     """Raised inside the training thread when the host cancelled an async run."""
+
+
+class Run:
+    """One call of `train`, `fit` or `eval`, built from its `RunSpec`.
+
+    `execute()` runs synchronously in whatever thread calls it; the async forms
+    call it in a worker thread and may `cancel()` it from the event loop. A run
+    started from a hook of another run on the same thread (`Model.eval` inside a
+    training callback) is nested in it: `parent` is that run.
+    """
+
+    def __init__(
+        self, spec: RunSpec, bus: EventBus, *, parent: Run | None = None
+    ) -> None:
+        self.spec = spec
+        self.kind: RunKind = spec.kind
+        self.bus = bus
+        self.parent = parent
+        self.depth: int = 0 if parent is None else parent.depth + 1
+        self.callbacks = CallbackSet(bus, spec.callbacks, spec.where)
+        self.cb = for_run(spec, self.callbacks.callbacks)
+        self.control = RunControl()
+        self.rc = loop_context(self.cb, bus, self.control)
+        # A nested run ends when the host cancels the run it is nested in.
+        self._cancel: threading.Event = (
+            threading.Event() if parent is None else parent._cancel
+        )
+        self.thread: int | None = None  # the thread executing it, while it runs
+        self.outcome = "completed"
+        self.result: Any = None
+        self._stop_published = False
+
+    def request_stop(self) -> None:
+        """Ask the loop to stop at its next step boundary (thread-safe), as `request_stop()` in a hook does."""
+        self.control.request_stop()
+
+    def cancel(self) -> None:
+        """Ask the loop to end as cancelled at its next step boundary (thread-safe)."""
+        self._cancel.set()
+
+    # --- the run as a whole ------------------------------------------------------
+
+    def execute(self) -> Any:
+        """Run the loop with its callbacks entered and finalized; return `eval`'s metrics, else None."""
+        self.thread = threading.get_ident()
+        error: BaseException | None = None
+        with ExitStack() as stack:
+            self.callbacks.enter(stack)
+            final_subs = [] if self.parent else self.callbacks.subscribe_final(self.rc)
+            try:
+                if self.kind == "eval":
+                    self.result = self._evaluate(None, self.rc, self.control)
+                else:
+                    self._train()
+                self.bus.drain_sync(timeout=self.spec.drain_timeout)
+                self.outcome = "stopped" if self.control.stop_requested else "completed"
+            except BaseException as exc:
+                self.outcome = "cancelled" if _is_cancellation(exc) else "failed"
+                error = exc
+            finally:
+                self.thread = None
+                if self.parent is None:
+                    self._finalize(error, final_subs)
+                else:
+                    self._finalize_nested(error)
+            if error is not None:
+                raise error
+        if self.callbacks.final_errors and error is None:
+            _raise_all(self.callbacks.final_errors)
+        return self.result
+
+    # --- training: epochs, then steps ---------------------------------------------
+
+    def _train(self) -> None:
+        spec, cb, bus = self.spec, self.cb, self.bus
+        network = spec.train_network
+        assert network is not None
+        with self.callbacks.hooks(TRAIN_HOOKS, self.rc, self.control):
+            _set_train(network, True)
+            with self.control.resume_window(spec.epochs):
+                bus.publish(
+                    ev.TrainBegin(
+                        epochs=spec.epochs,
+                        initial_epoch=spec.initial_epoch,
+                        steps_per_epoch=cb["batch_num"],
+                    )
+                )
+            first = self._first_epoch()
+            for epoch in range(first, spec.epochs + 1):
+                self._train_epoch(epoch, network)
+                if self.control.stop_requested:
+                    break
+            bus.publish(
+                ev.TrainEnd(
+                    epoch=cb.get("cur_epoch_num", first - 1), step=cb["cur_step_num"]
+                )
+            )
+
+    def _first_epoch(self) -> int:
+        """The first epoch to run: after `initial_epoch`, or later if `on_train_begin` resumed."""
+        done = self.spec.initial_epoch
+        resumed = self.control.resume_epoch
+        if resumed is not None and resumed > done:
+            done = resumed
+            self.cb["epoch_num"] = self.spec.epochs - done
+        return done + 1
+
+    def _train_epoch(self, epoch: int, network: Any) -> None:
+        """One training epoch: its steps, then `fit`'s evaluation pass, then its end events."""
+        cb, bus, control, publish = self.cb, self.bus, self.control, self.bus.publish
+        cb["cur_epoch_num"] = epoch
+        publish(ev.TrainEpochBegin(epoch=epoch))
+        needs_two = cb.get("loss_fn") is not None
+        version = -1
+        wants_begin = wants_end = True
+        batches = _batches(self.spec.train_dataset, self.kind, "train_dataset")
+        for step_in_epoch, batch in enumerate(batches, 1):
+            if needs_two and len(batch) != 2:
+                raise ValueError(
+                    "When 'loss_fn' is not None, 'train_dataset' should return two elements, but got "
+                    f"{len(batch)}, please check the number of elements returned by 'train_dataset'."
+                )
+            step = (
+                cb["cur_step_num"] + 1
+            )  # read back: a hook may have moved the counter
+            cb["cur_step_num"] = step
+            cb["train_dataset_element"] = batch
+            if bus.version != version:  # subscriptions changed: ask again who listens
+                version = bus.version
+                wants_begin = bus.wants(ev.TrainStepBegin)
+                wants_end = bus.wants(ev.TrainStepEnd)
+            if wants_begin:
+                publish(
+                    ev.TrainStepBegin(
+                        epoch=epoch, step=step, step_in_epoch=step_in_epoch
+                    )
+                )
+            outputs = network(*batch)
+            cb["net_outputs"] = outputs
+            if wants_end:  # the event (and its loss) is built only if someone takes it
+                bus.publish_lazy(
+                    ev.TrainStepEnd,
+                    _train_step_end,
+                    (epoch, step, step_in_epoch, outputs),
+                )
+            self._boundary()
+            if control.stop_requested:
+                break
+        if self.spec.evaluates_after(epoch):
+            self._evaluate_in_fit(epoch)
+        _reset(self.spec.train_dataset)
+        self._notice_stop()
+        publish(
+            ev.TrainEpochEnd(
+                epoch=epoch,
+                step=cb["cur_step_num"],
+                loss=loss_value(cb.get("net_outputs")),
+                metrics=cb.get("metrics"),
+            )
+        )
+        cb.pop(
+            "metrics", None
+        )  # an evaluation pass's results live until its epoch ends
+        cb.pop("eval_results", None)
+        self._notice_stop()
+
+    def _boundary(self) -> None:
+        # Checked after every step: cancellation first, then worker failures.
+        if self._cancel.is_set():
+            raise Cancelled("the run was cancelled by its host")
+        if self.bus.has_worker_errors:
+            self.bus.raise_worker_errors()
+
+    def _notice_stop(self) -> None:
+        """Publish `StopRequested` once, when the loop first sees a stop request at an epoch's end."""
+        if self.control.stop_requested and not self._stop_published:
+            self._stop_published = True
+            self.bus.publish(
+                ev.StopRequested(
+                    phase="train",
+                    epoch=self.cb.get("cur_epoch_num"),
+                    step=self.cb["cur_step_num"],
+                )
+            )
+
+    # --- evaluation ------------------------------------------------------------------
+
+    def _evaluate_in_fit(self, epoch: int) -> None:
+        """`fit`'s evaluation pass after `epoch`: own RunContext, callbacks entered again, as MindSpore."""
+        spec = self.spec
+        assert spec.evaluation is not None
+        control = RunControl()  # a stop in the pass ends the pass, not the training
+        rc = loop_context(self.cb, self.bus, control)
+        with (
+            evaluation_pass(
+                self.cb, spec.evaluation, spec.valid_dataset, spec.valid_steps
+            ),
+            ExitStack() as stack,
+        ):
+            self.callbacks.enter(stack)
+            self._evaluate(epoch, rc, control)  # sets `metrics` and `eval_results`
+        _set_train(spec.train_network, True)
+
+    def _evaluate(
+        self, epoch: int | None, rc: RunContext, control: RunControl
+    ) -> dict[str, Any]:
+        """One evaluation pass over the validation dataset; return its metrics."""
+        spec, bus, cb, depth = self.spec.evaluation, self.bus, self.cb, self.depth
+        assert spec is not None
+        with self.callbacks.hooks(EVAL_HOOKS, rc, control, depth=depth):
+            _set_train(spec.network, False)
+            for metric in spec.metrics.values():
+                metric.clear()
+            cb["dataset_sink_mode"] = False
+            bus.publish(ev.EvalBegin(epoch=epoch, steps=cb["batch_num"], depth=depth))
+            bus.publish(ev.EvalEpochBegin(epoch=epoch, depth=depth))
+            wants_begin = bus.wants(ev.EvalStepBegin)
+            wants_end = bus.wants(ev.EvalStepEnd)
+            loss_sum, loss_n = 0.0, 0
+            for batch in _batches(self.spec.valid_dataset, self.kind, "valid_dataset"):
+                step = cb["cur_step_num"] + 1
+                cb["cur_step_num"] = step
+                cb["eval_dataset_element"] = batch
+                if wants_begin:
+                    bus.publish(ev.EvalStepBegin(epoch=epoch, step=step, depth=depth))
+                outputs = spec.network(*batch)
+                cb["net_outputs"] = outputs
+                loss = loss_value(outputs)
+                if wants_end:
+                    bus.publish(
+                        ev.EvalStepEnd(epoch=epoch, step=step, loss=loss, depth=depth)
+                    )
+                spec.update(outputs)
+                if loss is not None:
+                    loss_sum, loss_n = loss_sum + loss, loss_n + 1
+                self._boundary()
+                if control.stop_requested:
+                    break
+            bus.publish(
+                ev.EvalEpochEnd(epoch=epoch, step=cb["cur_step_num"], depth=depth)
+            )
+            _reset(self.spec.valid_dataset)
+            metrics = spec.results()
+            cb["metrics"] = metrics
+            if epoch is not None:  # fit: from `on_eval_end` on, as in MindSpore
+                eval_loss = loss_sum / loss_n if loss_n else math.nan
+                cb["eval_results"] = {**metrics, "eval_loss": eval_loss}
+            bus.publish(
+                ev.EvalEnd(
+                    epoch=epoch, step=cb["cur_step_num"], metrics=metrics, depth=depth
+                )
+            )
+            return metrics
+
+    # --- the end ---------------------------------------------------------------------
+
+    def _finalize(self, error: BaseException | None, final_subs: list[Any]) -> None:
+        """Publish the terminal event, wait for worker subscribers, detach the final hooks."""
+        self.cb["outcome"] = self.outcome
+        if error is not None:
+            self.cb["exception"] = error
+        try:
+            self.bus.publish(terminal_event(self.kind, self.cb, error, self.outcome))
+            timeout = self.spec.drain_timeout
+            self.bus.finish_run(timeout=timeout if error is None else (timeout or 30.0))
+        except BaseException as exc:
+            if error is None:
+                raise
+            error.add_note(
+                f"cadence: while finalizing, also: {type(exc).__name__}: {exc}"
+            )
+        finally:
+            for sub in final_subs:
+                sub.unsubscribe()
+            if error is not None:
+                for late in self.callbacks.final_errors:
+                    error.add_note(
+                        f"cadence: during finalization {type(late).__name__}: {late}"
+                    )
+
+    def _finalize_nested(self, error: BaseException | None) -> None:
+        """A nested run publishes no terminal event (its parent's ends the run): final hooks are called directly."""
+        self.cb["outcome"] = self.outcome
+        if error is not None:
+            self.cb["exception"] = error
+        self.callbacks.call_final(self.rc, failed=self.outcome == "failed")
+        if error is not None:
+            for late in self.callbacks.final_errors:
+                error.add_note(
+                    f"cadence: during finalization {type(late).__name__}: {late}"
+                )
+
+
+# --- helpers the loop reads through --------------------------------------------------
+
+
+def terminal_event(
+    kind: RunKind, cb: dict[str, Any], error: BaseException | None, outcome: str
+) -> ev.RunEnded:
+    """The one `RunEnded` event a run ends with, for `outcome` ("completed", "stopped", "cancelled", "failed")."""
+    epoch, step = cb.get("cur_epoch_num"), cb.get("cur_step_num", 0)
+    if outcome == "failed" and error is not None:
+        cls = type(error)
+        return ev.RunFailed(
+            kind=kind, epoch=epoch, step=step, message=str(error),
+            error_type=f"{cls.__module__}.{cls.__qualname__}",
+        )  # fmt: skip
+    if outcome == "cancelled":
+        return ev.RunCancelled(kind=kind, epoch=epoch, step=step)
+    if outcome == "stopped":
+        return ev.RunStopped(kind=kind, epoch=epoch, step=step)
+    return ev.RunCompleted(kind=kind, epoch=epoch, step=step)
 
 
 def _train_step_end(
@@ -41,11 +357,18 @@ def _train_step_end(
     )
 
 
-def iterate(dataset: Any) -> Iterator[Any]:
-    """Iterate one epoch of `dataset` as MindSpore's tuple iterator would."""
-    if hasattr(dataset, "create_tuple_iterator"):
-        return iter(dataset.create_tuple_iterator(num_epochs=1))
-    return iter(dataset)
+def _batches(dataset: Any, kind: str, name: str) -> Iterator[list[Any]]:
+    """Iterate one epoch of `dataset` as MindSpore's tuple iterator would, each batch as a list of columns."""
+    source = (
+        dataset.create_tuple_iterator(num_epochs=1)
+        if hasattr(dataset, "create_tuple_iterator")
+        else dataset
+    )
+    for batch in source:
+        try:
+            yield list(batch)
+        except TypeError as exc:
+            raise _batch_error(exc, kind, name, batch) from None
 
 
 def _batch_error(exc: TypeError, kind: str, name: str, batch: Any) -> TypeError:
@@ -65,370 +388,10 @@ def dataset_size(dataset: Any) -> int:
     return len(dataset)
 
 
-class EvalSpec:
-    """What an evaluation pass needs: network, metrics and how outputs feed them."""
-
-    def __init__(
-        self,
-        network: Callable[..., Any],
-        metrics: dict[str, Any],
-        eval_indexes: list[int] | None,
-    ) -> None:
-        self.network = network
-        self.metrics = metrics
-        self.eval_indexes = eval_indexes
-
-    def update(self, outputs: Any) -> None:
-        """Feed one step's outputs to every metric, as MindSpore's `Model._update_metrics`."""
-        if not isinstance(outputs, tuple | list):
-            outputs = (outputs,)
-        idx = self.eval_indexes
-        for metric in self.metrics.values():
-            if idx is None:
-                metric.update(*outputs)
-            elif (
-                getattr(metric, "_cadence_loss_metric", False)
-                or type(metric).__name__ == "Loss"
-            ):
-                metric.update(outputs[idx[0]])
-            else:
-                metric.update(outputs[idx[1]], outputs[idx[2]])
-
-    def results(self) -> dict[str, Any]:
-        """Return `{name: value}` from every metric, numpy values as Python numbers or lists."""
-        out: dict[str, Any] = {}
-        for name, metric in self.metrics.items():
-            value = metric.eval()
-            out[name] = value.tolist() if hasattr(value, "tolist") else value
-        return out
-
-
-class Run:
-    """One call of `train`, `fit` or `eval`: the loop, its events and its finalization.
-
-    `execute()` runs synchronously in whatever thread calls it; the async forms
-    call it in a worker thread and may `cancel()` it from the event loop.
-    """
-
-    def __init__(
-        self,
-        *,
-        kind: RunKind,
-        bus: EventBus,
-        callbacks: list[Callback],
-        cb_params: CallbackParams,
-        drain_timeout: float | None,
-    ) -> None:
-        self.kind: RunKind = kind
-        self.bus = bus
-        self.callbacks = CallbackSet(bus, callbacks)
-        self.cb = cb_params
-        self.rc = self.context()
-        self.drain_timeout = drain_timeout
-        self._cancel = threading.Event()
-        self.train_network: Callable[..., Any] | None = None
-        self.train_dataset: Any = None
-        self.epoch = 0
-        self.initial_epoch = 0
-        self.eval_spec: EvalSpec | None = None
-        self.valid_dataset: Any = None
-        self.valid_frequency: int | list[int] = 1
-        self.outcome = "completed"
-        self.result: Any = None
-        self._eval_loss = math.nan
-        self._stop_published = False
-
-    def context(self) -> RunContext:
-        """Return a new RunContext over this run's `cb_params`, connected to its bus."""
-        rc = RunContext(self.cb)
-        rc._bus = self.bus
-        return rc
-
-    def cancel(self) -> None:
-        """Ask the loop to end as cancelled at its next step boundary (thread-safe)."""
-        self._cancel.set()
-
-    # --- the run as a whole ------------------------------------------------------
-
-    def execute(self) -> Any:
-        """Run the loop with its callbacks entered and finalized; return `eval`'s metrics, else None."""
-        stack = ExitStack()
-        error: BaseException | None = None
-        with stack:
-            self.callbacks.enter(stack)
-            final_subs = self.callbacks.subscribe_final(self.rc)
-            try:
-                self._body()
-                self.bus.drain_sync(timeout=self.drain_timeout)
-                self.outcome = (
-                    "stopped" if self.rc.get_stop_requested() else "completed"
-                )
-            except BaseException as exc:
-                self.outcome = "cancelled" if _is_cancellation(exc) else "failed"
-                error = exc
-            finally:
-                self._finalize(error, final_subs)
-            if error is not None:
-                raise error
-        if self.callbacks.final_errors and error is None:
-            _raise_all(self.callbacks.final_errors)
-        return self.result
-
-    def _finalize(self, error: BaseException | None, final_subs: list[Any]) -> None:
-        cb = self.cb
-        cb["outcome"] = self.outcome
-        if error is not None:
-            cb["exception"] = error
-        terminal: ev.RunEnded
-        common: dict[str, Any] = {
-            "kind": self.kind,
-            "epoch": cb.get("cur_epoch_num"),
-            "step": cb.get("cur_step_num", 0),
-        }
-        if self.outcome == "failed" and error is not None:
-            cls = type(error)
-            terminal = ev.RunFailed(
-                error_type=f"{cls.__module__}.{cls.__qualname__}",
-                message=str(error),
-                **common,
-            )
-        elif self.outcome == "cancelled":
-            terminal = ev.RunCancelled(**common)
-        elif self.outcome == "stopped":
-            terminal = ev.RunStopped(**common)
-        else:
-            terminal = ev.RunCompleted(**common)
-        try:
-            self.bus.publish(terminal)
-            timeout = (
-                self.drain_timeout if error is None else (self.drain_timeout or 30.0)
-            )
-            self.bus.finish_run(timeout=timeout)
-        except BaseException as exc:
-            if error is None:
-                raise
-            error.add_note(
-                f"cadence: while finalizing, also: {type(exc).__name__}: {exc}"
-            )
-        finally:
-            for sub in final_subs:
-                sub.unsubscribe()
-            if error is not None:
-                for late in self.callbacks.final_errors:
-                    error.add_note(
-                        f"cadence: during finalization {type(late).__name__}: {late}"
-                    )
-
-    # --- phases -------------------------------------------------------------------
-
-    def _body(self) -> None:
-        if self.kind == "eval":
-            assert self.eval_spec is not None
-            self.result = self._eval_phase(self.rc, epoch=None)
-        else:
-            self._train_phase()
-
-    def _boundary(self) -> None:
-        # Checked after every step: cancellation first, then worker failures.
-        if self._cancel.is_set():
-            raise Cancelled("the run was cancelled by its host")
-        if self.bus.has_worker_errors:
-            self.bus.raise_worker_errors()
-
-    def _train_phase(self) -> None:
-        bus, cb, rc = self.bus, self.cb, self.rc
-        network = self.train_network
-        assert network is not None
-        subs = self.callbacks.subscribe(TRAIN_HOOKS, rc)
-        _set_train(network, True)
-        try:
-            version = -1
-            wants_begin = wants_end = True
-            rc._resume_limit = self.epoch
-            try:
-                bus.publish(
-                    ev.TrainBegin(
-                        epochs=self.epoch,
-                        initial_epoch=self.initial_epoch,
-                        steps_per_epoch=cb["batch_num"],
-                    )
-                )
-            finally:
-                rc._resume_limit = None
-            if rc._resume_epoch is not None and rc._resume_epoch > self.initial_epoch:
-                self.initial_epoch = rc._resume_epoch
-                cb["epoch_num"] = self.epoch - self.initial_epoch
-            batch_num = cb["batch_num"]
-            needs_two = cb.get("loss_fn") is not None
-            for epoch in range(self.initial_epoch + 1, self.epoch + 1):
-                cb["cur_epoch_num"] = epoch
-                bus.publish(ev.TrainEpochBegin(epoch=epoch))
-                step_in_epoch = 0
-                for batch in iterate(self.train_dataset):
-                    try:
-                        batch = list(batch)
-                    except TypeError as exc:
-                        raise _batch_error(
-                            exc, self.kind, "train_dataset", batch
-                        ) from None
-                    if needs_two and len(batch) != 2:
-                        raise ValueError(
-                            "When 'loss_fn' is not None, 'train_dataset' should return two elements, but got "
-                            f"{len(batch)}, please check the number of elements returned by 'train_dataset'."
-                        )
-                    step = cb["cur_step_num"] + 1
-                    step_in_epoch += 1
-                    cb["cur_step_num"] = step
-                    cb["train_dataset_element"] = batch
-                    if (
-                        bus.version != version
-                    ):  # subscriptions changed: re-ask who listens
-                        version = bus.version
-                        wants_begin, wants_end = (
-                            bus.wants(ev.TrainStepBegin),
-                            bus.wants(ev.TrainStepEnd),
-                        )
-                    if wants_begin:
-                        bus.publish(
-                            ev.TrainStepBegin(
-                                epoch=epoch, step=step, step_in_epoch=step_in_epoch
-                            )
-                        )
-                    outputs = network(*batch)
-                    cb["net_outputs"] = outputs
-                    if wants_end:
-                        bus._publish_lazy(
-                            ev.TrainStepEnd,
-                            _train_step_end,
-                            (epoch, step, step_in_epoch, outputs),
-                        )
-                    self._boundary()
-                    if rc._stop_requested:
-                        break
-                if step_in_epoch and batch_num <= 0:
-                    batch_num = step_in_epoch
-                self._maybe_eval(epoch)
-                self._reset(self.train_dataset)
-                self._publish_stop_once()
-                bus.publish(
-                    ev.TrainEpochEnd(
-                        epoch=epoch,
-                        step=cb["cur_step_num"],
-                        loss=loss_value(cb.get("net_outputs")),
-                        metrics=cb.get("metrics"),
-                    )
-                )
-                cb.pop("metrics", None)
-                cb.pop("eval_results", None)
-                self._publish_stop_once()
-                if rc._stop_requested:
-                    break
-            bus.publish(
-                ev.TrainEnd(
-                    epoch=cb.get("cur_epoch_num", self.initial_epoch),
-                    step=cb["cur_step_num"],
-                )
-            )
-        finally:
-            for sub in subs:
-                sub.unsubscribe()
-
-    def _publish_stop_once(self) -> None:
-        if self.rc._stop_requested and not self._stop_published:
-            self._stop_published = True
-            self.bus.publish(
-                ev.StopRequested(
-                    phase="train",
-                    epoch=self.cb.get("cur_epoch_num"),
-                    step=self.cb["cur_step_num"],
-                )
-            )
-
-    def _maybe_eval(self, epoch: int) -> None:
-        if self.valid_dataset is None or self.eval_spec is None:
-            return
-        freq = self.valid_frequency
-        due = epoch in freq if isinstance(freq, list) else epoch % freq == 0
-        if not due:
-            return
-        cb = self.cb
-        saved = {
-            k: cb[k]
-            for k in ("cur_step_num", "batch_num", "dataset_sink_mode", "net_outputs")
-            if k in cb
-        }
-        cb["eval_network"] = self.eval_spec.network
-        cb["valid_dataset"] = self.valid_dataset
-        cb["batch_num"] = dataset_size(self.valid_dataset)
-        cb["mode"] = "eval"
-        cb["cur_step_num"] = 0
-        eval_rc = self.context()
-        with ExitStack() as stack:
-            nested = CallbackSet(self.bus, self.callbacks.callbacks, checked=True)
-            nested.enter(stack)
-            self._eval_phase(eval_rc, epoch=epoch)  # sets `metrics` and `eval_results`
-        _set_train(self.train_network, True)
-        cb.update(saved)
-        cb["mode"] = "train"
-
-    def _eval_phase(self, rc: RunContext, *, epoch: int | None) -> dict[str, Any]:
-        bus, cb = self.bus, self.cb
-        spec = self.eval_spec
-        assert spec is not None
-        subs = self.callbacks.subscribe(EVAL_HOOKS, rc)
-        _set_train(spec.network, False)
-        try:
-            for metric in spec.metrics.values():
-                metric.clear()
-            cb["dataset_sink_mode"] = False
-            bus.publish(ev.EvalBegin(epoch=epoch, steps=cb["batch_num"]))
-            bus.publish(ev.EvalEpochBegin(epoch=epoch))
-            wants_begin, wants_end = (
-                bus.wants(ev.EvalStepBegin),
-                bus.wants(ev.EvalStepEnd),
-            )
-            loss_sum, loss_n = 0.0, 0
-            for batch in iterate(self.valid_dataset):
-                try:
-                    batch = list(batch)
-                except TypeError as exc:
-                    raise _batch_error(exc, self.kind, "valid_dataset", batch) from None
-                step = cb["cur_step_num"] + 1
-                cb["cur_step_num"] = step
-                cb["eval_dataset_element"] = batch
-                if wants_begin:
-                    bus.publish(ev.EvalStepBegin(epoch=epoch, step=step))
-                outputs = spec.network(*batch)
-                cb["net_outputs"] = outputs
-                loss = loss_value(outputs)
-                if wants_end:
-                    bus.publish(ev.EvalStepEnd(epoch=epoch, step=step, loss=loss))
-                spec.update(outputs)
-                if loss is not None:
-                    loss_sum, loss_n = loss_sum + loss, loss_n + 1
-                self._boundary()
-                if rc._stop_requested:
-                    break
-            bus.publish(ev.EvalEpochEnd(epoch=epoch, step=cb["cur_step_num"]))
-            self._reset(self.valid_dataset)
-            metrics = spec.results()
-            cb["metrics"] = metrics
-            self._eval_loss = loss_sum / loss_n if loss_n else math.nan
-            if epoch is not None:  # fit: from `on_eval_end` on, as in MindSpore
-                cb["eval_results"] = {**metrics, "eval_loss": self._eval_loss}
-            bus.publish(
-                ev.EvalEnd(epoch=epoch, step=cb["cur_step_num"], metrics=metrics)
-            )
-            return metrics
-        finally:
-            for sub in subs:
-                sub.unsubscribe()
-
-    @staticmethod
-    def _reset(dataset: Any) -> None:
-        reset = getattr(dataset, "reset", None)
-        if callable(reset):
-            reset()
+def _reset(dataset: Any) -> None:
+    reset = getattr(dataset, "reset", None)
+    if callable(reset):
+        reset()
 
 
 def _set_train(network: Any, training: bool) -> None:

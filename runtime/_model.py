@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import inspect
 import os
 import threading
-import warnings
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -12,10 +12,9 @@ import anyio
 import anyio.to_thread
 
 from ._bus import EventBus
-from ._callback_bridge import legacy_methods, normalize_callbacks
-from ._cb_params import CallbackParams
-from ._errors import CadenceWarning
-from ._loop import EvalSpec, Run, dataset_size
+from ._callback_bridge import LegacyHookWarning
+from ._loop import Run, dataset_size
+from ._run_spec import EvalSpec, RunSpec
 from ._workers import current_call_soon
 from .validation import check_bool, check_non_negative_int, check_positive_int
 
@@ -23,6 +22,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
 
     from ._callback import Callback
+    from ._events import RunKind
 
 __all__ = ["LegacyHookWarning", "Model"]
 
@@ -33,10 +33,6 @@ _KWARGS = (
     "acc_level",
 )
 _AMP_LEVELS = ("O0", "O1", "O2", "O3", "auto")
-
-
-class LegacyHookWarning(CadenceWarning):
-    """A custom callback defines MindSpore's deprecated hook names (`step_end`, ...)."""
 
 
 class Model:
@@ -133,7 +129,8 @@ class Model:
             eval_network, eval_indexes
         )
         self._metric_fns = self._build_metrics(metrics)
-        self._current: Run | None = None
+        self._current: Run | None = None  # the run in progress, if any
+        self._nested: list[Run] = []  # evaluations nested in it, innermost last
         self._lock = threading.Lock()
 
     # --- construction ----------------------------------------------------------------
@@ -222,7 +219,7 @@ class Model:
         """
         run = self._current
         if run is not None:
-            run.rc.request_stop()
+            run.request_stop()
 
     # --- synchronous API -----------------------------------------------------------------
 
@@ -256,17 +253,7 @@ class Model:
             >>> net = nn.Dense(4, 2)
             >>> ms.Model(net, nn.MSELoss(), nn.SGD(net.trainable_params(), 0.1)).train(2, data)
         """
-        self._execute(
-            self._prepare_train(
-                "train",
-                epoch,
-                train_dataset,
-                callbacks,
-                dataset_sink_mode,
-                sink_size,
-                initial_epoch,
-            )
-        )
+        self._execute(self._start("train", locals()))
 
     def fit(
         self,
@@ -288,17 +275,7 @@ class Model:
         hooks; its metrics are in `cb_params.metrics` and `cb_params.eval_results`
         (which adds `eval_loss`) until the end of that training epoch.
         """
-        run = self._prepare_train(
-            "fit",
-            epoch,
-            train_dataset,
-            callbacks,
-            dataset_sink_mode,
-            sink_size,
-            initial_epoch,
-        )
-        self._prepare_fit(run, valid_dataset, valid_frequency, valid_dataset_sink_mode)
-        self._execute(run)
+        self._execute(self._start("fit", locals()))
 
     def eval(
         self,
@@ -307,9 +284,7 @@ class Model:
         dataset_sink_mode: bool = False,
     ) -> dict[str, Any]:
         """Evaluate on `valid_dataset` and return `{metric name: value}`."""
-        result: dict[str, Any] = self._execute(
-            self._prepare_eval(valid_dataset, callbacks, dataset_sink_mode)
-        )
+        result: dict[str, Any] = self._execute(self._start("eval", locals()))
         return result
 
     def predict(
@@ -338,16 +313,7 @@ class Model:
         task ends the run at the next step boundary with `RunCancelled`, drains the
         workers, exits the callbacks, then re-raises the cancellation.
         """
-        run = self._prepare_train(
-            "train",
-            epoch,
-            train_dataset,
-            callbacks,
-            dataset_sink_mode,
-            sink_size,
-            initial_epoch,
-        )
-        await self._execute_async(run)
+        await self._execute_async(self._start("train", locals()))
 
     async def fit_async(
         self,
@@ -362,17 +328,7 @@ class Model:
         initial_epoch: int = 0,
     ) -> None:
         """`fit` inside a running event loop; see `train_async`."""
-        run = self._prepare_train(
-            "fit",
-            epoch,
-            train_dataset,
-            callbacks,
-            dataset_sink_mode,
-            sink_size,
-            initial_epoch,
-        )
-        self._prepare_fit(run, valid_dataset, valid_frequency, valid_dataset_sink_mode)
-        await self._execute_async(run)
+        await self._execute_async(self._start("fit", locals()))
 
     async def eval_async(
         self,
@@ -382,7 +338,7 @@ class Model:
     ) -> dict[str, Any]:
         """`eval` inside a running event loop; see `train_async`."""
         result: dict[str, Any] = await self._execute_async(
-            self._prepare_eval(valid_dataset, callbacks, dataset_sink_mode)
+            self._start("eval", locals())
         )
         return result
 
@@ -416,19 +372,22 @@ class Model:
                         await done.wait()
                 raise
 
-    # --- argument checks and run set-up ------------------------------------------------------
+    # --- from a call's arguments to a Run -------------------------------------------------------
 
-    def _prepare_train(
-        self,
-        kind: str,
-        epoch: Any,
-        train_dataset: Any,
-        callbacks: Any,
-        dataset_sink_mode: Any,
-        sink_size: Any,
-        initial_epoch: Any,
-    ) -> Run:
+    def _start(self, kind: RunKind, arguments: dict[str, Any]) -> Run:
+        """Check a `train`/`fit`/`eval` call's `arguments` (by parameter name) and return its Run, not started.
+
+        Every public method, sync or async, and `start_run` come through here: the
+        one place where arguments become a `RunSpec`. The Run normalises the
+        callbacks (a TypeError for a wrong one) and issues their warnings.
+        """
+        a = arguments
+        spec = self._eval_spec(a) if kind == "eval" else self._train_spec(kind, a)
+        return Run(spec, self._bus, parent=self._nesting_parent(kind))
+
+    def _train_spec(self, kind: RunKind, a: dict[str, Any]) -> RunSpec:
         where = f"Model.{kind}"
+        epoch, initial_epoch, sink_size = a["epoch"], a["initial_epoch"], a["sink_size"]
         check_positive_int(epoch, "epoch", where)
         check_non_negative_int(initial_epoch, "initial_epoch", where)
         if epoch <= initial_epoch:
@@ -436,7 +395,7 @@ class Model:
                 f"For '{where}', the argument 'epoch' must be greater than 'initial_epoch', "
                 f"but got epoch={epoch!r} and initial_epoch={initial_epoch!r}."
             )
-        check_bool(dataset_sink_mode, "dataset_sink_mode", where)
+        check_bool(a["dataset_sink_mode"], "dataset_sink_mode", where)
         if not isinstance(sink_size, int) or isinstance(sink_size, bool):
             raise TypeError(
                 f"For '{where}', the argument 'sink_size' must be an int, but got {sink_size!r}."
@@ -445,121 +404,92 @@ class Model:
             raise ValueError(
                 f"For '{where}', the argument 'sink_size' must be -1 or positive, but got {sink_size!r}."
             )
-        size = _checked_size(train_dataset, "train_dataset", where)
-        cbs = self._callbacks(callbacks, where)
-        batch_num = sink_size if dataset_sink_mode and sink_size > 0 else size
-        cb = CallbackParams(
-            batch_num=batch_num,
-            cur_step_num=0,
-            dataset_sink_mode=False,
-            device_number=1,
-            epoch_num=epoch - initial_epoch,
-            initial_step=None,
-            last_save_ckpt_step=None,
-            latest_ckpt_file=None,
-            list_callback=cbs,
-            loss_fn=self._loss_fn,
-            loss_scale_mananger=self._kwargs.get("loss_scale_manager"),
-            loss_scale_manager=self._kwargs.get("loss_scale_manager"),
-            mode="train",
-            network=self._network,
-            optimizer=self._optimizer,
-            parallel_mode="stand_alone",
-            train_dataset=train_dataset,
-            train_dataset_element=None,
-            train_network=self._train_network,
-        )
-        run = self._new_run("fit" if kind == "fit" else "train", cbs, cb)
-        run.train_network = self._train_network
-        run.train_dataset = train_dataset
-        run.epoch, run.initial_epoch = epoch, initial_epoch
-        return run
+        size = _checked_size(a["train_dataset"], "train_dataset", where)
+        valid_dataset: Any = None
+        valid_frequency: Any = 1  # checked below: callers may pass anything
+        valid_steps = 0
+        evaluation = None
+        if kind == "fit":
+            valid_dataset, valid_frequency = a["valid_dataset"], a["valid_frequency"]
+            check_bool(a["valid_dataset_sink_mode"], "valid_dataset_sink_mode", where)
+            _check_valid_frequency(valid_frequency)
+            if valid_dataset is not None:
+                valid_steps = _checked_size(valid_dataset, "valid_dataset", where)
+                if not self._metric_fns or self._eval_network is None:
+                    raise ValueError(
+                        "For 'Model.fit', `valid_dataset` is given but the model has no `metrics`: "
+                        "set `metrics` (e.g. Model(..., metrics={'accuracy'})) to evaluate during fit."
+                    )
+                evaluation = self._evaluation()
+        loss_scale_manager = self._kwargs.get("loss_scale_manager")
+        return RunSpec(
+            kind=kind, network=self._network, train_network=self._train_network,
+            loss_fn=self._loss_fn, optimizer=self._optimizer,
+            loss_scale_manager=loss_scale_manager, train_dataset=a["train_dataset"],
+            epochs=epoch, initial_epoch=initial_epoch,
+            steps_per_epoch=sink_size if a["dataset_sink_mode"] and sink_size > 0 else size,
+            evaluation=evaluation, valid_dataset=valid_dataset, valid_steps=valid_steps,
+            valid_frequency=(
+                tuple(valid_frequency) if isinstance(valid_frequency, list) else valid_frequency
+            ),
+            callbacks=a["callbacks"], drain_timeout=self._drain_timeout,
+        )  # fmt: skip
 
-    def _prepare_fit(
-        self, run: Run, valid_dataset: Any, valid_frequency: Any, valid_sink: Any
-    ) -> None:
-        check_bool(valid_sink, "valid_dataset_sink_mode", "Model.fit")
-        if not isinstance(valid_frequency, int | list) or isinstance(
-            valid_frequency, bool
-        ):
-            raise TypeError(
-                "For 'Model.fit', the argument 'valid_frequency' must be an int or a list of epoch numbers, "
-                f"but got {valid_frequency!r} of type {type(valid_frequency).__name__!r}."
-            )
-        if isinstance(valid_frequency, int):
-            check_positive_int(valid_frequency, "valid_frequency", "Model.fit")
-        if valid_dataset is None:
-            return
-        _checked_size(valid_dataset, "valid_dataset", "Model.fit")
-        if not self._metric_fns or self._eval_network is None:
-            raise ValueError(
-                "For 'Model.fit', `valid_dataset` is given but the model has no `metrics`: "
-                "set `metrics` (e.g. Model(..., metrics={'accuracy'})) to evaluate during fit."
-            )
-        run.valid_dataset = valid_dataset
-        run.valid_frequency = valid_frequency
-        run.eval_spec = EvalSpec(
-            self._eval_network, self._metric_fns, self._eval_indexes
-        )
-
-    def _prepare_eval(
-        self, valid_dataset: Any, callbacks: Any, dataset_sink_mode: Any
-    ) -> Run:
-        check_bool(dataset_sink_mode, "dataset_sink_mode", "Model.eval")
+    def _eval_spec(self, a: dict[str, Any]) -> RunSpec:
+        check_bool(a["dataset_sink_mode"], "dataset_sink_mode", "Model.eval")
         if not self._metric_fns or self._eval_network is None:
             raise ValueError(
                 "For 'Model.eval', the model argument 'metrics' can not be None or empty: "
                 "set `metrics` (e.g. Model(..., metrics={'accuracy'})) to evaluate."
             )
+        valid_dataset = a["valid_dataset"]
         size = _checked_size(valid_dataset, "valid_dataset", "Model.eval")
-        cbs = self._callbacks(callbacks, "Model.eval")
-        cb = CallbackParams(
-            batch_num=size,
-            cur_step_num=0,
-            dataset_sink_mode=False,
-            eval_network=self._eval_network,
-            list_callback=cbs,
-            mode="eval",
-            network=self._network,
-            valid_dataset=valid_dataset,
-        )
-        run = self._new_run("eval", cbs, cb)
-        run.valid_dataset = valid_dataset
-        run.eval_spec = EvalSpec(
-            self._eval_network, self._metric_fns, self._eval_indexes
-        )
-        return run
+        return RunSpec(
+            kind="eval", network=self._network, train_network=None, loss_fn=self._loss_fn,
+            optimizer=self._optimizer, loss_scale_manager=self._kwargs.get("loss_scale_manager"),
+            train_dataset=None, epochs=0, initial_epoch=0, steps_per_epoch=0,
+            evaluation=self._evaluation(), valid_dataset=valid_dataset, valid_steps=size,
+            valid_frequency=1, callbacks=a["callbacks"], drain_timeout=self._drain_timeout,
+        )  # fmt: skip
 
-    def _callbacks(self, callbacks: Any, where: str) -> list[Callback]:
-        cbs = normalize_callbacks(callbacks)
-        for cb in cbs:
-            legacy = legacy_methods(cb)
-            if legacy:
-                warnings.warn(
-                    f"For {type(cb).__name__} callback, {sorted(legacy)} methods may not be supported in later "
-                    "version. Use methods prefixed with 'on_train' or 'on_eval' instead when using customized "
-                    f"callbacks (seen in {where}).",
-                    LegacyHookWarning,
-                    stacklevel=4,
-                )
-        return cbs
+    def _evaluation(self) -> EvalSpec:
+        assert self._eval_network is not None
+        indexes = self._eval_indexes
+        return EvalSpec(
+            self._eval_network,
+            self._metric_fns,
+            None if indexes is None else tuple(indexes),
+        )
 
-    def _new_run(self, kind: Any, cbs: list[Callback], cb: CallbackParams) -> Run:
-        return Run(
-            kind=kind,
-            bus=self._bus,
-            callbacks=cbs,
-            cb_params=cb,
-            drain_timeout=self._drain_timeout,
+    # --- running one loop at a time ----------------------------------------------------------
+
+    def _nesting_parent(self, kind: RunKind) -> Run | None:
+        """The run a new one nests in: an `eval` called from a hook of this model's run, on its thread.
+
+        Anything else while a run is in progress is refused (RuntimeError): one Model runs one loop at a time.
+        """
+        current = self._current
+        if current is None:
+            return None
+        innermost = self._nested[-1] if self._nested else current
+        if kind == "eval" and innermost.thread == threading.get_ident():
+            return innermost
+        raise RuntimeError(
+            "This Model is already running (train, fit or eval); one Model runs one loop at a time. "
+            "Create another Model to run concurrently (only `eval` may be called from a hook of the run, "
+            "in the run's thread: it then runs nested in it)."
         )
 
     def _execute(self, run: Run) -> Any:
+        if run.parent is not None:  # nested: the outer run keeps the model
+            self._nested.append(run)
+            try:
+                return run.execute()
+            finally:
+                self._nested.pop()
         with self._lock:
             if self._current is not None:
-                raise RuntimeError(
-                    "This Model is already running (train, fit or eval); one Model runs one loop at a time. "
-                    "Create another Model to run concurrently."
-                )
+                self._nesting_parent("train")  # raises: another run started meanwhile
             self._current = run
         try:
             return run.execute()
@@ -576,13 +506,8 @@ class Model:
         `_execute_async(run)` then runs it. Raises, before anything starts, what the
         method would raise for these arguments (and RuntimeError while a run is in progress).
         """
-        import inspect
-
         if self._current is not None:
-            raise RuntimeError(
-                "This Model is already running (train, fit or eval); one Model runs one loop at a time. "
-                "Create another Model to run concurrently."
-            )
+            self._nesting_parent("train")  # raises
         try:
             bound = inspect.signature(getattr(Model, method)).bind(
                 self, *args, **kwargs
@@ -590,22 +515,22 @@ class Model:
         except TypeError as exc:
             raise TypeError(f"For 'Model.{method}', {exc}.") from None
         bound.apply_defaults()
-        a = bound.arguments
-        if method == "eval_async":
-            return self._prepare_eval(
-                a["valid_dataset"], a["callbacks"], a["dataset_sink_mode"]
-            )
-        kind = "fit" if method == "fit_async" else "train"
-        run = self._prepare_train(
-            kind, a["epoch"], a["train_dataset"], a["callbacks"],
-            a["dataset_sink_mode"], a["sink_size"], a["initial_epoch"],
-        )  # fmt: skip
-        if kind == "fit":
-            self._prepare_fit(
-                run, a["valid_dataset"], a["valid_frequency"],
-                a["valid_dataset_sink_mode"],
-            )  # fmt: skip
-        return run
+        kinds: dict[str, RunKind] = {
+            "train_async": "train",
+            "fit_async": "fit",
+            "eval_async": "eval",
+        }
+        return self._start(kinds[method], bound.arguments)
+
+
+def _check_valid_frequency(valid_frequency: Any) -> None:
+    if not isinstance(valid_frequency, int | list) or isinstance(valid_frequency, bool):
+        raise TypeError(
+            "For 'Model.fit', the argument 'valid_frequency' must be an int or a list of epoch numbers, "
+            f"but got {valid_frequency!r} of type {type(valid_frequency).__name__!r}."
+        )
+    if isinstance(valid_frequency, int):
+        check_positive_int(valid_frequency, "valid_frequency", "Model.fit")
 
 
 def _checked_size(dataset: Any, name: str, where: str) -> int:

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, final
 
-if TYPE_CHECKING:
-    from collections.abc import Callable
+from ._run_control import RunControl
 
+if TYPE_CHECKING:
     from ._bus import EventBus
     from ._events import Event
 
-__all__ = ["RunContext"]
+__all__ = ["RunContext", "loop_context"]
 
 
 @final
@@ -30,14 +30,7 @@ class RunContext:
         True
     """
 
-    __slots__ = (
-        "_bus",
-        "_on_stop",
-        "_original_args",
-        "_resume_epoch",
-        "_resume_limit",
-        "_stop_requested",
-    )
+    __slots__ = ("_bus", "_control", "_original_args")
 
     def __init__(self, original_args: dict[str, Any]) -> None:
         if not isinstance(original_args, dict):
@@ -46,12 +39,8 @@ class RunContext:
                 f"but got {type(original_args)}."
             )
         self._original_args = original_args
-        self._stop_requested = False
-        self._on_stop: Callable[[], None] | None = None
+        self._control = RunControl()
         self._bus: EventBus | None = None
-        self._resume_epoch: int | None = None
-        # The run's last epoch while `on_train_begin` runs (resume allowed), else None.
-        self._resume_limit: int | None = None
 
     def original_args(self) -> Any:
         """Return `cb_params`, the same object for every hook of one loop."""
@@ -59,15 +48,11 @@ class RunContext:
 
     def request_stop(self) -> None:
         """Ask the loop to stop at its next step boundary; idempotent and irreversible."""
-        if self._stop_requested:
-            return
-        self._stop_requested = True
-        if self._on_stop is not None:
-            self._on_stop()
+        self._control.request_stop()
 
     def get_stop_requested(self) -> bool:
         """Return whether a stop was requested."""
-        return self._stop_requested
+        return self._control.stop_requested
 
     def resume_after_epoch(self, epoch: int) -> None:
         """Continue a training run after `epoch` epochs already done (a cadence extension).
@@ -82,19 +67,7 @@ class RunContext:
             RuntimeError: Called outside `on_train_begin`.
             ValueError: `epoch` is negative or not before the run's last epoch.
         """
-        last = self._resume_limit
-        if last is None:
-            raise RuntimeError(
-                "`resume_after_epoch()` can only be called from `on_train_begin`."
-            )
-        value: Any = epoch  # checked at run time: callers may pass anything
-        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-            raise ValueError(f"`epoch` must be an int >= 0, got {epoch!r}.")
-        if epoch >= last:
-            raise ValueError(
-                f"`epoch` must be less than the run's last epoch {last}, got {epoch!r}."
-            )
-        self._resume_epoch = epoch
+        self._control.resume_after_epoch(epoch)
 
     @property
     def bus(self) -> EventBus | None:
@@ -112,3 +85,17 @@ class RunContext:
                 "This RunContext belongs to no run, so it has no event bus to publish on."
             )
         self._bus.publish(event)
+
+
+def loop_context(
+    original_args: dict[str, Any], bus: EventBus, control: RunControl
+) -> RunContext:
+    """Return the RunContext a loop hands its hooks: over `original_args`, publishing on `bus`, steered through `control`.
+
+    A function of this module rather than constructor arguments, so that
+    `RunContext(original_args)` keeps MindSpore's signature.
+    """
+    rc = RunContext(original_args)
+    rc._bus = bus
+    rc._control = control
+    return rc

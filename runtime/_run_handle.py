@@ -26,14 +26,12 @@ from ._events import (
     EvalEnd,
     EvalStepEnd,
     Event,
-    RunCancelled,
     RunEnded,
-    RunFailed,
     TrainBegin,
     TrainEpochEnd,
     TrainStepEnd,
 )
-from ._loop import Cancelled
+from ._loop import Cancelled, terminal_event
 from ._model import Model
 from ._run_events import RunEvents
 from ._run_progress import RunProgress
@@ -229,7 +227,7 @@ class RunHandle(Generic[T]):
         run = self._run
         if run is None:
             return
-        run.rc.request_stop()
+        run.request_stop()
         self._set_status("stopping", unless=("cancelling",))
 
     def cancel(self) -> None:
@@ -395,17 +393,10 @@ def _final_status(outcome: RunEnded) -> RunStatus:
 
 
 def _unpublished_outcome(run: Run, error: BaseException | None) -> RunEnded:
-    common: dict[str, Any] = {
-        "kind": run.kind,
-        "epoch": run.cb.get("cur_epoch_num"),
-        "step": run.cb.get("cur_step_num", 0),
-    }
+    """The outcome of a run that ended before publishing its terminal event (e.g. a callback's `__enter__` failed)."""
     if error is None or isinstance(error, Cancelled):
-        return RunCancelled(**common)
-    cls = type(error)
-    return RunFailed(
-        error_type=f"{cls.__module__}.{cls.__qualname__}", message=str(error), **common
-    )
+        return terminal_event(run.kind, run.cb, None, "cancelled")
+    return terminal_event(run.kind, run.cb, error, "failed")
 
 
 def _model_method(fn: Any) -> tuple[Model, str]:
