@@ -63,6 +63,9 @@ class Run:
             threading.Event() if parent is None else parent._cancel
         )
         self.thread: int | None = None  # the thread executing it, while it runs
+        self.mode: tuple[Any, bool] | None = (
+            None  # the network last put in a mode, and which
+        )
         self.outcome = "completed"
         self.result: Any = None
         self._stop_published = False
@@ -113,7 +116,7 @@ class Run:
         network = spec.train_network
         assert network is not None
         with self.callbacks.hooks(TRAIN_HOOKS, self.rc, self.control):
-            _set_train(network, True)
+            self._set_mode(network, training=True)
             with self.control.resume_window(spec.epochs):
                 bus.publish(
                     ev.TrainBegin(
@@ -201,6 +204,11 @@ class Run:
         cb.pop("eval_results", None)
         self._notice_stop()
 
+    def _set_mode(self, network: Any, *, training: bool) -> None:
+        """Put `network` in training or inference mode, remembered so a nested evaluation can give it back."""
+        self.mode = (network, training)
+        _set_train(network, training)
+
     def _boundary(self) -> None:
         # Checked after every step: cancellation first, then worker failures.
         if self._cancel.is_set():
@@ -236,7 +244,7 @@ class Run:
         ):
             self.callbacks.enter(stack)
             self._evaluate(epoch, rc, control)  # sets `metrics` and `eval_results`
-        _set_train(spec.train_network, True)
+        self._set_mode(spec.train_network, training=True)
 
     def _evaluate(
         self, epoch: int | None, rc: RunContext, control: RunControl
@@ -245,7 +253,7 @@ class Run:
         spec, bus, cb, depth = self.spec.evaluation, self.bus, self.cb, self.depth
         assert spec is not None
         with self.callbacks.hooks(EVAL_HOOKS, rc, control, depth=depth):
-            _set_train(spec.network, False)
+            self._set_mode(spec.network, training=False)
             for metric in spec.metrics.values():
                 metric.clear()
             cb["dataset_sink_mode"] = False
@@ -316,7 +324,14 @@ class Run:
                     )
 
     def _finalize_nested(self, error: BaseException | None) -> None:
-        """A nested run publishes no terminal event (its parent's ends the run): final hooks are called directly."""
+        """A nested run publishes no terminal event (its parent's ends the run): final hooks are called directly.
+
+        The evaluation put the shared backbone in inference mode; the parent's mode comes back.
+        """
+        assert self.parent is not None
+        if self.parent.mode is not None:
+            network, training = self.parent.mode
+            _set_train(network, training)
         self.cb["outcome"] = self.outcome
         if error is not None:
             self.cb["exception"] = error

@@ -77,7 +77,8 @@ class Model:
     ) -> None:
         if not callable(network):
             raise TypeError(
-                f"For 'Model', the argument 'network' must be a Cell or callable, but got {network!r}."
+                f"For 'Model', the argument 'network' must be a Cell or callable, "
+                f"but got {network!r} of type {type(network).__name__!r}."
             )
         for key in kwargs:
             if key not in _KWARGS:
