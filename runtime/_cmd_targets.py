@@ -9,7 +9,7 @@ if TYPE_CHECKING:
     import argparse
     from argparse import _SubParsersAction
 
-    from ._targets import Target
+    from .compute._targets import Target
 
 __all__ = ["collect", "register", "run"]
 
@@ -32,8 +32,8 @@ def register(subparsers: _SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def collect() -> dict[str, Any]:
     """Return `{"targets": [...], "failed_plugins": [...], "autoload": bool}` after loading plugins."""
-    from ._plugins import autoload_enabled, load_plugins, plugin_failures
-    from ._targets import registered_targets
+    from .compute._plugins import autoload_enabled, load_plugins, plugin_failures
+    from .compute._targets import registered_targets
 
     load_plugins()
     return {

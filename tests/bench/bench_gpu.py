@@ -84,7 +84,7 @@ def main() -> int:
     parser.add_argument("--batches", default="64,256,1024")
     args = parser.parse_args()
     import cadence as ms
-    from cadence._targets import lookup
+    from cadence.compute._targets import lookup
 
     gpu = lookup("GPU")
     assert gpu is not None, (
