@@ -40,7 +40,7 @@ def mlp() -> tuple[Any, tuple[int, ...]]:
 
 
 def lenet5() -> tuple[Any, tuple[int, ...]]:
-    from cadence._presets import build_network
+    from cadence.cli._presets import build_network
 
     return build_network("lenet5", (1, 32, 32), 10), (1, 32, 32)
 

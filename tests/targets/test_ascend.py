@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 import cadence as ms
-from cadence._cmd_targets import collect
+from cadence.cli._targets import collect
 from cadence.compute import _targets
 from cadence.compute._ascend import ENV_VARS, AscendTarget
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 import cadence as ms
-from cadence._cmd_targets import collect
+from cadence.cli._targets import collect
 from cadence.compute import _plugins, _targets
 from cadence.kernels import reference_kernels
 
