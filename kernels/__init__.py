@@ -1,15 +1,22 @@
 """Compute kernels per device target (`cadence.kernels`).
 
 `reference` holds the plain-numpy spec of every kernel; `cpu_kernels()` returns
-the CPU kernel table (numba) and `cuda_kernels()` the CUDA one (numba.cuda),
-each importing its module on the first call. Importing this package does not
-import numba.
+the CPU kernel table (numba) and `cuda_kernels()` the CUDA one (numba.cuda,
+the `cuda` subpackage), each importing its module on the first call. Importing
+this package does not import numba.
+
+Layer rule: the kernels are the bottom layer. Modules here import numpy, numba
+and each other, never the rest of cadence (`cadence.*` outside
+`cadence.kernels`); the runtime calls in, through the tables. See
+docs/architecture.md.
 """
 
 from __future__ import annotations
 
 import importlib
 from typing import TYPE_CHECKING, Any, Protocol
+
+from ._names import KERNEL_NAMES
 
 if TYPE_CHECKING:
     from types import ModuleType
@@ -22,37 +29,6 @@ __all__ = [
     "memory_kernels",
     "reference_kernels",
 ]
-
-# Every kernel table provides these names, with `reference`'s signatures.
-KERNEL_NAMES: tuple[str, ...] = (
-    "adam_update",
-    "avg_pool2d_backward",
-    "avg_pool2d_forward",
-    "batch_norm_backward",
-    "batch_norm_forward",
-    "bias_act_backward",
-    "bias_act_forward",
-    "conv2d_backward",
-    "conv2d_forward",
-    "dense_backward",
-    "dense_forward",
-    "log_softmax_backward",
-    "log_softmax_forward",
-    "max_pool2d_backward",
-    "max_pool2d_forward",
-    "momentum_update",
-    "relu_backward",
-    "relu_forward",
-    "sgd_update",
-    "sigmoid_backward",
-    "sigmoid_forward",
-    "softmax_backward",
-    "softmax_cross_entropy_dense",
-    "softmax_cross_entropy_sparse",
-    "softmax_forward",
-    "tanh_backward",
-    "tanh_forward",
-)
 
 
 class KernelSet(Protocol):
@@ -72,7 +48,7 @@ def cuda_kernels() -> ModuleType:
     Besides the kernels it provides `to_device`, `to_host` and `DeviceArray`,
     the array type tensors hold on the GPU target.
     """
-    return importlib.import_module("cadence.kernels._cuda")
+    return importlib.import_module("cadence.kernels.cuda")
 
 
 def memory_kernels() -> ModuleType:

@@ -5,105 +5,38 @@ Kernels are single-threaded (`nogil`, no `parallel=True`): BLAS owns the
 cores during matmuls and the loops run between them, so the process never
 runs more compute threads than BLAS is allowed (see `CPUTarget.configure_threads`).
 
-On-disk caching: numba's cache keys a kernel on its own source file only, so
-an edit to `_scalar.py` would not invalidate kernels built from it. We register
-cache locators for this file whose source stamp also covers `_scalar.py`;
-if numba's (internal) locator API is missing, caching is simply off.
+On-disk caching covers `_scalar.py` too (see `_numba_cache`). The functions
+shared with the CUDA table (activations, softmax, optimizer updates) are built
+by `_wrappers` from this file's loops.
 """
 
 from __future__ import annotations
 
-import hashlib
 import math
 import weakref
 from collections import OrderedDict
-from pathlib import Path
 from typing import Any
 
 import numba
 import numpy as np
 import numpy.typing as npt
 
-from . import _scalar
+from . import _numba_cache, _scalar
 from ._checks import check_float_array
+from ._names import KERNEL_NAMES
+from ._wrappers import (
+    OptimizerPrimitives,
+    activation_kernels,
+    optimizer_updates,
+    softmax_kernels,
+)
 
-__all__ = [
-    "adam_update",
-    "avg_pool2d_backward",
-    "avg_pool2d_forward",
-    "batch_norm_backward",
-    "batch_norm_forward",
-    "bias_act_backward",
-    "bias_act_forward",
-    "conv2d_backward",
-    "conv2d_forward",
-    "dense_backward",
-    "dense_forward",
-    "log_softmax_backward",
-    "log_softmax_forward",
-    "max_pool2d_backward",
-    "max_pool2d_forward",
-    "momentum_update",
-    "relu_backward",
-    "relu_forward",
-    "sgd_update",
-    "sigmoid_backward",
-    "sigmoid_forward",
-    "softmax_backward",
-    "softmax_cross_entropy_dense",
-    "softmax_cross_entropy_sparse",
-    "softmax_forward",
-    "tanh_backward",
-    "tanh_forward",
-]
+__all__ = list(KERNEL_NAMES)
 
 Array = npt.NDArray[Any]
 
 
-def _install_cache_locators() -> bool:
-    try:
-        from numba.core import caching
-    except ImportError:  # pragma: no cover - numba internals moved
-        return False
-    impl = getattr(caching, "CacheImpl", None) or getattr(caching, "_CacheImpl", None)
-    bases = [
-        getattr(caching, n, None)
-        for n in (
-            "UserProvidedCacheLocator",
-            "InTreeCacheLocator",
-            "UserWideCacheLocator",
-        )
-    ]
-    if (
-        impl is None or not hasattr(impl, "_locator_classes") or None in bases
-    ):  # pragma: no cover
-        return False
-    if any(getattr(c, "_cadence_scalar_aware", False) for c in impl._locator_classes):
-        return True
-    scalar_stamp = hashlib.sha256(Path(_scalar.__file__).read_bytes()).hexdigest()
-    this_file = str(Path(__file__).resolve())
-
-    def make(base: Any) -> Any:
-        def get_source_stamp(self: Any) -> Any:
-            return (base.get_source_stamp(self), scalar_stamp)
-
-        def from_function(cls: Any, py_func: Any, py_file: str) -> Any:
-            if str(Path(py_file).resolve()) != this_file:
-                return None
-            return base.from_function.__func__(cls, py_func, py_file)
-
-        attrs = {
-            "get_source_stamp": get_source_stamp,
-            "from_function": classmethod(from_function),
-            "_cadence_scalar_aware": True,
-        }
-        return type(f"ScalarAware{base.__name__}", (base,), attrs)
-
-    impl._locator_classes[0:0] = [make(b) for b in bases]
-    return True
-
-
-_CACHE = _install_cache_locators()
+_CACHE = _numba_cache.install(__file__, _scalar.__file__)
 
 
 def _kernel(fn: Any) -> Any:
@@ -151,34 +84,14 @@ def _bwd(dy: Array, y: Array, code: int) -> Array:
     return out
 
 
-def relu_forward(x: Array) -> Array:
-    """max(x, 0)."""
-    return _fwd(x, 1)
-
-
-def relu_backward(dy: Array, y: Array) -> Array:
-    """Dy where the output was positive, else 0."""
-    return _bwd(dy, y, 1)
-
-
-def sigmoid_forward(x: Array) -> Array:
-    """1 / (1 + exp(-x))."""
-    return _fwd(x, 2)
-
-
-def sigmoid_backward(dy: Array, y: Array) -> Array:
-    """Dy * y * (1 - y)."""
-    return _bwd(dy, y, 2)
-
-
-def tanh_forward(x: Array) -> Array:
-    """tanh(x)."""
-    return _fwd(x, 3)
-
-
-def tanh_backward(dy: Array, y: Array) -> Array:
-    """Dy * (1 - y**2)."""
-    return _bwd(dy, y, 3)
+(
+    relu_forward,
+    relu_backward,
+    sigmoid_forward,
+    sigmoid_backward,
+    tanh_forward,
+    tanh_backward,
+) = activation_kernels(_fwd, _bwd)
 
 
 # --- dense layers: BLAS matmul + fused epilogues ---------------------------------------
@@ -273,36 +186,23 @@ def _softmax_grad_rows(dy: Array, y: Array, out: Array, log: bool) -> None:
             )
 
 
-def softmax_forward(x: Array) -> Array:
-    """Softmax over the last axis of a 2-D array."""
+def _rows(x: Array, log: bool) -> Array:
     check_float_array("x", x, 2)
     out = np.empty_like(x)
-    _softmax_rows(x, out, False)
+    _softmax_rows(x, out, log)
     return out
 
 
-def softmax_backward(dy: Array, y: Array) -> Array:
-    """Gradient of softmax, from its output."""
+def _rows_grad(dy: Array, y: Array, log: bool) -> Array:
     check_float_array("dy", dy, 2)
     out = np.empty_like(dy)
-    _softmax_grad_rows(dy, y, out, False)
+    _softmax_grad_rows(dy, y, out, log)
     return out
 
 
-def log_softmax_forward(x: Array) -> Array:
-    """log(softmax(x)) over the last axis of a 2-D array."""
-    check_float_array("x", x, 2)
-    out = np.empty_like(x)
-    _softmax_rows(x, out, True)
-    return out
-
-
-def log_softmax_backward(dy: Array, y: Array) -> Array:
-    """Gradient of log-softmax, from its output."""
-    check_float_array("dy", dy, 2)
-    out = np.empty_like(dy)
-    _softmax_grad_rows(dy, y, out, True)
-    return out
+softmax_forward, softmax_backward, log_softmax_forward, log_softmax_backward = (
+    softmax_kernels(_rows, _rows_grad)
+)
 
 
 @_kernel
@@ -782,16 +682,13 @@ def _adam(
     g: Array,
     m: Array,
     v: Array,
-    lr: float,
+    alpha: float,
     beta1: float,
     beta2: float,
     eps: float,
-    b1p: float,
-    b2p: float,
     wd: float,
     nesterov: bool,
 ) -> None:
-    alpha = lr * math.sqrt(1.0 - b2p) / (1.0 - b1p)
     for i in range(p.size):
         gi = g[i] + wd * p[i] if wd != 0.0 else g[i]
         mi = beta1 * m[i] + (1.0 - beta1) * gi
@@ -806,78 +703,19 @@ def _flat(name: str, a: Array) -> Array:
     return a.reshape(-1)
 
 
-def sgd_update(
-    param: Array,
-    grad: Array,
-    accum: Array,
-    stat: Array,
-    lr: float,
-    momentum: float,
-    dampening: float,
-    weight_decay: float,
-    nesterov: bool,
-) -> None:
-    """MindSpore's SGD rule, in place, in one pass."""
-    _sgd(
-        _flat("param", param),
-        grad.reshape(-1),
-        _flat("accum", accum),
-        _flat("stat", stat),
-        lr,
-        momentum,
-        dampening,
-        weight_decay,
-        nesterov,
+def _run(loop: Any, param: Array, *args: Any) -> None:
+    loop(*args)
+
+
+# Hyperparameters stay Python floats: the loops compute in float64 and round once on store.
+sgd_update, momentum_update, adam_update = optimizer_updates(
+    OptimizerPrimitives(
+        sgd=_sgd,
+        momentum=_momentum,
+        adam=_adam,
+        run=_run,
+        state=_flat,
+        grad=lambda param, g: g.reshape(-1),
+        scalar=lambda param: float,
     )
-
-
-def momentum_update(
-    param: Array,
-    grad: Array,
-    moment: Array,
-    lr: float,
-    momentum: float,
-    weight_decay: float,
-    nesterov: bool,
-) -> None:
-    """MindSpore's ApplyMomentum rule, in place, in one pass."""
-    _momentum(
-        _flat("param", param),
-        grad.reshape(-1),
-        _flat("moment", moment),
-        lr,
-        momentum,
-        weight_decay,
-        nesterov,
-    )
-
-
-def adam_update(
-    param: Array,
-    grad: Array,
-    m: Array,
-    v: Array,
-    lr: float,
-    beta1: float,
-    beta2: float,
-    eps: float,
-    beta1_power: float,
-    beta2_power: float,
-    weight_decay: float,
-    nesterov: bool,
-) -> None:
-    """Adam, in place, in one pass."""
-    _adam(
-        _flat("param", param),
-        grad.reshape(-1),
-        _flat("m", m),
-        _flat("v", v),
-        lr,
-        beta1,
-        beta2,
-        eps,
-        beta1_power,
-        beta2_power,
-        weight_decay,
-        nesterov,
-    )
+)

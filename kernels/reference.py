@@ -16,36 +16,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-__all__ = [
-    "ACTIVATIONS",
-    "adam_update",
-    "avg_pool2d_backward",
-    "avg_pool2d_forward",
-    "batch_norm_backward",
-    "batch_norm_forward",
-    "bias_act_backward",
-    "bias_act_forward",
-    "conv2d_backward",
-    "conv2d_forward",
-    "dense_backward",
-    "dense_forward",
-    "log_softmax_backward",
-    "log_softmax_forward",
-    "max_pool2d_backward",
-    "max_pool2d_forward",
-    "momentum_update",
-    "relu_backward",
-    "relu_forward",
-    "sgd_update",
-    "sigmoid_backward",
-    "sigmoid_forward",
-    "softmax_backward",
-    "softmax_cross_entropy_dense",
-    "softmax_cross_entropy_sparse",
-    "softmax_forward",
-    "tanh_backward",
-    "tanh_forward",
-]
+from ._names import KERNEL_NAMES
+
+__all__ = ["ACTIVATIONS", *KERNEL_NAMES]
 
 Array = npt.NDArray[Any]
 

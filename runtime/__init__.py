@@ -11,37 +11,10 @@ from __future__ import annotations
 from typing import Any
 
 from . import common as common, dataset as dataset, dtype as dtype, ops as ops
-
-# --- runtime core: events, bus, callbacks, model ---------------------------------
-from ._atomic import atomic_write
 from ._bus import EventBus
 from ._callback import Callback
 from ._cb_params import CallbackParams
-from ._checkpoint_snapshot import CheckpointSnapshot
 from ._codec import decode_event, encode_event, event_types
-from ._context import (
-    GRAPH_MODE,
-    PYNATIVE_MODE,
-    get_context,
-    get_seed,
-    set_context,
-    set_seed,
-)
-from ._dtype import (
-    Type,
-    bool_,
-    float16,
-    float32,
-    float64,
-    int8,
-    int16,
-    int32,
-    int64,
-    uint8,
-    uint16,
-    uint32,
-    uint64,
-)
 from ._errors import (
     CadenceError,
     CadenceInternalError,
@@ -74,19 +47,47 @@ from ._events import (
     TrainStepBegin,
     TrainStepEnd,
 )
-from ._grad import grad, value_and_grad
 from ._loss_value import loss_value
 from ._model import LegacyHookWarning, Model
 from ._run_context import RunContext
-
-# --- compute: tensors, parameters, context, serialization ------------------------
 from ._run_events import RunEvents
 from ._run_handle import RunHandle, start_run
 from ._run_progress import RunProgress
-from ._serialization import load_checkpoint, load_param_into_net, save_checkpoint
 from ._statistics import BusStatistics, SubscriberStatistics
 from ._subscription import Subscription
-from ._targets import (
+from ._util import fixup_module_metadata
+from .checkpoint._atomic import atomic_write
+from .checkpoint._serialization import (
+    load_checkpoint,
+    load_param_into_net,
+    save_checkpoint,
+)
+from .checkpoint._snapshot import CheckpointSnapshot
+from .compute._context import (
+    GRAPH_MODE,
+    PYNATIVE_MODE,
+    get_context,
+    get_seed,
+    set_context,
+    set_seed,
+)
+from .compute._dtype import (
+    Type,
+    bool_,
+    float16,
+    float32,
+    float64,
+    int8,
+    int16,
+    int32,
+    int64,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+)
+from .compute._grad import grad, value_and_grad
+from .compute._targets import (
     CPUTarget,
     CUDATarget,
     Target,
@@ -94,8 +95,7 @@ from ._targets import (
     get_target,
     register_target,
 )
-from ._tensor import Parameter, ParameterTuple, Tensor
-from ._util import fixup_module_metadata
+from .compute._tensor import Parameter, ParameterTuple, Tensor
 
 __all__ = [
     "GRAPH_MODE",

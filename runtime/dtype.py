@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ._dtype import (
+from .compute._dtype import (
     Type,
     bool_,
     float16,

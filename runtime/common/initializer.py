@@ -10,9 +10,9 @@ from typing import Any
 
 import numpy as np
 
-from .. import _dtype
-from .._context import rng
-from .._tensor import Tensor
+from ..compute import _dtype
+from ..compute._context import rng
+from ..compute._tensor import Tensor
 
 __all__ = [
     "Constant",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .._tensor import Tensor
+from ..compute._tensor import Tensor
 from ._checks import check_bool, check_column_list, check_int, check_names_exist
 from ._random import new_pass
 

@@ -16,7 +16,7 @@ from typing import Final
 
 import numpy as np
 
-from .. import _context
+from ..compute import _context
 
 __all__ = ["Pass", "get_dataset_seed", "new_pass", "set_dataset_seed"]
 

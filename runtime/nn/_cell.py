@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
-from .._tensor import Parameter, ParameterTuple
+from ..compute._tensor import Parameter, ParameterTuple
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator

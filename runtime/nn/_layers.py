@@ -6,8 +6,8 @@ import math
 from typing import Any
 
 from .. import ops
-from .._tensor import Parameter, Tensor
 from ..common.initializer import HeUniform, Uniform, initializer
+from ..compute._tensor import Parameter, Tensor
 from ..ops import _nn as nn_ops
 from ._cell import Cell
 from ._checks import check_bool, check_positive_int
@@ -160,7 +160,7 @@ class Dense(Cell):
         dtype: Any = None,
     ) -> None:
         super().__init__()
-        from .. import _dtype
+        from ..compute import _dtype
 
         self.in_channels = check_positive_int("Dense", "in_channels", in_channels)
         self.out_channels = check_positive_int("Dense", "out_channels", out_channels)

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from .. import ops
-from .._tensor import Tensor
+from ..compute._tensor import Tensor
 from ..ops import _nn as nn_ops
 from ._cell import Cell
 from ._checks import check_bool, check_reduction

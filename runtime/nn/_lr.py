@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from .._tensor import Tensor
+from ..compute._tensor import Tensor
 from ._cell import Cell
 
 __all__ = [

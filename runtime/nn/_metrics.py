@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from .._tensor import Tensor
+from ..compute._tensor import Tensor
 
 __all__ = [
     "F1",

@@ -7,9 +7,9 @@ from typing import Any
 import numpy as np
 
 from .. import ops
-from .._context import current_target
-from .._tensor import Parameter, Tensor
 from ..common.initializer import initializer
+from ..compute._context import current_target
+from ..compute._tensor import Parameter, Tensor
 from ..ops import _nn as nn_ops
 from ..ops._placement import on_target
 from ._cell import Cell
@@ -36,7 +36,7 @@ class _BatchNorm(Cell):
         dtype: Any = None,
     ) -> None:
         super().__init__()
-        from .. import _dtype
+        from ..compute import _dtype
 
         owner = type(self).__name__
         self.num_features = check_positive_int(owner, "num_features", num_features)

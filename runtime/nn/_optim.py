@@ -16,9 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from .. import _dtype
-from .._context import current_target
-from .._tensor import Parameter, ParameterTuple, Tensor
+from ..compute import _dtype
+from ..compute._context import current_target
+from ..compute._tensor import Parameter, ParameterTuple, Tensor
 from ..ops._placement import on_target, to_target
 from ._cell import Cell
 from ._lr import LearningRateSchedule

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._autograd import backward, enable_grad
-from .._tensor import Tensor
+from ..compute._autograd import backward, enable_grad
+from ..compute._tensor import Tensor
 from ._cell import Cell
 
 __all__ = ["TrainOneStepCell", "WithEvalCell", "WithLossCell"]

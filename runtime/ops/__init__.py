@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from .._util import fixup_module_metadata
+from ..compute._tensor import bind_functional
+from . import _functional
 from ._functional import (
     abs,
     add,
@@ -108,3 +110,7 @@ __all__ = [
 
 fixup_module_metadata(__name__, globals())
 del fixup_module_metadata
+
+# Tensor's operators run these functions; see `bind_functional` for why they are bound.
+bind_functional(_functional)
+del bind_functional

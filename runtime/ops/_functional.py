@@ -14,9 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from .. import _dtype
-from .._autograd import Node, _state
-from .._tensor import Tensor
+from ..compute import _dtype
+from ..compute._autograd import Node, _state
+from ..compute._tensor import Tensor
 
 Array = np.ndarray[Any, Any]
 GradFn = Callable[[Array], Sequence["Array | None"]]

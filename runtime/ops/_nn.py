@@ -6,12 +6,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._context import current_target, rng
+from ..compute._context import current_target, rng
 from ._functional import Array, GradFn, as_tensor, record
 from ._placement import on_target
 
 if TYPE_CHECKING:
-    from .._tensor import Tensor
+    from ..compute._tensor import Tensor
 
 __all__ = [
     "avg_pool2d",

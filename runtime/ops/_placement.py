@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._tensor import Parameter
+from ..compute._tensor import Parameter
 
 if TYPE_CHECKING:
-    from .._targets import Target
-    from .._tensor import Tensor
+    from ..compute._targets import Target
+    from ..compute._tensor import Tensor
 
 __all__ = ["is_device_array", "on_target", "to_target"]
 

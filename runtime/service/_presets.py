@@ -21,13 +21,13 @@ _DIGIT_SHAPE = (
 
 
 def _mlp() -> Any:
-    from .._presets import mlp
+    from ..cli._presets import mlp
 
     return mlp(_DIGIT_SHAPE, 10)
 
 
 def _lenet5() -> Any:
-    from .._presets import lenet5
+    from ..cli._presets import lenet5
 
     return lenet5(_DIGIT_SHAPE, 10)
 

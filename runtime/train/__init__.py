@@ -11,7 +11,11 @@ from typing import Any
 from .._callback import Callback
 from .._model import Model
 from .._run_context import RunContext
-from .._serialization import load_checkpoint, load_param_into_net, save_checkpoint
+from ..checkpoint._serialization import (
+    load_checkpoint,
+    load_param_into_net,
+    save_checkpoint,
+)
 from ..nn import _metrics
 
 __all__ = [

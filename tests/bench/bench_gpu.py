@@ -40,7 +40,7 @@ def mlp() -> tuple[Any, tuple[int, ...]]:
 
 
 def lenet5() -> tuple[Any, tuple[int, ...]]:
-    from cadence._presets import build_network
+    from cadence.cli._presets import build_network
 
     return build_network("lenet5", (1, 32, 32), 10), (1, 32, 32)
 
@@ -84,7 +84,7 @@ def main() -> int:
     parser.add_argument("--batches", default="64,256,1024")
     args = parser.parse_args()
     import cadence as ms
-    from cadence._targets import lookup
+    from cadence.compute._targets import lookup
 
     gpu = lookup("GPU")
     assert gpu is not None, (

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from cadence import CheckpointSnapshot, load_checkpoint, nn
-from cadence._atomic import _STREAM_MIN_BYTES, FileImage
+from cadence.checkpoint._atomic import _STREAM_MIN_BYTES, FileImage
 from cadence.kernels import memory_kernels
 
 stream_copy = memory_kernels().stream_copy

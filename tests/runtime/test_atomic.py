@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from cadence import _atomic
-from cadence._atomic import TEMP_SUFFIX, atomic_write
+from cadence.checkpoint import _atomic
+from cadence.checkpoint._atomic import TEMP_SUFFIX, atomic_write
 
 
 def _mode(path: Any) -> int:
@@ -95,7 +95,7 @@ def test_directory_target_is_rejected(tmp_path):
 _CHILD = textwrap.dedent(
     """
     import sys
-    from cadence._atomic import atomic_write
+    from cadence.checkpoint._atomic import atomic_write
 
     chunk = b"x" * (1 << 20)
     with atomic_write(sys.argv[1]) as file:

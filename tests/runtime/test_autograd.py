@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 import cadence as ms
 from cadence import ops
-from cadence._autograd import backward, enable_grad, is_recording, no_grad
+from cadence.compute._autograd import backward, enable_grad, is_recording, no_grad
 from cadence.ops import _nn as nn_ops
 
 SETTINGS = settings(

@@ -12,11 +12,11 @@ import pytest
 from cadence import (
     CheckpointSnapshot,
     Parameter,
-    _atomic,
     load_checkpoint,
     nn,
     save_checkpoint,
 )
+from cadence.checkpoint import _atomic
 
 SPECS = [("1.weight", (16, 784)), ("1.bias", (16,)), ("3.weight", (10, 16))]
 

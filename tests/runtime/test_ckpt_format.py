@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from google.protobuf import descriptor_pool
 
-from cadence import _ckpt_format as fmt
+from cadence.checkpoint import _ckpt_format as fmt
 
 FIXTURES = Path(
     os.environ.get(

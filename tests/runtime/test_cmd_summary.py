@@ -12,8 +12,8 @@ import pytest
 from tensorboardX import SummaryWriter  # type: ignore[import-untyped]
 
 from cadence import Model, Tensor
-from cadence._cli import main
 from cadence.callbacks import SummaryCollector
+from cadence.cli._entry import main
 from cadence.testing import ListDataset
 
 if TYPE_CHECKING:
@@ -84,7 +84,7 @@ def test_plot_defaults_to_scalars_png_in_the_directory(tmp_path):
 
 
 def test_read_scalars_returns_the_points_of_one_file(tmp_path):
-    from cadence._cmd_summary import read_scalars
+    from cadence.cli._summary import read_scalars
 
     write_fit_summaries(tmp_path)
     (path,) = tmp_path.glob("events.out.tfevents.*")

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 import cadence as ms
-from cadence import _context
+from cadence.compute import _context
 
 
 def test_defaults_and_set_get():

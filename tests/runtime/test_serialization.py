@@ -18,9 +18,14 @@ import numpy as np
 import pytest
 
 import cadence
-from cadence import Parameter, Tensor, _ckpt_format
-from cadence._atomic import TEMP_SUFFIX
-from cadence._serialization import load_checkpoint, load_param_into_net, save_checkpoint
+from cadence import Parameter, Tensor
+from cadence.checkpoint import _ckpt_format
+from cadence.checkpoint._atomic import TEMP_SUFFIX
+from cadence.checkpoint._serialization import (
+    load_checkpoint,
+    load_param_into_net,
+    save_checkpoint,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping
@@ -453,8 +458,9 @@ _KILLED_CHILD = textwrap.dedent(
     """
     import sys, time
     import numpy as np
-    from cadence import Parameter, _ckpt_format
-    from cadence._serialization import save_checkpoint
+    from cadence import Parameter
+    from cadence.checkpoint import _ckpt_format
+    from cadence.checkpoint._serialization import save_checkpoint
 
     original = _ckpt_format.encode
 

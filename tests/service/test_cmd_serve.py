@@ -12,8 +12,8 @@ from typing import Any
 import httpx
 import pytest
 
-from cadence._cli import build_parser, main
-from cadence._cmd_serve import TOKEN_ENV, exposure_warning
+from cadence.cli._entry import build_parser, main
+from cadence.cli._serve import TOKEN_ENV, exposure_warning
 
 
 def parse(*argv):

@@ -1,6 +1,6 @@
 import pytest
 
-from cadence import _context, _plugins, _targets
+from cadence.compute import _context, _plugins, _targets
 
 
 @pytest.fixture

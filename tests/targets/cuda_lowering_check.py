@@ -16,11 +16,12 @@ import numpy as np
 from numba import types
 from numba.cuda.compiler import compile_cuda
 
-from cadence.kernels import (
-    _cuda,
-    _cuda_array as ca,
-    _cuda_conv as cc,
-    _cuda_generic as cg,
+from cadence.kernels.cuda import (
+    _conv as cc,
+    _dense,
+    _device,
+    _generic as cg,
+    _matmul,
 )
 
 _f32, _f64 = np.dtype(np.float32), np.dtype(np.float64)
@@ -32,25 +33,25 @@ def signatures(dt):
 
     a1, a2, a3, a4 = arr(1), arr(2), arr(3), arr(4)
     i, b = types.int64, types.boolean
-    t6 = types.UniTuple(types.int64, ca.MAXDIM)
+    t6 = types.UniTuple(types.int64, _device.MAXDIM)
     ints = (i,) * 10
     return {
-        "_act_fwd": (_cuda._act_fwd, (a1, a1, i)),
-        "_act_bwd": (_cuda._act_bwd, (a1, a1, a1, i)),
-        "_gemm_simple": (_cuda._gemm_simple, (a2, a2, a2, b, b)),
+        "_act_fwd": (_dense._act_fwd, (a1, a1, i)),
+        "_act_bwd": (_dense._act_bwd, (a1, a1, a1, i)),
+        "_gemm_simple": (_matmul._gemm_simple, (a2, a2, a2, b, b)),
         "gemm (tiled)": (
-            _cuda._GEMM[_f32 if dt == types.float32 else _f64],
+            _matmul._GEMM[_f32 if dt == types.float32 else _f64],
             (a2, a2, a2, b, b),
         ),
-        "_bias_act": (_cuda._bias_act, (a1, a1, b, i, i)),
-        "_col_sums": (_cuda._col_sums, (a2, a1)),
-        "_softmax_rows": (_cuda._softmax_rows, (a2, a2, b)),
-        "_softmax_grad_rows": (_cuda._softmax_grad_rows, (a2, a2, a2, b)),
-        "_sce_sparse": (_cuda._sce_sparse, (a2, arr(1, types.int32), a1, a2)),
-        "_sce_dense": (_cuda._sce_dense, (a2, a2, a1, a2)),
-        "_sgd": (_cuda._sgd, (a1, a1, a1, a1, dt, dt, dt, dt, b)),
-        "_momentum": (_cuda._momentum, (a1, a1, a1, dt, dt, dt, b)),
-        "_adam": (_cuda._adam, (a1, a1, a1, a1, dt, dt, dt, dt, dt, b)),
+        "_bias_act": (_dense._bias_act, (a1, a1, b, i, i)),
+        "_col_sums": (_dense._col_sums, (a2, a1)),
+        "_softmax_rows": (_dense._softmax_rows, (a2, a2, b)),
+        "_softmax_grad_rows": (_dense._softmax_grad_rows, (a2, a2, a2, b)),
+        "_sce_sparse": (_dense._sce_sparse, (a2, arr(1, types.int32), a1, a2)),
+        "_sce_dense": (_dense._sce_dense, (a2, a2, a1, a2)),
+        "_sgd": (_dense._sgd, (a1, a1, a1, a1, dt, dt, dt, dt, b)),
+        "_momentum": (_dense._momentum, (a1, a1, a1, dt, dt, dt, b)),
+        "_adam": (_dense._adam, (a1, a1, a1, a1, dt, dt, dt, dt, dt, b)),
         "_im2col": (cc._im2col, (a4, *ints, a2)),
         "_col2im": (cc._col2im, (a2, *ints, a4)),
         "_max_pool": (cc._max_pool, (a4, i, i, i, i, a4, arr(4, types.int64))),

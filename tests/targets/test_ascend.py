@@ -7,9 +7,9 @@ from typing import Any
 import pytest
 
 import cadence as ms
-from cadence import _targets
-from cadence._cmd_targets import collect
-from cadence.kernels._ascend import ENV_VARS, AscendTarget
+from cadence.cli._targets import collect
+from cadence.compute import _targets
+from cadence.compute._ascend import ENV_VARS, AscendTarget
 
 
 def why(target):
@@ -61,7 +61,7 @@ def test_discovered_through_the_entry_point_group(fresh_registry, no_cann):
     target = _targets.lookup("ascend")
     assert isinstance(target, AscendTarget) and _targets.lookup("NPU") is target
     assert (
-        "entry point 'ascend = cadence.kernels._ascend:AscendTarget'"
+        "entry point 'ascend = cadence.compute._ascend:AscendTarget'"
         in {t.name: o for t, o in _targets.registered_targets()}["Ascend"]
     )
     assert "acl" not in sys.modules

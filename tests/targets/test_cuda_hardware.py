@@ -8,7 +8,9 @@ from pathlib import Path
 import pytest
 
 SUITE = Path(__file__).parent / "cudasim_suite"
-PROBE = "from cadence._targets import lookup; print(lookup('GPU').probe() or 'OK')"
+PROBE = (
+    "from cadence.compute._targets import lookup; print(lookup('GPU').probe() or 'OK')"
+)
 
 
 def gpu_missing():

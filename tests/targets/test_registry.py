@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 import cadence as ms
-from cadence import _plugins, _targets
-from cadence._cmd_targets import collect
+from cadence.cli._targets import collect
+from cadence.compute import _plugins, _targets
 from cadence.kernels import reference_kernels
 
 
@@ -56,7 +56,7 @@ def with_entry_points(monkeypatch, *extra):
 
 def test_import_cadence_loads_no_plugin_numba_or_vendor_runtime():
     code = (
-        "import sys, cadence, cadence.kernels; from cadence import _plugins;"
+        "import sys, cadence, cadence.kernels; from cadence.compute import _plugins;"
         "print(_plugins._done.is_set(), sorted(m for m in ('numba', 'numba.cuda', 'acl', 'numba_cuda') if m in sys.modules))"
     )
     out = subprocess.run(
@@ -75,8 +75,8 @@ def test_builtin_targets_come_from_cadence_entry_points(fresh_registry):
     origins = {t.name: o for t, o in _targets.registered_targets()}
     assert set(origins) >= {"CPU", "GPU", "Ascend"}
     for name, value in [
-        ("CPU", "cpu = cadence._targets:CPUTarget"),
-        ("GPU", "gpu = cadence._targets:CUDATarget"),
+        ("CPU", "cpu = cadence.compute._targets:CPUTarget"),
+        ("GPU", "gpu = cadence.compute._targets:CUDATarget"),
     ]:
         assert origins[name].startswith("cadence ") and value in origins[name]
     assert isinstance(lookup("cuda"), ms.CUDATarget)
@@ -235,7 +235,10 @@ def test_cli_lists_targets_origins_and_availability():
     info = json.loads(done.stdout)
     by_name = {t["name"]: t for t in info["targets"]}
     assert by_name["CPU"]["available"] and by_name["CPU"]["reason"] is None
-    assert "entry point 'cpu = cadence._targets:CPUTarget'" in by_name["CPU"]["origin"]
+    assert (
+        "entry point 'cpu = cadence.compute._targets:CPUTarget'"
+        in by_name["CPU"]["origin"]
+    )
     assert (
         by_name["Ascend"]["available"] is False
         and "CANN" in by_name["Ascend"]["reason"]

@@ -8,35 +8,16 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ._cli import UsageError
-from ._cmd_eval import load_trained_network
+from ._command import CHECKPOINT, Command, UsageError, arg
+from ._eval import load_trained_network
 from ._presets import prepare_inputs
 
 if TYPE_CHECKING:
     import argparse
-    from argparse import _SubParsersAction
 
-__all__ = ["read_inputs", "register", "run"]
+__all__ = ["COMMAND", "read_inputs", "run"]
 
 _CHUNK = 1024  # samples per forward pass
-
-
-def register(subparsers: _SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the `predict` subcommand."""
-    parser = subparsers.add_parser(
-        "predict",
-        help="classify the samples in a .npy or .npz file with a checkpoint of `cadence train`",
-        description="Print the predicted class and its probability for each sample in INPUT: a .npy file, "
-        "or an .npz file with an array x (or a single array). One sample or a batch; samples are raw like "
-        "the training data (integer pixels are divided by 255, floats taken as in [0, 1]).",
-    )
-    parser.add_argument(
-        "checkpoint",
-        metavar="CKPT",
-        help="model.ckpt, or any file in checkpoints/, of a `cadence train` run",
-    )
-    parser.add_argument("input", metavar="INPUT", help="a .npy or .npz file of samples")
-    parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -100,3 +81,17 @@ def _softmax(logits: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     shifted = np.exp(logits - logits.max(axis=1, keepdims=True))
     result: np.ndarray[Any, Any] = shifted / shifted.sum(axis=1, keepdims=True)
     return result
+
+
+COMMAND = Command(
+    name="predict",
+    help="classify the samples in a .npy or .npz file with a checkpoint of `cadence train`",
+    description="Print the predicted class and its probability for each sample in INPUT: a .npy file, "
+    "or an .npz file with an array x (or a single array). One sample or a batch; samples are raw like "
+    "the training data (integer pixels are divided by 255, floats taken as in [0, 1]).",
+    args=(
+        CHECKPOINT,
+        arg("input", metavar="INPUT", help="a .npy or .npz file of samples"),
+    ),
+    run=run,
+)

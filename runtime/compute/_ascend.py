@@ -1,8 +1,10 @@
 """The `Ascend` target: a device plugin that finds Huawei's CANN runtime, registered by entry point.
 
 cadence declares it in its own `pyproject.toml` exactly as a third-party plugin
-would (`ascend = "cadence.kernels._ascend:AscendTarget"`) and it uses only
-cadence's public API. Importing this module imports nothing of CANN.
+would (`ascend = "cadence.compute._ascend:AscendTarget"`) and it builds only on
+what a plugin uses, `Target` and `TargetUnavailableError` (imported from their
+module here, to keep the compute package's imports inside the package).
+Importing this module imports nothing of CANN.
 
 The probe runs in cheap steps and stops at the first that fails, naming what
 is missing:
@@ -30,7 +32,7 @@ import sys
 import threading
 from typing import Any
 
-from cadence import Target, TargetUnavailableError
+from ._targets import Target, TargetUnavailableError
 
 __all__ = ["ENV_VARS", "AscendTarget"]
 

@@ -6,16 +6,9 @@ from typing import Any
 
 import numpy as np
 
-from ._cuda_array import (
-    MAXDIM,
-    DeviceArray,
-    _count,
-    device_empty,
-    launch,
-    to_device,
-    to_host,
-)
-from ._cuda_generic import _axes, _broadcast_strides, _ewise1, _flat, fill, gather
+from ._array import DeviceArray, device_empty, to_device, to_host
+from ._device import MAXDIM, count, launch
+from ._generic import _axes, _broadcast_strides, _ewise1, _flat, fill, gather
 
 __all__ = ["FUNCTIONS"]
 
@@ -63,7 +56,7 @@ def _full_like(a: Any, fill_value: Any, dtype: Any = None, **_: Any) -> DeviceAr
 def _copyto(dst: Any, src: Any, casting: str = "same_kind", where: Any = True) -> None:
     if not isinstance(dst, DeviceArray) or where is not True:
         np.copyto(dst, to_host(src), casting=casting, where=to_host(where))  # type: ignore[arg-type]
-        _count("fallback:copyto")
+        count("fallback:copyto")
         return
     value = src if isinstance(src, DeviceArray) else to_device(np.asarray(src))
     value = _broadcast_to(value, dst.shape).astype(dst.dtype, copy=False)

@@ -12,15 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from ._cuda_array import (
-    MAXDIM,
-    SIMULATOR,
-    DeviceArray,
-    cuda,
-    device_empty,
-    launch,
-    to_device,
-)
+from ._array import DeviceArray, device_empty, to_device
+from ._device import MAXDIM, SIMULATOR, contiguous_strides, cuda, launch
 
 # Reductions longer than SPLIT_ABOVE run in two passes, about CHUNK elements per thread,
 # with up to TARGET_THREADS threads in the first pass.
@@ -28,7 +21,7 @@ SPLIT_ABOVE = 1024 if SIMULATOR else 4096
 CHUNK = 512 if SIMULATOR else 256
 TARGET_THREADS = 64 if SIMULATOR else 1 << 16
 
-__all__ = ["contiguous_strides", "elementwise", "fill", "gather", "reduce"]
+__all__ = ["cast", "elementwise", "fill", "gather", "reduce"]
 
 
 @cuda.jit(device=True)
@@ -198,14 +191,6 @@ def _padded(values: tuple[int, ...], fill: int) -> tuple[int, ...]:
     return (fill,) * (MAXDIM - len(values)) + tuple(int(v) for v in values)
 
 
-def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
-    out, step = [], 1
-    for n in reversed(shape):
-        out.append(step)
-        step *= n
-    return tuple(reversed(out))
-
-
 def _broadcast_strides(
     shape: tuple[int, ...], out_shape: tuple[int, ...]
 ) -> tuple[int, ...]:
@@ -234,6 +219,8 @@ def _is_scalar(x: Any) -> bool:
 
 def elementwise(ufunc: Any, inputs: tuple[Any, ...]) -> DeviceArray | None:
     """Run a supported ufunc on the device, or return None to fall back."""
+    if ufunc not in _BINARY and ufunc not in _UNARY:
+        return None
     ops = [
         x if isinstance(x, DeviceArray) or _is_scalar(x) else to_device(np.asarray(x))
         for x in inputs
@@ -277,6 +264,15 @@ def gather(
         _gather[blocks, threads](
             _flat(src), offset, _padded(strides, 0), _padded(shape, 1), _flat(out)
         )
+    return out
+
+
+def cast(a: DeviceArray, dtype: np.dtype[Any]) -> DeviceArray:
+    """Return `a` converted to `dtype`, as a new array."""
+    out = device_empty(a.shape, dtype)
+    if out.size:
+        blocks, threads = launch(out.size)
+        _ewise1[blocks, threads](0, _flat(a), _flat(out))
     return out
 
 

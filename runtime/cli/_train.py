@@ -10,114 +10,16 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import _cli_args as cli
-from ._cli import UsageError
-from ._cli_data import DATA_HELP, load_splits, pipeline
-from ._cli_run import RunDirectory, Settings, resolve_run_directory
+from . import _arg_types as cli
+from ._command import Command, Group, UsageError, arg, data_args
+from ._data import DATA_HELP, load_splits, pipeline
 from ._presets import MODELS, OPTIMIZERS, SPEC_KEY, build_network, build_optimizer
+from ._run_dir import RunDirectory, Settings, resolve_run_directory
 
 if TYPE_CHECKING:
-    from argparse import _SubParsersAction
+    from ._data import Splits
 
-    from ._cli_data import Splits
-
-__all__ = ["register", "run"]
-
-
-def register(subparsers: _SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the `train` subcommand."""
-    parser = subparsers.add_parser(
-        "train",
-        help="train a model (MLP or LeNet-5) on the digits, MNIST or an .npz file and report its test accuracy",
-        description="Train a model with progress output, checkpoints, TensorBoard summaries and a loss "
-        "plot, then evaluate it on the held-out test split. With no options: an MLP on the handwritten "
-        "digits scikit-learn ships, in a few seconds, to about 96% test accuracy. Output goes to "
-        "--output-dir (default: the next free runs/train-N); --resume continues a run there.",
-    )
-    what = parser.add_argument_group("what to train")
-    what.add_argument(
-        "--model", choices=sorted(MODELS), help="network preset (default mlp)"
-    )
-    what.add_argument(
-        "--data", metavar="DATA", help=f"data set: {DATA_HELP} (default digits)"
-    )
-    what.add_argument(
-        "--data-dir",
-        metavar="DIR",
-        help="the directory of MNIST's IDX files (with --data mnist)",
-    )
-    what.add_argument(
-        "--valid-fraction",
-        type=cli.fraction,
-        metavar="F",
-        help="share of the training samples held out to evaluate after every epoch (default 0.1; 0: none)",
-    )
-    how = parser.add_argument_group("how to train")
-    how.add_argument(
-        "--epochs",
-        type=cli.positive_int,
-        metavar="N",
-        help="epochs to train (default 30 on the digits, 5 on MNIST, 10 on an .npz)",
-    )
-    how.add_argument(
-        "--batch-size",
-        type=cli.positive_int,
-        metavar="N",
-        help="samples per step (default 32)",
-    )
-    how.add_argument(
-        "--lr",
-        type=cli.positive_float,
-        metavar="RATE",
-        help="learning rate (default: adam 0.001; momentum and sgd 0.1 for the MLP on the digits, else 0.01)",
-    )
-    how.add_argument(
-        "--optimizer", choices=OPTIMIZERS, help="optimizer (default momentum, 0.9)"
-    )
-    how.add_argument(
-        "--seed",
-        type=cli.whole_number,
-        metavar="N",
-        help="seed of parameter init, data order and validation split (default 0)",
-    )
-    how.add_argument(
-        "--device-target",
-        default="CPU",
-        metavar="NAME",
-        help="device target (default CPU)",
-    )
-    how.add_argument(
-        "--early-stopping",
-        type=cli.positive_int,
-        metavar="PATIENCE",
-        help="stop when the validation loss has not improved for PATIENCE epochs, keeping the best weights",
-    )
-    out = parser.add_argument_group("output")
-    out.add_argument(
-        "--output-dir",
-        metavar="DIR",
-        help="where checkpoints, summaries and the plot go (default: next free runs/train-N)",
-    )
-    out.add_argument(
-        "--resume",
-        action="store_true",
-        help="continue the run in --output-dir (default: the newest runs/train-N) after its last finished "
-        "epoch; give a larger --epochs to train a finished run further",
-    )
-    out.add_argument(
-        "--upload",
-        metavar="URL",
-        help="also upload every checkpoint to s3://bucket/prefix (credentials from AWS_* variables), "
-        "gs://, az:// or file:///dir",
-    )
-    out.add_argument(
-        "--print-every",
-        type=cli.positive_int,
-        default=20,
-        metavar="N",
-        help="print the loss every N steps when the output is not a terminal (default 20)",
-    )
-    parser.set_defaults(func=run)
+__all__ = ["COMMAND", "run"]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -295,7 +197,7 @@ def _report(
 
 def _plot(run_dir: RunDirectory) -> str:
     """Draw the summaries' curves into the run directory; say where, or why not."""
-    from ._cmd_summary import run_plot
+    from ._summary import run_plot
 
     out = Path(run_dir.plot_file)
     args = argparse.Namespace(dir=str(run_dir.summary_dir), out=str(out))
@@ -307,3 +209,108 @@ def _plot(run_dir: RunDirectory) -> str:
     except UsageError as exc:
         return f"not drawn ({exc})"
     return str(out)
+
+
+COMMAND = Command(
+    name="train",
+    help="train a model (MLP or LeNet-5) on the digits, MNIST or an .npz file and report its test accuracy",
+    description="Train a model with progress output, checkpoints, TensorBoard summaries and a loss "
+    "plot, then evaluate it on the held-out test split. With no options: an MLP on the handwritten "
+    "digits scikit-learn ships, in a few seconds, to about 96% test accuracy. Output goes to "
+    "--output-dir (default: the next free runs/train-N); --resume continues a run there.",
+    args=(
+        Group(
+            "what to train",
+            (
+                arg(
+                    "--model",
+                    choices=sorted(MODELS),
+                    help="network preset (default mlp)",
+                ),
+                *data_args(f"data set: {DATA_HELP} (default digits)"),
+                arg(
+                    "--valid-fraction",
+                    type=cli.fraction,
+                    metavar="F",
+                    help="share of the training samples held out to evaluate after every epoch (default 0.1; 0: none)",
+                ),
+            ),
+        ),
+        Group(
+            "how to train",
+            (
+                arg(
+                    "--epochs",
+                    type=cli.positive_int,
+                    metavar="N",
+                    help="epochs to train (default 30 on the digits, 5 on MNIST, 10 on an .npz)",
+                ),
+                arg(
+                    "--batch-size",
+                    type=cli.positive_int,
+                    metavar="N",
+                    help="samples per step (default 32)",
+                ),
+                arg(
+                    "--lr",
+                    type=cli.positive_float,
+                    metavar="RATE",
+                    help="learning rate (default: adam 0.001; momentum and sgd 0.1 for the MLP on the digits, else 0.01)",
+                ),
+                arg(
+                    "--optimizer",
+                    choices=OPTIMIZERS,
+                    help="optimizer (default momentum, 0.9)",
+                ),
+                arg(
+                    "--seed",
+                    type=cli.whole_number,
+                    metavar="N",
+                    help="seed of parameter init, data order and validation split (default 0)",
+                ),
+                arg(
+                    "--device-target",
+                    default="CPU",
+                    metavar="NAME",
+                    help="device target (default CPU)",
+                ),
+                arg(
+                    "--early-stopping",
+                    type=cli.positive_int,
+                    metavar="PATIENCE",
+                    help="stop when the validation loss has not improved for PATIENCE epochs, keeping the best weights",
+                ),
+            ),
+        ),
+        Group(
+            "output",
+            (
+                arg(
+                    "--output-dir",
+                    metavar="DIR",
+                    help="where checkpoints, summaries and the plot go (default: next free runs/train-N)",
+                ),
+                arg(
+                    "--resume",
+                    action="store_true",
+                    help="continue the run in --output-dir (default: the newest runs/train-N) after its last finished "
+                    "epoch; give a larger --epochs to train a finished run further",
+                ),
+                arg(
+                    "--upload",
+                    metavar="URL",
+                    help="also upload every checkpoint to s3://bucket/prefix (credentials from AWS_* variables), "
+                    "gs://, az:// or file:///dir",
+                ),
+                arg(
+                    "--print-every",
+                    type=cli.positive_int,
+                    default=20,
+                    metavar="N",
+                    help="print the loss every N steps when the output is not a terminal (default 20)",
+                ),
+            ),
+        ),
+    ),
+    run=run,
+)

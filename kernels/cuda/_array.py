@@ -16,67 +16,78 @@ the device without knowing about CUDA:
 Views are materialized: every `DeviceArray` is contiguous, so kernels index
 flat buffers with element strides. Arrays of more than `MAXDIM` dimensions
 fall back to the host.
+
+The kernels behind those methods live in `_generic`, `_numpy` and `_matmul`,
+which build on this module; the package binds them here (`bind_operations`)
+once they are defined, so the imports run one way only.
 """
 
 from __future__ import annotations
 
-import importlib
 import math
-import threading
-from collections import Counter
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-import numba
 import numpy as np
 
-# numba.cuda has no type information; device-side names (cuda.grid, ...) are dynamic.
-cuda: Any = importlib.import_module("numba.cuda")
-config: Any = numba.config
+from ._device import MAXDIM, contiguous_strides, count, cuda
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
 
 __all__ = [
-    "MAXDIM",
+    "ArrayOperations",
     "DeviceArray",
+    "bind_operations",
     "device_empty",
-    "launch",
-    "reset_statistics",
-    "statistics",
     "to_device",
     "to_host",
 ]
 
-MAXDIM = 6
-SIMULATOR = bool(config.ENABLE_CUDASIM)
-# The simulator runs every thread as a Python thread: keep launches small there.
-# Every kernel uses a grid-stride loop, so any launch size gives the same result.
-THREADS = 8 if SIMULATOR else 256
-MAX_BLOCKS = 2 if SIMULATOR else 4096
+
+class ArrayOperations(Protocol):
+    """The device kernels `DeviceArray`'s numpy methods run on (the package binds `_operations`)."""
+
+    @property
+    def FUNCTIONS(self) -> Mapping[Any, Callable[..., Any]]:  # noqa: N802 - a module constant
+        """The numpy functions that run on the device, by function."""
+
+    def elementwise(self, ufunc: Any, inputs: tuple[Any, ...]) -> DeviceArray | None:
+        """Run a ufunc on the device, or return None when it must fall back."""
+
+    def gather(
+        self,
+        src: DeviceArray,
+        offset: int,
+        strides: tuple[int, ...],
+        shape: tuple[int, ...],
+    ) -> DeviceArray:
+        """Return a contiguous copy of a strided view of `src`."""
+
+    def reduce(self, a: DeviceArray, op: str, axis: Any, keepdims: bool) -> DeviceArray:
+        """Reduce `a` with `op` over `axis`."""
+
+    def cast(self, a: DeviceArray, dtype: np.dtype[Any]) -> DeviceArray:
+        """Return `a` converted to `dtype` (a new array)."""
+
+    def matmul(self, a: Any, b: Any) -> DeviceArray:
+        """Return `a @ b` for 2-D arrays."""
 
 
-def launch(n: int) -> tuple[int, int]:
-    """Return (blocks, threads per block) for a grid-stride kernel over `n` items."""
-    return max(1, min(MAX_BLOCKS, -(-n // THREADS))), THREADS
+_ops: ArrayOperations | None = None
 
 
-# --- transfer and fallback accounting --------------------------------------------------
-_stats_lock = threading.Lock()
-_stats: Counter[str] = Counter()
+def bind_operations(operations: ArrayOperations) -> None:
+    """Give `DeviceArray` the kernels its numpy methods run on (called once, by the package)."""
+    global _ops
+    _ops = operations
 
 
-def _count(key: str, n: int = 1) -> None:
-    with _stats_lock:
-        _stats[key] += n
-
-
-def statistics() -> dict[str, int]:
-    """Return counters: `to_device`, `to_host` (copies) and `fallback:<numpy name>` (host fallbacks)."""
-    with _stats_lock:
-        return dict(_stats)
-
-
-def reset_statistics() -> None:
-    """Zero every counter."""
-    with _stats_lock:
-        _stats.clear()
+def _operations() -> ArrayOperations:
+    if _ops is None:  # pragma: no cover - the package binds them on import
+        raise RuntimeError(
+            "cadence.kernels.cuda did not bind the DeviceArray operations"
+        )
+    return _ops
 
 
 def to_device(array: Any) -> DeviceArray:
@@ -86,14 +97,14 @@ def to_device(array: Any) -> DeviceArray:
     host = np.asarray(array)
     if not host.flags.c_contiguous:  # (np.ascontiguousarray would turn 0-d into 1-d)
         host = np.ascontiguousarray(host)
-    _count("to_device")
+    count("to_device")
     return DeviceArray(cuda.to_device(host))
 
 
 def to_host(data: Any) -> np.ndarray[Any, Any]:
     """Copy a `DeviceArray` to a new numpy array; numpy input passes through."""
     if isinstance(data, DeviceArray):
-        _count("to_host")
+        count("to_host")
         return np.asarray(data._dev.copy_to_host())
     return np.asarray(data)
 
@@ -234,7 +245,7 @@ class DeviceArray:
 
     def ravel(self) -> DeviceArray:
         """Return a flat view."""
-        return DeviceArray(_gen._flat(self))
+        return DeviceArray(self._dev.reshape(self.size))
 
     def transpose(self, *axes: Any) -> DeviceArray:
         """Return a contiguous copy with the axes permuted (reversed when none are given)."""
@@ -245,8 +256,8 @@ class DeviceArray:
         )
         if perm == tuple(range(self.ndim)):
             return self
-        strides = _gen.contiguous_strides(self.shape)
-        return _gen.gather(
+        strides = contiguous_strides(self.shape)
+        return _operations().gather(
             self, 0, tuple(strides[p] for p in perm), tuple(self.shape[p] for p in perm)
         )
 
@@ -255,11 +266,7 @@ class DeviceArray:
         dt = np.dtype(dtype)
         if dt == self.dtype and not copy:
             return self
-        out = device_empty(self.shape, dt)
-        if out.size:
-            blocks, threads = launch(out.size)
-            _gen._ewise1[blocks, threads](0, _gen._flat(self), _gen._flat(out))
-        return out
+        return _operations().cast(self, dt)
 
     def copy(self) -> DeviceArray:
         """Return a copy on the device."""
@@ -273,7 +280,7 @@ class DeviceArray:
         keepdims: bool = False,
     ) -> DeviceArray:
         """Sum over `axis`."""
-        r = _gen.reduce(self, "sum", axis, keepdims)
+        r = _operations().reduce(self, "sum", axis, keepdims)
         return r if dtype is None else r.astype(dtype)
 
     def mean(
@@ -284,34 +291,34 @@ class DeviceArray:
         keepdims: bool = False,
     ) -> DeviceArray:
         """Mean over `axis`."""
-        r = _gen.reduce(self, "mean", axis, keepdims)
+        r = _operations().reduce(self, "mean", axis, keepdims)
         return r if dtype is None else r.astype(dtype)
 
     def max(
         self, axis: Any = None, out: Any = None, keepdims: bool = False
     ) -> DeviceArray:
         """Maximum over `axis`."""
-        return _gen.reduce(self, "max", axis, keepdims)
+        return _operations().reduce(self, "max", axis, keepdims)
 
     def min(
         self, axis: Any = None, out: Any = None, keepdims: bool = False
     ) -> DeviceArray:
         """Minimum over `axis`."""
-        return _gen.reduce(self, "min", axis, keepdims)
+        return _operations().reduce(self, "min", axis, keepdims)
 
     def __getitem__(self, index: Any) -> DeviceArray:
         view = _basic_view(self.shape, index)
         if view is None:
             return _fallback("getitem", lambda h: h[index], self)  # type: ignore[no-any-return]
         offset, strides, shape = view
-        return _gen.gather(self, offset, strides, shape)
+        return _operations().gather(self, offset, strides, shape)
 
     def __setitem__(self, index: Any, value: Any) -> None:
         host = to_host(self)
         host[index] = to_host(value)
-        _count("fallback:setitem")
+        count("fallback:setitem")
         self._dev.copy_to_device(host)
-        _count("to_device")
+        count("to_device")
 
     # --- numpy dispatch --------------------------------------------------------------------
     def __array_ufunc__(
@@ -323,15 +330,9 @@ class DeviceArray:
             and ufunc is np.matmul
             and all(getattr(x, "ndim", 0) == 2 for x in inputs)
         ):
-            from ._cuda import matmul
-
-            return matmul(*inputs)
-        if (
-            plain
-            and (ufunc in _gen._BINARY or ufunc in _gen._UNARY)
-            and ufunc.nin == len(inputs)
-        ):
-            result = _gen.elementwise(ufunc, inputs)
+            return _operations().matmul(*inputs)
+        if plain and ufunc.nin == len(inputs):
+            result = _operations().elementwise(ufunc, inputs)
             if result is not None:
                 return result
         if "out" in kwargs:
@@ -341,7 +342,7 @@ class DeviceArray:
         )
 
     def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
-        impl = _numpy.FUNCTIONS.get(func)
+        impl = _operations().FUNCTIONS.get(func)
         if impl is not None:
             return impl(*args, **kwargs)
         if func is np.copyto:
@@ -425,7 +426,7 @@ def _to_device_tree(x: Any) -> Any:
 
 def _fallback(name: str, fn: Any, *args: Any) -> Any:
     """Run `fn` on host copies of the arguments and copy array results back (counted)."""
-    _count(f"fallback:{name}")
+    count(f"fallback:{name}")
     return _to_device_tree(fn(*_to_host_tree(args)))
 
 
@@ -446,7 +447,7 @@ def _basic_view(
         at = items.index(Ellipsis)
         items[at : at + 1] = [slice(None)] * (len(shape) - used)
     items += [slice(None)] * (len(shape) - sum(1 for i in items if i is not None))
-    strides = _gen.contiguous_strides(shape)
+    strides = contiguous_strides(shape)
     offset, out_strides, out_shape, d = 0, [], [], 0
     for i in items:
         if i is None:
@@ -471,6 +472,3 @@ def _basic_view(
     if len(out_shape) > MAXDIM:
         return None
     return offset, tuple(out_strides), tuple(out_shape)
-
-
-from . import _cuda_generic as _gen, _cuda_numpy as _numpy  # noqa: E402 - they build on the names above

@@ -1,6 +1,6 @@
-"""CUDA kernels for convolution, pooling and batch normalization (part of the `_cuda` table).
+"""CUDA kernels for convolution, pooling and batch normalization.
 
-Convolution is im2col + the tiled matmul of `_cuda`; the backward recomputes
+Convolution is im2col + the tiled matmul of `_matmul`; the backward recomputes
 the columns (no cache across calls, unlike the CPU) and scatters into dx
 with atomic adds, as do the pooling backward passes. Batch normalization
 runs one thread per channel.
@@ -8,17 +8,15 @@ runs one thread per channel.
 
 from __future__ import annotations
 
-import importlib
 import math
 from typing import Any
 
 import numpy as np
 
-from ._cuda import _dev, _raw, matmul
-from ._cuda_array import DeviceArray, device_empty, launch, to_device
-from ._cuda_generic import fill
-
-cuda: Any = importlib.import_module("numba.cuda")  # untyped
+from ._array import DeviceArray, device_empty, to_device
+from ._device import cuda, launch
+from ._generic import fill
+from ._matmul import device_arg, matmul, raw
 
 __all__ = [
     "avg_pool2d_backward",
@@ -133,7 +131,7 @@ def _columns(
     cols = device_empty((x.shape[0] * oh * ow, x.shape[1] * kh * kw), x.dtype)
     if cols.size:
         _im2col[launch(cols.size)](
-            _raw(x),
+            raw(x),
             kh,
             kw,
             stride[0],
@@ -144,7 +142,7 @@ def _columns(
             dilation[1],
             oh,
             ow,
-            _raw(cols),
+            raw(cols),
         )
     return cols, oh, ow
 
@@ -157,7 +155,7 @@ def conv2d_forward(
     dilation: tuple[int, int],
 ) -> Array:
     """im2col + the tiled matmul, then NHWC -> NCHW."""
-    x, w = _dev("x", x, 4), _dev("w", w, 4)
+    x, w = device_arg("x", x, 4), device_arg("w", w, 4)
     o = w.shape[0]
     cols, oh, ow = _columns(x, w, stride, padding, dilation)
     y = matmul(cols, w.reshape(o, -1), tb=True)
@@ -174,7 +172,7 @@ def conv2d_backward(
     need_dx: bool,
 ) -> tuple[Array | None, Array]:
     """Return (dx or None, dw): matmuls over im2col columns, col2im with atomics for dx."""
-    dy, x, w = _dev("dy", dy, 4), _dev("x", x, 4), _dev("w", w, 4)
+    dy, x, w = device_arg("dy", dy, 4), device_arg("x", x, 4), device_arg("w", w, 4)
     o, _, kh, kw = w.shape
     cols, oh, ow = _columns(x, w, stride, padding, dilation)
     dyr = dy.transpose(0, 2, 3, 1).reshape(-1, o)
@@ -185,7 +183,7 @@ def conv2d_backward(
     dx = fill(device_empty(x.shape, x.dtype), 0)
     if dcols.size:
         _col2im[launch(dcols.size)](
-            _raw(dcols),
+            raw(dcols),
             kh,
             kw,
             stride[0],
@@ -196,7 +194,7 @@ def conv2d_backward(
             dilation[1],
             oh,
             ow,
-            _raw(dx),
+            raw(dx),
         )
     return dx, dw
 
@@ -278,13 +276,13 @@ def max_pool2d_forward(
     x: Array, kh: int, kw: int, sh: int, sw: int
 ) -> tuple[Array, Array]:
     """Max over windows, and the flat (H*W) index of each maximum."""
-    x = _dev("x", x, 4)
+    x = device_arg("x", x, 4)
     n, c, h, w = x.shape
     oh, ow = (h - kh) // sh + 1, (w - kw) // sw + 1
     y = device_empty((n, c, oh, ow), x.dtype)
     idx = device_empty((n, c, oh, ow), np.int64)
     if y.size:
-        _max_pool[launch(y.size)](_raw(x), kh, kw, sh, sw, _raw(y), _raw(idx))
+        _max_pool[launch(y.size)](raw(x), kh, kw, sh, sw, raw(y), raw(idx))
     return y, idx
 
 
@@ -292,22 +290,22 @@ def max_pool2d_backward(
     dy: Array, idx: Array, x_shape: tuple[int, int, int, int]
 ) -> Array:
     """Route each output gradient to the input element that was the maximum."""
-    dy = _dev("dy", dy, 4)
+    dy = device_arg("dy", dy, 4)
     idx = idx if isinstance(idx, DeviceArray) else to_device(idx)
     n, c, h, w = x_shape
     dx = fill(device_empty((n, c, h * w), dy.dtype), 0)
     if dy.size:
-        _max_pool_grad[launch(dy.size)](_raw(dy), _raw(idx), _raw(dx))
+        _max_pool_grad[launch(dy.size)](raw(dy), raw(idx), raw(dx))
     return dx.reshape(x_shape)
 
 
 def avg_pool2d_forward(x: Array, kh: int, kw: int, sh: int, sw: int) -> Array:
     """Mean over windows."""
-    x = _dev("x", x, 4)
+    x = device_arg("x", x, 4)
     n, c, h, w = x.shape
     y = device_empty((n, c, (h - kh) // sh + 1, (w - kw) // sw + 1), x.dtype)
     if y.size:
-        _avg_pool[launch(y.size)](_raw(x), kh, kw, sh, sw, _raw(y))
+        _avg_pool[launch(y.size)](raw(x), kh, kw, sh, sw, raw(y))
     return y
 
 
@@ -315,10 +313,10 @@ def avg_pool2d_backward(
     dy: Array, x_shape: tuple[int, int, int, int], kh: int, kw: int, sh: int, sw: int
 ) -> Array:
     """Spread each output gradient evenly over its window."""
-    dy = _dev("dy", dy, 4)
+    dy = device_arg("dy", dy, 4)
     dx = fill(device_empty(tuple(x_shape), dy.dtype), 0)
     if dy.size:
-        _avg_pool_grad[launch(dy.size)](_raw(dy), kh, kw, sh, sw, _raw(dx))
+        _avg_pool_grad[launch(dy.size)](raw(dy), kh, kw, sh, sw, raw(dx))
     return dx
 
 
@@ -385,13 +383,17 @@ def batch_norm_forward(
     x: Array, gamma: Array, beta: Array, eps: float
 ) -> tuple[Array, Array, Array]:
     """Normalize x (N, C, M) per channel with batch statistics; return (y, mean, biased var)."""
-    x, gamma, beta = _dev("x", x, 3), _dev("gamma", gamma, 1), _dev("beta", beta, 1)
+    x, gamma, beta = (
+        device_arg("x", x, 3),
+        device_arg("gamma", gamma, 1),
+        device_arg("beta", beta, 1),
+    )
     c = x.shape[1]
     y = device_empty(x.shape, x.dtype)
     mean = device_empty((c,), x.dtype)
     var = device_empty((c,), x.dtype)
     _bn_fwd[launch(c)](
-        _raw(x), _raw(gamma), _raw(beta), float(eps), _raw(y), _raw(mean), _raw(var)
+        raw(x), raw(gamma), raw(beta), float(eps), raw(y), raw(mean), raw(var)
     )
     return y, mean, var
 
@@ -400,25 +402,25 @@ def batch_norm_backward(
     dy: Array, x: Array, gamma: Array, mean: Array, var: Array, eps: float
 ) -> tuple[Array, Array, Array]:
     """Return (dx, dgamma, dbeta)."""
-    dy, x = _dev("dy", dy, 3), _dev("x", x, 3)
+    dy, x = device_arg("dy", dy, 3), device_arg("x", x, 3)
     gamma, mean, var = (
-        _dev("gamma", gamma, 1),
-        _dev("mean", mean, 1),
-        _dev("var", var, 1),
+        device_arg("gamma", gamma, 1),
+        device_arg("mean", mean, 1),
+        device_arg("var", var, 1),
     )
     c = x.shape[1]
     dx = device_empty(x.shape, x.dtype)
     dgamma = device_empty((c,), x.dtype)
     dbeta = device_empty((c,), x.dtype)
     _bn_bwd[launch(c)](
-        _raw(dy),
-        _raw(x),
-        _raw(gamma),
-        _raw(mean),
-        _raw(var),
+        raw(dy),
+        raw(x),
+        raw(gamma),
+        raw(mean),
+        raw(var),
         float(eps),
-        _raw(dx),
-        _raw(dgamma),
-        _raw(dbeta),
+        raw(dx),
+        raw(dgamma),
+        raw(dbeta),
     )
     return dx, dgamma, dbeta

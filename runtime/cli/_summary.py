@@ -7,48 +7,19 @@ import struct
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ._cli import UsageError
+from ._command import Command, UsageError, arg
 
 if TYPE_CHECKING:
     import argparse
-    from argparse import _SubParsersAction
     from collections.abc import Iterator
 
-__all__ = ["Series", "read_scalars", "register", "run_plot"]
+__all__ = ["COMMAND", "Series", "read_scalars", "run_plot"]
 
 _EVENT_FILE_MARK = "tfevents"  # what TensorBoard itself looks for in a file name
 _TAG_ORDER = ("train/loss", "train/lr")
 
 Series = dict[str, list[tuple[int, float]]]
 """One event file's scalars: tag to `(step, value)` points in file order."""
-
-
-def register(subparsers: _SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the `summary` subcommand and its `plot` action."""
-    parser = subparsers.add_parser(
-        "summary",
-        help="work with the TensorBoard event files SummaryCollector writes",
-        description="Work with the TensorBoard event files that SummaryCollector writes.",
-    )
-    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
-    plot = actions.add_parser(
-        "plot",
-        help="render the scalar curves (loss, learning rate, metrics) to a PNG",
-        description="Render every scalar tag found in the event files under DIR (searched recursively; "
-        "each event file is one curve) to one PNG, a panel per tag. Needs matplotlib "
-        "(pip install 'cadence[plot]').",
-    )
-    plot.add_argument(
-        "dir",
-        metavar="DIR",
-        help="a summary directory (SummaryCollector's summary_dir)",
-    )
-    plot.add_argument(
-        "--out",
-        metavar="FILE.png",
-        help="where to write the PNG (default: DIR/scalars.png)",
-    )
-    plot.set_defaults(func=run_plot)
 
 
 def run_plot(args: argparse.Namespace) -> int:
@@ -229,3 +200,32 @@ def _tag_key(tag: str) -> tuple[int, str]:
 def _spans_decades(values: list[float]) -> bool:
     finite = [v for v in values if math.isfinite(v)]
     return bool(finite) and min(finite) > 0 and max(finite) / min(finite) > 20
+
+
+COMMAND = Command(
+    name="summary",
+    help="work with the TensorBoard event files SummaryCollector writes",
+    description="Work with the TensorBoard event files that SummaryCollector writes.",
+    actions=(
+        Command(
+            name="plot",
+            help="render the scalar curves (loss, learning rate, metrics) to a PNG",
+            description="Render every scalar tag found in the event files under DIR (searched recursively; "
+            "each event file is one curve) to one PNG, a panel per tag. Needs matplotlib "
+            "(pip install 'cadence[plot]').",
+            args=(
+                arg(
+                    "dir",
+                    metavar="DIR",
+                    help="a summary directory (SummaryCollector's summary_dir)",
+                ),
+                arg(
+                    "--out",
+                    metavar="FILE.png",
+                    help="where to write the PNG (default: DIR/scalars.png)",
+                ),
+            ),
+            run=run_plot,
+        ),
+    ),
+)

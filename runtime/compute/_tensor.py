@@ -15,11 +15,27 @@ from . import _dtype
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
+    from types import ModuleType
 
+    # The type checker reads the operations' signatures here; at run time they are bound.
+    from ..ops import _functional as F  # noqa: N812 - the functional-ops idiom
     from ._autograd import Node
     from ._dtype import Type
+else:
+    F = None  # bound by `bind_functional` when `cadence.ops` is imported
 
-__all__ = ["Parameter", "ParameterTuple", "Tensor", "format_value"]
+__all__ = ["Parameter", "ParameterTuple", "Tensor", "bind_functional", "format_value"]
+
+
+def bind_functional(functional: ModuleType) -> None:
+    """Give `Tensor`'s operators and methods the functions they run (`cadence.ops`).
+
+    The ops build on `Tensor`, so this module cannot import them without a cycle;
+    `cadence.ops` hands its functional module over when it is imported, which
+    happens before any tensor is made (importing `cadence` imports `cadence.ops`).
+    """
+    globals()["F"] = functional
+
 
 NDArray = npt.NDArray[Any]
 
@@ -102,7 +118,7 @@ class Tensor:
                 raise TypeError(
                     "For 'Tensor', `input_data` must be given unless both `shape` and `init` are."
                 )
-            from .common.initializer import initializer
+            from ..common.initializer import initializer
 
             input_data = initializer(init, shape, dtype or _dtype.float32)._data
         self._data: NDArray = _to_array(input_data, dtype)
@@ -571,7 +587,7 @@ class Parameter(Tensor):
         if isinstance(init, str) and init == "same":
             data = self._data.copy()
         else:
-            from .common.initializer import initializer
+            from ..common.initializer import initializer
 
             data = initializer(
                 init, self._data.shape, _dtype.from_numpy(self._data.dtype)
@@ -618,6 +634,3 @@ class ParameterTuple(tuple[Parameter, ...]):
             c.name = f"{prefix}.{p.name}"
             out.append(c)
         return ParameterTuple(out)
-
-
-from .ops import _functional as F  # noqa: E402, N812 - ops import Tensor from this module

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-__all__ = ["fraction", "positive_float", "positive_int", "whole_number"]
+__all__ = ["fraction", "port", "positive_float", "positive_int", "whole_number"]
 
 
 def whole_number(text: str) -> int:
@@ -52,3 +52,12 @@ def fraction(text: str) -> float:
             f"expected a fraction from 0 up to (not including) 1, got {text!r}"
         )
     return value
+
+
+def port(text: str) -> int:
+    """Parse a TCP port number, 0 to 65535 (0: any free port)."""
+    if not text.isdigit() or int(text) > 65535:
+        raise argparse.ArgumentTypeError(
+            f"expected a port number from 0 to 65535, got {text!r}"
+        )
+    return int(text)

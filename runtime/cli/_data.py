@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ._cli import UsageError
+from ._command import UsageError
 from ._presets import RunSpec, prepare_inputs
 
 __all__ = ["DATA_HELP", "Split", "Splits", "load_splits", "load_test_split", "pipeline"]

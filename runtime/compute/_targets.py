@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ._errors import CadenceError
+from .._errors import CadenceError
 
 __all__ = [
     "CPUTarget",

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ._cli import UsageError
+from ._command import UsageError
 from ._presets import default_learning_rate
 
 if TYPE_CHECKING:

@@ -17,10 +17,10 @@ import numpy as np
 import safetensors
 import safetensors.numpy
 
+from .._util import type_name
+from ..compute._tensor import Parameter, Tensor
 from . import _ckpt_format
 from ._atomic import atomic_write_chunks
-from ._tensor import Parameter, Tensor
-from ._util import type_name
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable

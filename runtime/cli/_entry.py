@@ -7,28 +7,23 @@ import importlib
 import sys
 from typing import TYPE_CHECKING, NoReturn
 
-from ._errors import CadenceError
+from ._command import UsageError, add_command
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-__all__ = ["UsageError", "main"]
+__all__ = ["COMMANDS", "build_parser", "main"]
 
-# Subcommand name -> module with `register(subparsers)`; each module adds its own
-# parser and sets `func` (args -> exit code) as the parser default. Modules are
-# imported on demand so `cadence --help` stays fast.
+# Subcommand name -> module whose `COMMAND` declares it (`_command.Command`). Modules
+# are imported on demand so `cadence --help` stays fast.
 COMMANDS: dict[str, str] = {
-    "train": "cadence._cmd_train",
-    "eval": "cadence._cmd_eval",
-    "predict": "cadence._cmd_predict",
-    "summary": "cadence._cmd_summary",
-    "serve": "cadence._cmd_serve",
-    "targets": "cadence._cmd_targets",
+    "train": "cadence.cli._train",
+    "eval": "cadence.cli._eval",
+    "predict": "cadence.cli._predict",
+    "summary": "cadence.cli._summary",
+    "serve": "cadence.cli._serve",
+    "targets": "cadence.cli._targets",
 }
-
-
-class UsageError(CadenceError):
-    """A command-line input is wrong; printed as one line, exit status 2."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -47,7 +42,7 @@ def build_parser(names: Sequence[str] | None = None) -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in names if names is not None else COMMANDS:
-        importlib.import_module(COMMANDS[name]).register(sub)
+        add_command(sub, importlib.import_module(COMMANDS[name]).COMMAND)
     return parser
 
 

@@ -5,40 +5,14 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-from ._cli import UsageError
-from ._cli_data import DATA_HELP, load_test_split, pipeline
+from ._command import CHECKPOINT, Command, UsageError, data_args
+from ._data import DATA_HELP, load_test_split, pipeline
 from ._presets import RunSpec, build_network
 
 if TYPE_CHECKING:
     import argparse
-    from argparse import _SubParsersAction
 
-__all__ = ["load_trained_network", "register", "run"]
-
-
-def register(subparsers: _SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the `eval` subcommand."""
-    parser = subparsers.add_parser(
-        "eval",
-        help="evaluate a checkpoint of `cadence train` on the test split",
-        description="Rebuild the network a `cadence train` checkpoint was saved from, load its parameters "
-        "and print its accuracy and loss on the test split of the data set it was trained on "
-        "(or of --data).",
-    )
-    parser.add_argument(
-        "checkpoint",
-        metavar="CKPT",
-        help="model.ckpt, or any file in checkpoints/, of a `cadence train` run",
-    )
-    parser.add_argument(
-        "--data", metavar="DATA", help=f"evaluate on this data set instead: {DATA_HELP}"
-    )
-    parser.add_argument(
-        "--data-dir",
-        metavar="DIR",
-        help="the directory of MNIST's IDX files (with --data mnist)",
-    )
-    parser.set_defaults(func=run)
+__all__ = ["COMMAND", "load_trained_network", "run"]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -87,3 +61,17 @@ def load_trained_network(path: str) -> tuple[RunSpec, Any]:
             "the file is damaged or was edited."
         )
     return spec, net
+
+
+COMMAND = Command(
+    name="eval",
+    help="evaluate a checkpoint of `cadence train` on the test split",
+    description="Rebuild the network a `cadence train` checkpoint was saved from, load its parameters "
+    "and print its accuracy and loss on the test split of the data set it was trained on "
+    "(or of --data).",
+    args=(
+        CHECKPOINT,
+        *data_args(f"evaluate on this data set instead: {DATA_HELP}"),
+    ),
+    run=run,
+)

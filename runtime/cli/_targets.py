@@ -5,35 +5,20 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from ._command import Command, arg
+
 if TYPE_CHECKING:
     import argparse
-    from argparse import _SubParsersAction
 
-    from ._targets import Target
+    from ..compute._targets import Target
 
-__all__ = ["collect", "register", "run"]
-
-
-def register(subparsers: _SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the `targets` subcommand."""
-    parser = subparsers.add_parser(
-        "targets",
-        help="list device targets (CPU, GPU, Ascend, plugins) and whether they run here",
-        description="List every device target from the 'cadence.devices' entry point group: its name, "
-        "the distribution and entry point it comes from, whether it is available on this machine "
-        "(and if not, why and how to get it), and plugins that failed to load. Probing GPU imports "
-        "numba.cuda; probing Ascend imports CANN's pyACL only if the CANN environment is set.",
-    )
-    parser.add_argument(
-        "--json", action="store_true", help="print one JSON object instead of text"
-    )
-    parser.set_defaults(func=run)
+__all__ = ["COMMAND", "collect", "run"]
 
 
 def collect() -> dict[str, Any]:
     """Return `{"targets": [...], "failed_plugins": [...], "autoload": bool}` after loading plugins."""
-    from ._plugins import autoload_enabled, load_plugins, plugin_failures
-    from ._targets import registered_targets
+    from ..compute._plugins import autoload_enabled, load_plugins, plugin_failures
+    from ..compute._targets import registered_targets
 
     load_plugins()
     return {
@@ -100,3 +85,19 @@ def run(args: argparse.Namespace) -> int:
     if not info["autoload"]:
         print("third-party plugins are off (CADENCE_TARGET_AUTOLOAD=0)")
     return 0
+
+
+COMMAND = Command(
+    name="targets",
+    help="list device targets (CPU, GPU, Ascend, plugins) and whether they run here",
+    description="List every device target from the 'cadence.devices' entry point group: its name, "
+    "the distribution and entry point it comes from, whether it is available on this machine "
+    "(and if not, why and how to get it), and plugins that failed to load. Probing GPU imports "
+    "numba.cuda; probing Ascend imports CANN's pyACL only if the CANN environment is set.",
+    args=(
+        arg(
+            "--json", action="store_true", help="print one JSON object instead of text"
+        ),
+    ),
+    run=run,
+)

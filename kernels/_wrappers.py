@@ -1,0 +1,224 @@
+"""The public kernels every target table builds the same way from its own primitives.
+
+A target supplies what differs (how a kernel is launched, how an argument
+reaches the device, which scalar type the loop runs in); the name, the
+signature and the order of the arguments are written here once, for the CPU
+and the CUDA tables alike.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+__all__ = [
+    "ACT_CODES",
+    "Activations",
+    "OptimizerPrimitives",
+    "OptimizerUpdates",
+    "SoftmaxKernels",
+    "activation_kernels",
+    "optimizer_updates",
+    "softmax_kernels",
+]
+
+Array = Any
+
+# The activation codes of `reference.ACTIVATIONS`, by name, for the tables' loops.
+ACT_CODES = {"relu": 1, "sigmoid": 2, "tanh": 3}
+
+
+class Activations(NamedTuple):
+    """The six elementwise activation kernels."""
+
+    relu_forward: Callable[[Array], Array]
+    relu_backward: Callable[[Array, Array], Array]
+    sigmoid_forward: Callable[[Array], Array]
+    sigmoid_backward: Callable[[Array, Array], Array]
+    tanh_forward: Callable[[Array], Array]
+    tanh_backward: Callable[[Array, Array], Array]
+
+
+def activation_kernels(
+    forward: Callable[[Array, int], Array],
+    backward: Callable[[Array, Array, int], Array],
+) -> Activations:
+    """Build the activation kernels from `forward(x, code)` and `backward(dy, y, code)`."""
+
+    def relu_forward(x: Array) -> Array:
+        """max(x, 0)."""
+        return forward(x, ACT_CODES["relu"])
+
+    def relu_backward(dy: Array, y: Array) -> Array:
+        """Dy where the output was positive, else 0."""
+        return backward(dy, y, ACT_CODES["relu"])
+
+    def sigmoid_forward(x: Array) -> Array:
+        """1 / (1 + exp(-x))."""
+        return forward(x, ACT_CODES["sigmoid"])
+
+    def sigmoid_backward(dy: Array, y: Array) -> Array:
+        """Dy * y * (1 - y)."""
+        return backward(dy, y, ACT_CODES["sigmoid"])
+
+    def tanh_forward(x: Array) -> Array:
+        """tanh(x)."""
+        return forward(x, ACT_CODES["tanh"])
+
+    def tanh_backward(dy: Array, y: Array) -> Array:
+        """Dy * (1 - y**2)."""
+        return backward(dy, y, ACT_CODES["tanh"])
+
+    return Activations(
+        relu_forward,
+        relu_backward,
+        sigmoid_forward,
+        sigmoid_backward,
+        tanh_forward,
+        tanh_backward,
+    )
+
+
+class SoftmaxKernels(NamedTuple):
+    """Softmax and log-softmax over the rows of a 2-D array, forward and backward."""
+
+    softmax_forward: Callable[[Array], Array]
+    softmax_backward: Callable[[Array, Array], Array]
+    log_softmax_forward: Callable[[Array], Array]
+    log_softmax_backward: Callable[[Array, Array], Array]
+
+
+def softmax_kernels(
+    rows: Callable[[Array, bool], Array],
+    rows_grad: Callable[[Array, Array, bool], Array],
+) -> SoftmaxKernels:
+    """Build the softmax kernels from `rows(x, log)` and `rows_grad(dy, y, log)`."""
+
+    def softmax_forward(x: Array) -> Array:
+        """Softmax over the last axis of a 2-D array."""
+        return rows(x, False)
+
+    def softmax_backward(dy: Array, y: Array) -> Array:
+        """Gradient of softmax, from its output."""
+        return rows_grad(dy, y, False)
+
+    def log_softmax_forward(x: Array) -> Array:
+        """log(softmax(x)) over the last axis of a 2-D array."""
+        return rows(x, True)
+
+    def log_softmax_backward(dy: Array, y: Array) -> Array:
+        """Gradient of log-softmax, from its output."""
+        return rows_grad(dy, y, True)
+
+    return SoftmaxKernels(
+        softmax_forward, softmax_backward, log_softmax_forward, log_softmax_backward
+    )
+
+
+class OptimizerPrimitives(NamedTuple):
+    """What a target supplies for the fused optimizer updates.
+
+    `sgd`, `momentum` and `adam` are its compiled one-pass loops (arguments as
+    `optimizer_updates` passes them); `run(loop, param, *args)` launches one;
+    `state(name, a)` checks a state array updated in place and returns it flat;
+    `grad(param, g)` returns the gradient flat; `scalar(param)` converts a
+    hyperparameter to the type the loop computes in.
+    """
+
+    sgd: Any
+    momentum: Any
+    adam: Any
+    run: Callable[..., None]
+    state: Callable[[str, Array], Any]
+    grad: Callable[[Array, Array], Any]
+    scalar: Callable[[Array], Callable[[float], Any]]
+
+
+class OptimizerUpdates(NamedTuple):
+    """The three in-place optimizer updates."""
+
+    sgd_update: Callable[..., None]
+    momentum_update: Callable[..., None]
+    adam_update: Callable[..., None]
+
+
+def optimizer_updates(p: OptimizerPrimitives) -> OptimizerUpdates:
+    """Build the optimizer updates from a target's primitives."""
+
+    def sgd_update(
+        param: Array,
+        grad: Array,
+        accum: Array,
+        stat: Array,
+        lr: float,
+        momentum: float,
+        dampening: float,
+        weight_decay: float,
+        nesterov: bool,
+    ) -> None:
+        """MindSpore's SGD rule, in place, in one pass."""
+        t = p.scalar(param)
+        p.run(
+            p.sgd,
+            param,
+            p.state("param", param),
+            p.grad(param, grad),
+            p.state("accum", accum),
+            p.state("stat", stat),
+            *map(t, (lr, momentum, dampening, weight_decay)),
+            nesterov,
+        )
+
+    def momentum_update(
+        param: Array,
+        grad: Array,
+        moment: Array,
+        lr: float,
+        momentum: float,
+        weight_decay: float,
+        nesterov: bool,
+    ) -> None:
+        """MindSpore's ApplyMomentum rule, in place, in one pass."""
+        t = p.scalar(param)
+        p.run(
+            p.momentum,
+            param,
+            p.state("param", param),
+            p.grad(param, grad),
+            p.state("moment", moment),
+            *map(t, (lr, momentum, weight_decay)),
+            nesterov,
+        )
+
+    def adam_update(
+        param: Array,
+        grad: Array,
+        m: Array,
+        v: Array,
+        lr: float,
+        beta1: float,
+        beta2: float,
+        eps: float,
+        beta1_power: float,
+        beta2_power: float,
+        weight_decay: float,
+        nesterov: bool,
+    ) -> None:
+        """Adam, in place, in one pass (bias correction folded into the step size on the host)."""
+        t = p.scalar(param)
+        alpha = lr * math.sqrt(1.0 - beta2_power) / (1.0 - beta1_power)
+        p.run(
+            p.adam,
+            param,
+            p.state("param", param),
+            p.grad(param, grad),
+            p.state("m", m),
+            p.state("v", v),
+            *map(t, (alpha, beta1, beta2, eps, weight_decay)),
+            nesterov,
+        )
+
+    return OptimizerUpdates(sgd_update, momentum_update, adam_update)

@@ -1,0 +1,69 @@
+"""The CUDA kernel table (`cadence.kernels.cuda_kernels()`): numba.cuda kernels on `DeviceArray`s.
+
+One public function per name in `KERNEL_NAMES`, each with the name and
+signature of its `reference` twin, plus `to_device`, `to_host`, `matmul`,
+`statistics` / `reset_statistics` (transfer and fallback counters) and
+`DeviceArray`, the array type tensors hold on the GPU target. Importing this
+package imports `numba.cuda`; only the GPU target and the tests do.
+
+Where things are: `_device` (launch geometry, counters), `_array` (the array
+type), `_generic` and `_numpy` (the kernels behind its numpy methods),
+`_matmul` (the tiled matmul), `_dense` (activations, dense, softmax, losses,
+optimizers), `_conv` (convolution, pooling, batch norm).
+
+Layer rule: imports numpy, numba and `cadence.kernels` only. Within the
+package the imports run one way, `_device` <- `_array` <- kernels <- this
+file; `_array` reaches its kernels through `bind_operations` below instead of
+importing them back.
+"""
+
+from __future__ import annotations
+
+from .._names import KERNEL_NAMES
+from . import _operations
+from ._array import DeviceArray, bind_operations, to_device, to_host
+from ._conv import (
+    avg_pool2d_backward,
+    avg_pool2d_forward,
+    batch_norm_backward,
+    batch_norm_forward,
+    conv2d_backward,
+    conv2d_forward,
+    max_pool2d_backward,
+    max_pool2d_forward,
+)
+from ._dense import (
+    adam_update,
+    bias_act_backward,
+    bias_act_forward,
+    dense_backward,
+    dense_forward,
+    log_softmax_backward,
+    log_softmax_forward,
+    momentum_update,
+    relu_backward,
+    relu_forward,
+    sgd_update,
+    sigmoid_backward,
+    sigmoid_forward,
+    softmax_backward,
+    softmax_cross_entropy_dense,
+    softmax_cross_entropy_sparse,
+    softmax_forward,
+    tanh_backward,
+    tanh_forward,
+)
+from ._device import reset_statistics, statistics
+from ._matmul import matmul
+
+__all__ = [
+    *KERNEL_NAMES,
+    "DeviceArray",
+    "matmul",
+    "reset_statistics",
+    "statistics",
+    "to_device",
+    "to_host",
+]
+
+bind_operations(_operations)

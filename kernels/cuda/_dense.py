@@ -1,0 +1,380 @@
+"""CUDA kernels for activations, dense layers, softmax, losses and optimizer updates.
+
+Every public kernel has the name and signature of its `reference` twin; array
+arguments are `DeviceArray`s (numpy arrays are copied to the device first,
+which the transfer counters record) and array results are `DeviceArray`s.
+The per-element math comes from `_scalar`, built here with
+`cuda.jit(device=True)`. Every kernel is a grid-stride loop over its
+elements (or rows, columns), so any launch size is correct; the simulator
+gets tiny launches. The wrappers shared with the CPU table come from
+`cadence.kernels._wrappers`.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .. import _scalar
+from .._checks import check_float_array
+from .._wrappers import (
+    OptimizerPrimitives,
+    activation_kernels,
+    optimizer_updates,
+    softmax_kernels,
+)
+from ._array import DeviceArray, device_empty, to_device
+from ._device import cuda, launch
+from ._matmul import device_arg, flat, matmul, raw
+
+__all__ = [
+    "adam_update",
+    "bias_act_backward",
+    "bias_act_forward",
+    "dense_backward",
+    "dense_forward",
+    "log_softmax_backward",
+    "log_softmax_forward",
+    "momentum_update",
+    "relu_backward",
+    "relu_forward",
+    "sgd_update",
+    "sigmoid_backward",
+    "sigmoid_forward",
+    "softmax_backward",
+    "softmax_cross_entropy_dense",
+    "softmax_cross_entropy_sparse",
+    "softmax_forward",
+    "tanh_backward",
+    "tanh_forward",
+]
+
+Array = Any
+
+# --- per-element math, built for this target --------------------------------------------
+_act: Any = cuda.jit(device=True)(_scalar.act)
+_act_grad: Any = cuda.jit(device=True)(_scalar.act_grad)
+_adam_param: Any = cuda.jit(device=True)(_scalar.adam_param)
+
+
+# --- elementwise activations ----------------------------------------------------------------
+@cuda.jit
+def _act_fwd(x: Any, out: Any, code: int) -> None:
+    for i in range(cuda.grid(1), x.size, cuda.gridsize(1)):
+        out[i] = _act(x[i], code)
+
+
+@cuda.jit
+def _act_bwd(dy: Any, y: Any, out: Any, code: int) -> None:
+    for i in range(cuda.grid(1), dy.size, cuda.gridsize(1)):
+        out[i] = dy[i] * _act_grad(y[i], code)
+
+
+def _fwd(x: Any, code: int) -> DeviceArray:
+    x = device_arg("x", x)
+    out = device_empty(x.shape, x.dtype)
+    _act_fwd[launch(x.size)](flat(x), flat(out), code)
+    return out
+
+
+def _bwd(dy: Any, y: Any, code: int) -> DeviceArray:
+    dy, y = device_arg("dy", dy), device_arg("y", y)
+    out = device_empty(dy.shape, dy.dtype)
+    _act_bwd[launch(dy.size)](flat(dy), flat(y), flat(out), code)
+    return out
+
+
+(
+    relu_forward,
+    relu_backward,
+    sigmoid_forward,
+    sigmoid_backward,
+    tanh_forward,
+    tanh_backward,
+) = activation_kernels(_fwd, _bwd)
+
+
+# --- dense layers ----------------------------------------------------------------------------
+@cuda.jit
+def _bias_act(z: Any, b: Any, has_b: bool, m: int, code: int) -> None:
+    for i in range(cuda.grid(1), z.size, cuda.gridsize(1)):
+        v = z[i] + b[i % m] if has_b else z[i]
+        z[i] = _act(v, code)
+
+
+@cuda.jit
+def _col_sums(a: Any, out: Any) -> None:
+    n, m = a.shape
+    for j in range(cuda.grid(1), m, cuda.gridsize(1)):
+        s = 0.0
+        for i in range(n):
+            s += a[i, j]
+        out[j] = s
+
+
+def _column_sums(a: DeviceArray) -> DeviceArray:
+    out = device_empty((a.shape[1],), a.dtype)
+    _col_sums[launch(a.shape[1])](raw(a), raw(out))
+    return out
+
+
+def bias_act_forward(z: Array, b: Array | None, act: int) -> Array:
+    """act(z + b), computed in place in z."""
+    z = device_arg("z", z, 2)
+    if b is not None or act != 0:
+        bd = z if b is None else device_arg("b", b, 1)
+        _bias_act[launch(z.size)](flat(z), flat(bd), b is not None, z.shape[1], act)
+    return z
+
+
+def bias_act_backward(dy: Array, y: Array, act: int) -> tuple[Array, Array]:
+    """Return (dz, db): the gradient before the activation and its column sums."""
+    dy, y = device_arg("dy", dy, 2), device_arg("y", y, 2)
+    dz = device_empty(dy.shape, dy.dtype)
+    _act_bwd[launch(dy.size)](flat(dy), flat(y), flat(dz), act)
+    return dz, _column_sums(dz)
+
+
+def dense_forward(x: Array, w: Array, b: Array | None, act: int) -> Array:
+    """act(x @ w.T + b): the tiled matmul, then the fused bias/activation epilogue."""
+    return bias_act_forward(
+        matmul(device_arg("x", x, 2), device_arg("w", w, 2), tb=True), b, act
+    )
+
+
+def dense_backward(
+    dy: Array, x: Array, w: Array, y: Array, act: int, need_dx: bool
+) -> tuple[Array | None, Array, Array]:
+    """Return (dx or None, dw, db)."""
+    if act == 0:
+        dz = device_arg("dy", dy, 2)
+        db = _column_sums(dz)
+    else:
+        dz, db = bias_act_backward(dy, y, act)
+    w, x = device_arg("w", w, 2), device_arg("x", x, 2)
+    return (matmul(dz, w) if need_dx else None), matmul(dz, x, ta=True), db
+
+
+# --- softmax and losses ----------------------------------------------------------------------
+@cuda.jit
+def _softmax_rows(x: Any, out: Any, log: bool) -> None:
+    n, c = x.shape
+    for i in range(cuda.grid(1), n, cuda.gridsize(1)):
+        mx = x[i, 0]
+        for j in range(1, c):
+            mx = max(mx, x[i, j])
+        s = 0.0
+        for j in range(c):
+            s += math.exp(x[i, j] - mx)
+        if log:
+            lse = math.log(s)
+            for j in range(c):
+                out[i, j] = x[i, j] - mx - lse
+        else:
+            inv = 1.0 / s
+            for j in range(c):
+                out[i, j] = math.exp(x[i, j] - mx) * inv
+
+
+@cuda.jit
+def _softmax_grad_rows(dy: Any, y: Any, out: Any, log: bool) -> None:
+    n, c = dy.shape
+    for i in range(cuda.grid(1), n, cuda.gridsize(1)):
+        s = 0.0
+        for j in range(c):
+            s += dy[i, j] if log else dy[i, j] * y[i, j]
+        for j in range(c):
+            if log:
+                out[i, j] = dy[i, j] - math.exp(y[i, j]) * s
+            else:
+                out[i, j] = y[i, j] * (dy[i, j] - s)
+
+
+def _rows(x: Any, log: bool) -> DeviceArray:
+    x = device_arg("x", x, 2)
+    out = device_empty(x.shape, x.dtype)
+    _softmax_rows[launch(x.shape[0])](raw(x), raw(out), log)
+    return out
+
+
+def _rows_grad(dy: Any, y: Any, log: bool) -> DeviceArray:
+    dy, y = device_arg("dy", dy, 2), device_arg("y", y, 2)
+    out = device_empty(dy.shape, dy.dtype)
+    _softmax_grad_rows[launch(dy.shape[0])](raw(dy), raw(y), raw(out), log)
+    return out
+
+
+softmax_forward, softmax_backward, log_softmax_forward, log_softmax_backward = (
+    softmax_kernels(_rows, _rows_grad)
+)
+
+
+@cuda.jit
+def _sce_sparse(x: Any, labels: Any, loss: Any, grad: Any) -> None:
+    n, c = x.shape
+    for i in range(cuda.grid(1), n, cuda.gridsize(1)):
+        k = labels[i]
+        if k < 0 or k >= c:  # cannot raise on the device: the row becomes NaN
+            loss[i] = math.nan
+            for j in range(c):
+                grad[i, j] = math.nan
+            continue
+        mx = x[i, 0]
+        for j in range(1, c):
+            mx = max(mx, x[i, j])
+        s = 0.0
+        for j in range(c):
+            e = math.exp(x[i, j] - mx)
+            grad[i, j] = e
+            s += e
+        inv = 1.0 / s
+        for j in range(c):
+            grad[i, j] *= inv
+        grad[i, k] -= 1.0
+        loss[i] = mx + math.log(s) - x[i, k]
+
+
+@cuda.jit
+def _sce_dense(x: Any, labels: Any, loss: Any, grad: Any) -> None:
+    n, c = x.shape
+    for i in range(cuda.grid(1), n, cuda.gridsize(1)):
+        mx = x[i, 0]
+        for j in range(1, c):
+            mx = max(mx, x[i, j])
+        s = 0.0
+        for j in range(c):
+            s += math.exp(x[i, j] - mx)
+        lse = mx + math.log(s)
+        total = 0.0
+        acc = 0.0
+        for j in range(c):
+            total += labels[i, j]
+            acc += labels[i, j] * (x[i, j] - lse)
+        loss[i] = -acc
+        for j in range(c):
+            grad[i, j] = math.exp(x[i, j] - lse) * total - labels[i, j]
+
+
+def softmax_cross_entropy_sparse(logits: Array, labels: Array) -> tuple[Array, Array]:
+    """Per-sample loss and its gradient wrt logits, in one pass.
+
+    Host labels are range-checked (IndexError, as on the CPU); a label already on
+    the device that is out of range turns its row's loss and gradient into NaN.
+    """
+    logits = device_arg("logits", logits, 2)
+    n, c = logits.shape
+    if labels.shape != (n,) or labels.dtype.kind not in "iu":
+        raise ValueError(
+            f"Kernel argument `labels` must be integers of shape {(n,)}, but got {labels.dtype} {labels.shape}."
+        )
+    if isinstance(labels, np.ndarray):
+        if labels.size and (labels.min() < 0 or labels.max() >= c):
+            raise IndexError("a label is outside [0, num_classes)")
+        labels = to_device(labels)
+    loss = device_empty((n,), logits.dtype)
+    grad = device_empty(logits.shape, logits.dtype)
+    _sce_sparse[launch(n)](raw(logits), raw(labels), raw(loss), raw(grad))
+    return loss, grad
+
+
+def softmax_cross_entropy_dense(logits: Array, labels: Array) -> tuple[Array, Array]:
+    """Per-sample loss against target distributions and its gradient, in one pass."""
+    logits, labels = device_arg("logits", logits, 2), device_arg("labels", labels, 2)
+    loss = device_empty((logits.shape[0],), logits.dtype)
+    grad = device_empty(logits.shape, logits.dtype)
+    _sce_dense[launch(logits.shape[0])](raw(logits), raw(labels), raw(loss), raw(grad))
+    return loss, grad
+
+
+# --- optimizer updates: one pass per parameter, in place --------------------------------------
+@cuda.jit
+def _sgd(
+    p: Any,
+    g: Any,
+    accum: Any,
+    stat: Any,
+    lr: Any,
+    momentum: Any,
+    dampening: Any,
+    wd: Any,
+    nesterov: bool,
+) -> None:
+    for i in range(cuda.grid(1), p.size, cuda.gridsize(1)):
+        gi = g[i] + wd * p[i] if wd != 0 else g[i]
+        if momentum > 0:
+            a = gi if stat[i] > 0 else momentum * accum[i] + (1 - dampening) * gi
+            accum[i] = a
+            stat[i] = 0
+            gi = gi + momentum * a if nesterov else a
+        p[i] -= lr * gi
+
+
+@cuda.jit
+def _momentum(
+    p: Any, g: Any, moment: Any, lr: Any, momentum: Any, wd: Any, nesterov: bool
+) -> None:
+    for i in range(cuda.grid(1), p.size, cuda.gridsize(1)):
+        gi = g[i] + wd * p[i] if wd != 0 else g[i]
+        mo = momentum * moment[i] + gi
+        moment[i] = mo
+        p[i] -= lr * gi + lr * momentum * mo if nesterov else lr * mo
+
+
+@cuda.jit
+def _adam(
+    p: Any,
+    g: Any,
+    m: Any,
+    v: Any,
+    alpha: Any,
+    beta1: Any,
+    beta2: Any,
+    eps: Any,
+    wd: Any,
+    nesterov: bool,
+) -> None:
+    for i in range(cuda.grid(1), p.size, cuda.gridsize(1)):
+        gi = g[i] + wd * p[i] if wd != 0 else g[i]
+        mi = beta1 * m[i] + (1 - beta1) * gi
+        vi = beta2 * v[i] + (1 - beta2) * gi * gi
+        m[i] = mi
+        v[i] = vi
+        p[i] -= _adam_param(mi, vi, gi, alpha, beta1, eps, nesterov)
+
+
+def _state(name: str, a: Any) -> Any:
+    if not isinstance(a, DeviceArray):
+        raise TypeError(
+            f"Kernel argument `{name}` is updated in place and must be a DeviceArray, but got {type(a).__name__}."
+        )
+    check_float_array(name, a)
+    return flat(a)
+
+
+def _grad(param: DeviceArray, grad: Any) -> Any:
+    g = device_arg("grad", grad)
+    if g.shape != param.shape and g.size != param.size:
+        raise ValueError(
+            f"Kernel argument `grad` must have shape {param.shape}, but got {g.shape}."
+        )
+    return flat(g)
+
+
+def _run(loop: Any, param: DeviceArray, *args: Any) -> None:
+    loop[launch(param.size)](*args)
+
+
+# Hyperparameters are converted to the parameter's dtype: float32 arithmetic on the device.
+sgd_update, momentum_update, adam_update = optimizer_updates(
+    OptimizerPrimitives(
+        sgd=_sgd,
+        momentum=_momentum,
+        adam=_adam,
+        run=_run,
+        state=_state,
+        grad=_grad,
+        scalar=lambda param: param.dtype.type,
+    )
+)
