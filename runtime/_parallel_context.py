@@ -79,7 +79,10 @@ def _check(key: str, value: Any) -> None:
         )
     types = _KEYS[key][1]
     if (isinstance(value, bool) and bool not in types) or not isinstance(value, types):
-        expected = " or ".join(t.__name__ for t in types)
+        expected = " or ".join(
+            "a bool" if t is bool else "an int" if t is int else f"a {t.__name__}"
+            for t in types
+        )
         raise TypeError(
             f"For 'set_auto_parallel_context', the argument {key!r} must be {expected}, "
             f"but got {value!r} of type {type(value).__name__!r}."
@@ -91,7 +94,7 @@ def _check(key: str, value: Any) -> None:
         )
     if key in _POSITIVE and isinstance(value, int) and value < 1:
         raise ValueError(
-            f"For 'set_auto_parallel_context', the argument {key!r} must be an int > 0, but got {value!r}."
+            f"For 'set_auto_parallel_context', the argument {key!r} must be an int >= 1, but got {value!r}."
         )
 
 
