@@ -26,6 +26,7 @@ __all__ = [
     "bias_add",
     "depend",
     "dropout_with_mask",
+    "dtype",
     "fill",
     "gather",
     "matmul_transposed",
@@ -39,6 +40,7 @@ __all__ = [
     "sparse_softmax_cross_entropy",
     "squared_difference",
     "stop_gradient",
+    "tuple_to_array",
     "typed_argmax",
 ]
 
@@ -103,6 +105,16 @@ def fill(type: Any, shape: Any, value: Any) -> Tensor:
 def shape(input_x: Any) -> tuple[int, ...]:
     """The shape, as a tuple of ints."""
     return f.as_tensor(input_x).shape
+
+
+def dtype(input_x: Any) -> _dtype.Type:
+    """The element type (`cadence.float32`, ...)."""
+    return f.as_tensor(input_x).dtype
+
+
+def tuple_to_array(input_x: Any) -> Tensor:
+    """A 1-D tensor of a tuple of numbers (Python floats become float32)."""
+    return Tensor(tuple(input_x))
 
 
 def rank(input_x: Any) -> int:

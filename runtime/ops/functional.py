@@ -12,6 +12,7 @@ from .._grad import grad, value_and_grad
 from ._composed import (
     bias_add,
     depend,
+    dtype,
     fill,
     gather,
     one_hot,
@@ -22,6 +23,7 @@ from ._composed import (
     sign,
     squared_difference,
     stop_gradient,
+    tuple_to_array,
 )
 from ._functional import (
     abs,
@@ -95,6 +97,7 @@ __all__ = [
     "depend",
     "div",
     "dropout",
+    "dtype",
     "equal",
     "exp",
     "expand_dims",
@@ -147,6 +150,7 @@ __all__ = [
     "tensor_mul",
     "tensor_sub",
     "transpose",
+    "tuple_to_array",
     "value_and_grad",
     "zeros",
     "zeros_like",

@@ -101,7 +101,7 @@ Identity = primitive("Identity", lambda x: x, "Return the input.")
 Shape = primitive("Shape", c.shape, "The shape, as a tuple of ints.")
 Rank = primitive("Rank", c.rank, "The number of dimensions.")
 Size = primitive("Size", lambda x: f.as_tensor(x).size, "The number of elements.")
-DType = primitive("DType", lambda x: f.as_tensor(x).dtype, "The element type.")
+DType = primitive("DType", c.dtype, "The element type.")
 # --- creation ---------------------------------------------------------------------------------------
 Zeros = primitive("Zeros", lambda size, dtype=None: f.zeros(size, dtype), "A tensor of zeros.")
 Ones = primitive("Ones", lambda shape, dtype=None: f.ones(shape, dtype), "A tensor of ones.")

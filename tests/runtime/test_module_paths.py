@@ -127,7 +127,9 @@ def test_auto_parallel_context_single_process():
         context.set_auto_parallel_context(parallel_mode="bogus")
     with pytest.raises(ValueError, match="'device_num' must be an int >= 1, but got 0"):
         context.set_auto_parallel_context(device_num=0)
-    with pytest.raises(TypeError, match="'gradients_mean' must be a bool, but got 1 of type 'int'"):
+    with pytest.raises(
+        TypeError, match="'gradients_mean' must be a bool, but got 1 of type 'int'"
+    ):
         context.set_auto_parallel_context(gradients_mean=1)
     with pytest.raises(ValueError, match="'bogus' is not recognized"):
         context.set_auto_parallel_context(bogus=1)
