@@ -40,6 +40,7 @@ __all__ = [
     "sparse_softmax_cross_entropy",
     "squared_difference",
     "stop_gradient",
+    "truncated_mod",
     "tuple_to_array",
     "typed_argmax",
 ]
@@ -75,7 +76,8 @@ def arg_with_value(
     """(indices, values) of the maxima or minima along `axis`; the values are differentiable."""
     pick = f.argmax if largest else f.argmin
     extreme = f.amax if largest else f.amin
-    return pick(x, axis, keep_dims), extreme(x, axis, keep_dims)
+    # MindSpore 2.x returns these indices as Int64 (Argmax's default is Int32).
+    return f.cast(pick(x, axis, keep_dims), _dtype.int64), extreme(x, axis, keep_dims)
 
 
 def stop_gradient(value: Any) -> Any:
@@ -137,6 +139,12 @@ def reciprocal(input: Any) -> Tensor:
     return f.div(1.0, input)
 
 
+def truncated_mod(x: Any, y: Any) -> Tensor:
+    """Remainder with the dividend's sign (C's fmod), as MindSpore's `Mod`; no gradient."""
+    a, b = f.as_tensor(x), f.as_tensor(y)
+    return Tensor._wrap(np.fmod(a._data, b._data))
+
+
 def squared_difference(x: Any, y: Any) -> Tensor:
     """(x - y) ** 2."""
     return f.square(f.sub(x, y))
@@ -182,7 +190,8 @@ def dropout_with_mask(x: Any, *, keep_prob: float = 0.5) -> tuple[Tensor, Tensor
     t = f.as_tensor(x)
     keep = rng("dropout").random(t.shape, dtype=np.float32) < keep_prob
     scale = np.asarray(0.0 if keep_prob == 0 else 1.0 / keep_prob, dtype=t._data.dtype)
-    return f.mul(t, Tensor._wrap(keep * scale)), Tensor._wrap(keep)
+    mask = keep.astype(t._data.dtype)  # MindSpore's mask: 0/1 in the input's dtype
+    return f.mul(t, Tensor._wrap(mask * scale)), Tensor._wrap(mask)
 
 
 def softmax_cross_entropy_with_backprop(

@@ -57,7 +57,7 @@ Maximum = primitive("Maximum", f.maximum, "Elementwise maximum.")
 Minimum = primitive("Minimum", f.minimum, "Elementwise minimum.")
 FloorDiv = primitive("FloorDiv", f.floor_divide, "Elementwise floor division; no gradient.")
 FloorMod = primitive("FloorMod", f.mod, "Elementwise remainder with the divisor's sign; no gradient.")
-Mod = primitive("Mod", f.mod, "Elementwise remainder; no gradient.")
+Mod = primitive("Mod", c.truncated_mod, "Elementwise remainder with the dividend's sign (C's fmod); no gradient.")
 SquaredDifference = primitive("SquaredDifference", c.squared_difference, "Elementwise (x - y) ** 2.")
 # --- comparisons (Bool results, no gradient) ---------------------------------------------
 Equal = primitive("Equal", f.equal, "Elementwise x == y.")
