@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Self
 
-__all__ = ["REQUIRED", "Primitive", "primitive"]
+__all__ = ["REQUIRED", "Primitive", "Sizes", "primitive"]
 
 
 class _Required:
@@ -28,6 +28,13 @@ class _Required:
 
 REQUIRED: Final = _Required()
 """Marks a constructor attribute without a default (`ops.Pad(paddings)`)."""
+
+
+class Sizes(int):
+    """Marks a size attribute whose default is an int but which also takes a tuple (`stride=Sizes(1)`)."""
+
+    def __repr__(self) -> str:
+        return int.__repr__(self)
 
 
 class Primitive:
@@ -80,7 +87,11 @@ def _check_attr(op: str, name: str, value: Any, default: Any) -> Any:
     if default is REQUIRED or value is default or value is None:
         return value
     kind: tuple[type, ...]
-    if isinstance(default, bool):
+    if isinstance(default, Sizes):  # an int or a tuple of ints, checked by the op
+        items = value if isinstance(value, tuple | list) else (value,)
+        ok = all(isinstance(i, int) and not isinstance(i, bool) for i in items)
+        kind = (int, tuple)
+    elif isinstance(default, bool):
         ok, kind = isinstance(value, bool), (bool,)
     elif isinstance(default, int):
         ok, kind = isinstance(value, int) and not isinstance(value, bool), (int,)

@@ -20,8 +20,8 @@ from __future__ import annotations
 from typing import Any
 
 from .. import _dtype
-from . import _composed as c, _functional as f, _nn as n
-from ._primitive import REQUIRED, Primitive, primitive
+from . import _composed as c, _functional as f, _nn as n, _windowed as w
+from ._primitive import REQUIRED, Primitive, Sizes, primitive
 
 
 def _reduce(fn: Any) -> Any:
@@ -109,6 +109,10 @@ ZerosLike = primitive("ZerosLike", f.zeros_like, "Zeros shaped like the input.")
 OnesLike = primitive("OnesLike", f.ones_like, "Ones shaped like the input.")
 Fill = primitive("Fill", c.fill, "A tensor of a shape filled with one value.")
 OneHot = primitive("OneHot", lambda indices, depth, on_value, off_value, *, axis: c.one_hot(indices, depth, on_value, off_value, axis), "One-hot encode integer indices; no gradient.", axis=-1)
+# --- convolution and pooling (NCHW) ---------------------------------------------------------
+Conv2D = primitive("Conv2D", w.conv2d, "2-D convolution with a given weight.", out_channel=REQUIRED, kernel_size=REQUIRED, mode=1, pad_mode="valid", pad=Sizes(0), stride=Sizes(1), dilation=Sizes(1), group=1, data_format="NCHW")
+MaxPool = primitive("MaxPool", w.max_pool, "Max pooling ('valid' or 'same').", kernel_size=Sizes(1), strides=Sizes(1), pad_mode="valid", data_format="NCHW")
+AvgPool = primitive("AvgPool", w.avg_pool, "Average pooling ('valid').", kernel_size=Sizes(1), strides=Sizes(1), pad_mode="valid", data_format="NCHW")
 # --- training ----------------------------------------------------------------------------------------
 Dropout = primitive("Dropout", lambda x, *, keep_prob, **_: c.dropout_with_mask(x, keep_prob=keep_prob), "Randomly zero elements; returns (output, mask).", keep_prob=0.5, Seed0=0, Seed1=0)
 SoftmaxCrossEntropyWithLogits = primitive("SoftmaxCrossEntropyWithLogits", c.softmax_cross_entropy_with_backprop, "Per-sample loss of (N, C) logits and dense labels, and its gradient: (loss, backprop).")
@@ -129,10 +133,12 @@ __all__ = [
     "Assign",
     "AssignAdd",
     "AssignSub",
+    "AvgPool",
     "BatchMatMul",
     "BiasAdd",
     "Cast",
     "Concat",
+    "Conv2D",
     "DType",
     "Div",
     "Dropout",
@@ -152,6 +158,7 @@ __all__ = [
     "Log",
     "LogSoftmax",
     "MatMul",
+    "MaxPool",
     "Maximum",
     "Minimum",
     "Mod",

@@ -246,3 +246,104 @@ def test_every_class_is_an_operator_reachable_from_ops():
         assert issubclass(cls, P.Primitive) and cls.__name__ == name
         assert getattr(ops, name) is cls
         assert inspect.getdoc(cls)
+
+
+def _conv_reference(x, w, stride, pads, dilation):
+    """Direct NCHW cross-correlation in numpy (the test's oracle)."""
+    top, bottom, left, right = pads
+    x = np.pad(x, ((0, 0), (0, 0), (top, bottom), (left, right)))
+    n, _, h, wd = x.shape
+    o, _, kh, kw = w.shape
+    oh = (h - (kh - 1) * dilation[0] - 1) // stride[0] + 1
+    ow = (wd - (kw - 1) * dilation[1] - 1) // stride[1] + 1
+    out = np.zeros((n, o, oh, ow))
+    for i in range(oh):
+        for j in range(ow):
+            rows = i * stride[0] + dilation[0] * np.arange(kh)
+            cols = j * stride[1] + dilation[1] * np.arange(kw)
+            patch = x[:, :, rows][:, :, :, cols]
+            out[:, :, i, j] = np.einsum("nchw,ochw->no", patch, w)
+    return out
+
+
+def _pool_reference(x, kernel, stride, reduce):
+    n, c, h, w = x.shape
+    oh, ow = (h - kernel[0]) // stride[0] + 1, (w - kernel[1]) // stride[1] + 1
+    out = np.zeros((n, c, oh, ow))
+    for i in range(oh):
+        for j in range(ow):
+            window = x[
+                :,
+                :,
+                i * stride[0] : i * stride[0] + kernel[0],
+                j * stride[1] : j * stride[1] + kernel[1],
+            ]
+            out[:, :, i, j] = reduce(window, axis=(2, 3))
+    return out
+
+
+IMAGES = rng.normal(size=(2, 3, 7, 6)).astype(np.float32)
+KERNEL = rng.normal(size=(4, 3, 3, 2)).astype(np.float32)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "stride", "pads", "dilation"),
+    [
+        ({}, (1, 1), (0, 0, 0, 0), (1, 1)),
+        ({"pad_mode": "same", "stride": 2}, (2, 2), (1, 1, 0, 0), (1, 1)),
+        ({"pad_mode": "pad", "pad": (1, 0, 2, 1)}, (1, 1), (1, 0, 2, 1), (1, 1)),
+        ({"pad_mode": "pad", "pad": 1, "stride": (1, 2)}, (1, 2), (1, 1, 1, 1), (1, 1)),
+        ({"dilation": 2}, (1, 1), (0, 0, 0, 0), (2, 2)),
+    ],
+)
+def test_conv2d_operator_matches_a_direct_convolution(kwargs, stride, pads, dilation):
+    out = P.Conv2D(4, (3, 2), **kwargs)(t(IMAGES), t(KERNEL))
+    expected = _conv_reference(IMAGES, KERNEL, stride, pads, dilation)
+    np.testing.assert_allclose(out.asnumpy(), expected, rtol=1e-4, atol=1e-5)
+
+
+def test_pooling_operators_match_numpy():
+    x = t(IMAGES)
+    np.testing.assert_allclose(
+        P.MaxPool(2, 2)(x).asnumpy(), _pool_reference(IMAGES, (2, 2), (2, 2), np.max)
+    )
+    np.testing.assert_allclose(
+        P.AvgPool(kernel_size=(2, 3), strides=(1, 2))(x).asnumpy(),
+        _pool_reference(IMAGES, (2, 3), (1, 2), np.mean),
+        rtol=1e-5,
+    )
+    # 'same' keeps ceil(size / stride): 7 x 6 -> 4 x 3 (padding never wins a max).
+    same = P.MaxPool(kernel_size=3, strides=2, pad_mode="SAME")(x)
+    padded = np.pad(IMAGES, ((0, 0), (0, 0), (1, 1), (0, 1)), constant_values=-np.inf)
+    np.testing.assert_allclose(
+        same.asnumpy(), _pool_reference(padded, (3, 3), (2, 2), np.max)
+    )
+    with pytest.raises(
+        ValueError,
+        match=r"'AvgPool'.*'pad_mode' must be one of \['valid'\], but got 'same'",
+    ):
+        P.AvgPool(2, 2, "same")(x)
+    with pytest.raises(
+        ValueError, match=r"'Conv2D'.*'weight' must have shape \(5, C, kh, kw\)"
+    ):
+        P.Conv2D(5, (3, 2))(x, t(KERNEL))
+    with pytest.raises(
+        ValueError, match="'kernel_size' must be a positive int or a tuple of 2 or 4"
+    ):
+        P.MaxPool(kernel_size=0)(x)
+
+
+def test_conv2d_operator_passes_gradients_to_input_and_weight():
+    x, w = t(IMAGES.astype(np.float64)), t(KERNEL.astype(np.float64))
+    dx, dw = ops.GradOperation(get_all=True)(
+        lambda a, b: ops.sum(P.Conv2D(4, (3, 2), pad_mode="same")(a, b))
+    )(x, w)
+    expected_dw = np.zeros_like(KERNEL, dtype=np.float64)
+    padded = np.pad(IMAGES.astype(np.float64), ((0, 0), (0, 0), (1, 1), (0, 1)))
+    for i in range(3):
+        for j in range(2):
+            expected_dw[:, :, i, j] = padded[:, :, i : i + 7, j : j + 6].sum(
+                axis=(0, 2, 3)
+            )
+    np.testing.assert_allclose(dw.asnumpy(), expected_dw, rtol=1e-6)
+    assert dx.shape == IMAGES.shape and np.abs(dx.asnumpy()).sum() > 0
