@@ -38,7 +38,14 @@ ALIASES: dict[str, dict[str, object]] = {
     "cadence.nn.loss": {
         "SoftmaxCrossEntropyWithLogits": cadence.nn.SoftmaxCrossEntropyWithLogits
     },
+    "cadence.nn.loss.loss": {"LossBase": cadence.nn.LossBase},
     "cadence.nn.optim": {"Momentum": cadence.nn.Momentum},
+    "cadence.nn.optim.optimizer": {"Optimizer": cadence.nn.Optimizer},
+    "cadence.nn.optim.momentum": {"Momentum": cadence.nn.Momentum},
+    "cadence.nn.learning_rate_schedule": {"CosineDecayLR": cadence.nn.CosineDecayLR},
+    "cadence.nn.dynamic_lr": {
+        "piecewise_constant_lr": cadence.nn.piecewise_constant_lr
+    },
     "cadence.nn.metrics": {"Accuracy": cadence.nn.Accuracy},
     "cadence.train.serialization": {
         "save_checkpoint": cadence.save_checkpoint,

@@ -1,6 +1,0 @@
-"""MindSpore's `mindspore.nn.loss` path: the loss cells (`SoftmaxCrossEntropyWithLogits`, `LossBase`, ...) of `cadence.nn`."""
-
-from __future__ import annotations
-
-from ._loss import *  # noqa: F403 (the same objects as `cadence.nn`, under MindSpore's submodule name)
-from ._loss import __all__ as __all__
