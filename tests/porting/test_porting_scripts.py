@@ -133,6 +133,13 @@ def test_scripts_keep_the_mindspore_spelling() -> None:
         assert re.search(r"^\s*(import|from) mindspore", source, re.M), script.name
 
 
+def test_porting_page_states_the_count_of_scripts() -> None:
+    page = (HERE.parents[1] / "docs" / "porting-from-mindspore.md").read_text()
+    count = re.search(r"\*\*(\d+) of (\d+)\*\* run on cadence", page)
+    assert count, "docs/porting-from-mindspore.md must state how many scripts run"
+    assert (int(count[1]), int(count[2])) == (len(SCRIPTS), len(SCRIPTS))
+
+
 REWRITES = [
     ("import mindspore as ms\n", "import cadence as ms\n"),
     ("import mindspore\n", "import cadence as mindspore\n"),
