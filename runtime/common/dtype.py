@@ -1,35 +1,6 @@
-"""MindSpore's `mindspore.common.dtype` path (`import mindspore.common.dtype as mstype`)."""
+"""MindSpore's `mindspore.common.dtype` path (`import mindspore.common.dtype as mstype`): `cadence.dtype` under that name."""
 
 from __future__ import annotations
 
-from ..dtype import (
-    Type,
-    bool_,
-    float16,
-    float32,
-    float64,
-    int8,
-    int16,
-    int32,
-    int64,
-    uint8,
-    uint16,
-    uint32,
-    uint64,
-)
-
-__all__ = [
-    "Type",
-    "bool_",
-    "float16",
-    "float32",
-    "float64",
-    "int8",
-    "int16",
-    "int32",
-    "int64",
-    "uint8",
-    "uint16",
-    "uint32",
-    "uint64",
-]
+from ..dtype import *  # noqa: F403 (one list of dtypes, in cadence.dtype)
+from ..dtype import __all__ as __all__
