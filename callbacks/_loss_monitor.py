@@ -59,10 +59,13 @@ class LossMonitor(Callback):
 
     Args:
         per_print_times: Print every this many steps; 0 prints no loss lines.
+        has_trained_epoch: Epochs trained before this run (MindSpore 1.x's
+            argument for resumed training): training lines show the epoch
+            counted from the start of the whole training, `cur_epoch_num + has_trained_epoch`.
 
     Raises:
-        TypeError: `per_print_times` is not an int.
-        ValueError: `per_print_times` is negative.
+        TypeError: `per_print_times` or `has_trained_epoch` is not an int.
+        ValueError: `per_print_times` or `has_trained_epoch` is negative.
 
     Example:
         >>> from cadence import Model
@@ -73,9 +76,12 @@ class LossMonitor(Callback):
         epoch: 1 step: 2, loss is 0.25
     """
 
-    def __init__(self, per_print_times: int = 1) -> None:
+    def __init__(self, per_print_times: int = 1, has_trained_epoch: int = 0) -> None:
         self._per_print_times = check_non_negative_int(
             per_print_times, "per_print_times", "LossMonitor"
+        )
+        self._has_trained_epoch = check_non_negative_int(
+            has_trained_epoch, "has_trained_epoch", "LossMonitor"
         )
         self._last_print_time = 0
         self._flushed_at = 0.0  # _clock() of the last flush
@@ -141,9 +147,11 @@ class LossMonitor(Callback):
         if out is not None:
             out.flush()
 
-    @staticmethod
-    def _position(cb_params: Any, step: int) -> tuple[Any, int]:
+    def _position(self, cb_params: Any, step: int) -> tuple[Any, int]:
         """Return (epoch, step within the epoch); the epoch is 1 in `Model.eval`."""
         batch_num = cb_params["batch_num"]
         step_in_epoch = (step - 1) % batch_num + 1 if batch_num > 0 else step
-        return cb_params.get("cur_epoch_num", 1), step_in_epoch
+        epoch = cb_params.get("cur_epoch_num")
+        if epoch is None:  # Model.eval
+            return 1, step_in_epoch
+        return epoch + self._has_trained_epoch, step_in_epoch

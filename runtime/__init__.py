@@ -10,7 +10,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import common as common, dataset as dataset, dtype as dtype, ops as ops
+# MindSpore's subpackages are attributes of the top level as soon as it is imported,
+# so `import mindspore as ms; ms.nn.Dense` ports without a separate `import ms.nn`.
+from . import (
+    common as common,
+    context as context,
+    dataset as dataset,
+    dtype as dtype,
+    nn as nn,
+    ops as ops,
+    train as train,
+)
+
+# --- runtime core: events, bus, callbacks, model ---------------------------------
 from ._bus import EventBus
 from ._callback import Callback
 from ._cb_params import CallbackParams
@@ -49,6 +61,12 @@ from ._events import (
 )
 from ._loss_value import loss_value
 from ._model import LegacyHookWarning, Model
+from ._parallel_context import (
+    ParallelMode,
+    get_auto_parallel_context,
+    reset_auto_parallel_context,
+    set_auto_parallel_context,
+)
 from ._run_context import RunContext
 from ._run_events import RunEvents
 from ._run_handle import RunHandle, start_run
@@ -96,6 +114,7 @@ from .compute._targets import (
     register_target,
 )
 from .compute._tensor import Parameter, ParameterTuple, Tensor
+from .common.api import jit, ms_function
 
 __all__ = [
     "GRAPH_MODE",
@@ -123,6 +142,7 @@ __all__ = [
     "LegacyHookWarning",
     "MissingKeyError",
     "Model",
+    "ParallelMode",
     "Parameter",
     "ParameterTuple",
     "QueueFullError",
@@ -157,6 +177,7 @@ __all__ = [
     "float16",
     "float32",
     "float64",
+    "get_auto_parallel_context",
     "get_context",
     "get_seed",
     "get_target",
@@ -165,11 +186,15 @@ __all__ = [
     "int16",
     "int32",
     "int64",
+    "jit",
     "load_checkpoint",
     "load_param_into_net",
     "loss_value",
+    "ms_function",
     "register_target",
+    "reset_auto_parallel_context",
     "save_checkpoint",
+    "set_auto_parallel_context",
     "set_context",
     "set_seed",
     "start_run",

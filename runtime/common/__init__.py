@@ -1,7 +1,28 @@
-"""MindSpore's `mindspore.common` namespace: parameter initializers (`cadence.common.initializer`)."""
+"""MindSpore's `mindspore.common` namespace: tensors, parameters, dtypes, seeds, `jit`, initializers.
+
+Each MindSpore submodule path has its module here (`common.dtype`, `common.tensor`,
+`common.parameter`, `common.api`, `common.initializer`), holding the same objects
+as the top level of `cadence`.
+"""
 
 from __future__ import annotations
 
-from . import initializer
+from ..compute._context import get_seed, set_seed
+from ..compute._tensor import Parameter, ParameterTuple, Tensor
+from . import api, dtype, initializer, parameter, tensor
+from .api import jit, ms_function
 
-__all__ = ["initializer"]
+__all__ = [
+    "Parameter",
+    "ParameterTuple",
+    "Tensor",
+    "api",
+    "dtype",
+    "get_seed",
+    "initializer",
+    "jit",
+    "ms_function",
+    "parameter",
+    "set_seed",
+    "tensor",
+]

@@ -12,6 +12,7 @@ from typing import Any, Final
 
 import numpy as np
 
+from ._context_keys import CONTEXT_KEYS, READ_ONLY_KEYS, check_context_value
 from ._targets import Target, get_target
 
 __all__ = [
@@ -28,24 +29,11 @@ __all__ = [
 GRAPH_MODE: Final = 0
 PYNATIVE_MODE: Final = 1
 
-# Keys accepted by set_context. Keys cadence acts on are handled below; the others
-# are recorded so scripts written for MindSpore run unchanged.
+# Every key MindSpore 2.x documents, with its default (see `_context_keys`); the
+# read-only keys are only for `get_context`.
 _DEFAULTS: Final[dict[str, Any]] = {
-    "mode": PYNATIVE_MODE,
-    "device_target": "CPU",
-    "device_id": 0,
-    "runtime_num_threads": None,
-    "save_graphs": False,
-    "save_graphs_path": ".",
-    "max_call_depth": 1000,
-    "pynative_synchronize": False,
-    "enable_graph_kernel": False,
-    "jit_config": None,
-    "deterministic": "OFF",
-    "max_device_memory": "1024GB",
-    "memory_optimize_level": "O0",
-    "jit_syntax_level": None,
-    "debug_level": None,
+    **{key: default for key, (default, _) in CONTEXT_KEYS.items()},
+    **READ_ONLY_KEYS,
 }
 
 _lock = threading.RLock()
@@ -63,10 +51,13 @@ def set_context(**kwargs: Any) -> None:
             `device_target` (`"CPU"`, `"GPU"`, `"Ascend"` or a plugin's target,
             case-insensitive; fails at once if the target cannot run here),
             `runtime_num_threads` (threads BLAS and kernels may use together),
-            and MindSpore's other keys, which are recorded and otherwise ignored.
+            and the other keys MindSpore 2.x documents (`device_id`, `save_graphs`,
+            `max_call_depth`, `enable_graph_kernel`, ...), which are type-checked,
+            recorded for `get_context` and otherwise ignored.
 
     Raises:
         ValueError: For an unknown key or a bad mode.
+        TypeError: For a value of the wrong type (`device_id="0"`).
         TargetUnavailableError: (a ValueError) For an unknown or unavailable target.
 
     Example:
@@ -75,10 +66,7 @@ def set_context(**kwargs: Any) -> None:
     """
     global _target
     for key, value in kwargs.items():
-        if key not in _DEFAULTS:
-            raise ValueError(
-                f"For 'set_context', the keyword argument {key!r} is not recognized; valid keys: {sorted(_DEFAULTS)}."
-            )
+        check_context_value(key, value)
         if key == "mode" and (
             isinstance(value, bool) or value not in (GRAPH_MODE, PYNATIVE_MODE)
         ):

@@ -3,6 +3,15 @@
 from __future__ import annotations
 
 from .._util import fixup_module_metadata
+
+# MindSpore's submodule paths (`nn.loss.MSELoss`, `from mindspore.nn.optim import Momentum`).
+from . import (
+    dynamic_lr as dynamic_lr,
+    learning_rate_schedule as learning_rate_schedule,
+    loss as loss,
+    metrics as metrics,
+    optim as optim,
+)
 from ._cell import Cell, CellList, SequentialCell
 from ._conv import AvgPool2d, Conv2d, MaxPool2d
 from ._layers import (

@@ -9,16 +9,11 @@ from .. import ops
 from ..common.initializer import HeUniform, Uniform, initializer
 from ..compute._tensor import Parameter, Tensor
 from ..ops import _nn as nn_ops
+from ..ops._windowed import same_pads as _same_pads
 from ._cell import Cell
 from ._checks import check_bool, check_positive_int, pair
 
 __all__ = ["AvgPool2d", "Conv2d", "MaxPool2d"]
-
-
-def _same_pads(size: int, kernel: int, stride: int, dilation: int) -> tuple[int, int]:
-    out = -(-size // stride)
-    total = max((out - 1) * stride + (kernel - 1) * dilation + 1 - size, 0)
-    return total // 2, total - total // 2
 
 
 class Conv2d(Cell):

@@ -53,11 +53,17 @@ class SoftmaxCrossEntropyWithLogits(LossBase):
     Args:
         sparse: Labels are class indices (N,) instead of distributions (N, C).
         reduction: 'none' (default, per-sample losses), 'mean' or 'sum'.
+        is_grad: Accepted from MindSpore 1.x code (`is_grad=False`), where it
+            chose a graph-mode gradient path; the tape always differentiates the
+            loss, so it changes nothing (a bool is still required).
     """
 
-    def __init__(self, sparse: bool = False, reduction: str = "none") -> None:
+    def __init__(
+        self, sparse: bool = False, reduction: str = "none", *, is_grad: bool = False
+    ) -> None:
         super().__init__(reduction)
         self.sparse = check_bool("SoftmaxCrossEntropyWithLogits", "sparse", sparse)
+        check_bool("SoftmaxCrossEntropyWithLogits", "is_grad", is_grad)
 
     def construct(self, logits: Any, labels: Any) -> Tensor:
         """Return the loss."""

@@ -1,112 +1,28 @@
-"""Functional tensor ops with MindSpore's names (`cadence.ops`); all are differentiable."""
+"""Tensor ops with MindSpore's names (`cadence.ops`): functions, operator classes, gradients.
+
+- functions (`ops.abs`, `ops.matmul`, `ops.depend`, ...), also importable from
+  `cadence.ops.functional` (MindSpore's `F`);
+- operator classes built from one table (`ops.Abs()`, `ops.ReduceMean(keep_dims=True)`,
+  ...), also in `cadence.ops.operations` (MindSpore's `P`);
+- gradients and mapping (`ops.GradOperation`, `ops.value_and_grad`, `ops.HyperMap`,
+  ...), also in `cadence.ops.composite` (MindSpore's `C`).
+
+Everything is differentiable where the math is, through one define-by-run tape.
+"""
 
 from __future__ import annotations
 
 from .._util import fixup_module_metadata
 from ..compute._tensor import bind_functional
-from . import _functional
-from ._functional import (
-    abs,
-    add,
-    amax,
-    amin,
-    argmax,
-    argmin,
-    cast,
-    clip,
-    concat,
-    div,
-    equal,
-    exp,
-    expand_dims,
-    flatten,
-    floor_divide,
-    greater,
-    greater_equal,
-    less,
-    less_equal,
-    log,
-    matmul,
-    maximum,
-    mean,
-    minimum,
-    mod,
-    mul,
-    neg,
-    not_equal,
-    ones,
-    ones_like,
-    pad,
-    pow,
-    reshape,
-    sqrt,
-    square,
-    squeeze,
-    stack,
-    sub,
-    sum,
-    transpose,
-    zeros,
-    zeros_like,
+from . import _functional, composite, functional, operations
+from .composite import *  # noqa: F403 (the three MindSpore submodules make up `ops`)
+from .functional import *  # noqa: F403
+from .operations import *  # noqa: F403
+
+__all__ = sorted(
+    {*composite.__all__, *functional.__all__, *operations.__all__}
+    | {"composite", "functional", "operations"}
 )
-from ._nn import dense, dropout, log_softmax, relu, sigmoid, softmax, tanh
-
-cat = concat
-permute = transpose
-
-__all__ = [
-    "abs",
-    "add",
-    "amax",
-    "amin",
-    "argmax",
-    "argmin",
-    "cast",
-    "cat",
-    "clip",
-    "concat",
-    "dense",
-    "div",
-    "dropout",
-    "equal",
-    "exp",
-    "expand_dims",
-    "flatten",
-    "floor_divide",
-    "greater",
-    "greater_equal",
-    "less",
-    "less_equal",
-    "log",
-    "log_softmax",
-    "matmul",
-    "maximum",
-    "mean",
-    "minimum",
-    "mod",
-    "mul",
-    "neg",
-    "not_equal",
-    "ones",
-    "ones_like",
-    "pad",
-    "permute",
-    "pow",
-    "relu",
-    "reshape",
-    "sigmoid",
-    "softmax",
-    "sqrt",
-    "square",
-    "squeeze",
-    "stack",
-    "sub",
-    "sum",
-    "tanh",
-    "transpose",
-    "zeros",
-    "zeros_like",
-]
 
 fixup_module_metadata(__name__, globals())
 del fixup_module_metadata

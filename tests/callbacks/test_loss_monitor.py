@@ -265,3 +265,18 @@ def test_lines_printed_before_a_failure_are_flushed(monkeypatch):
             1, ListDataset.of_steps(3), callbacks=LossMonitor()
         )
     assert stream.flushed[-1] == 2
+
+
+def test_has_trained_epoch_counts_the_epochs_of_earlier_runs(capsys):
+    # MindSpore 1.x's argument for resumed training: lines show the overall epoch.
+    Model(constant_network(0.5)).train(
+        2, ListDataset.of_steps(1), callbacks=LossMonitor(has_trained_epoch=3)
+    )
+    assert capsys.readouterr().out.splitlines() == [
+        "epoch: 4 step: 1, loss is 0.5",
+        "epoch: 5 step: 1, loss is 0.5",
+    ]
+    with pytest.raises(
+        ValueError, match="'has_trained_epoch' must be an int >= 0, but got -1"
+    ):
+        LossMonitor(has_trained_epoch=-1)

@@ -72,3 +72,13 @@ def test_regression_losses():
         nn.L1Loss(reduction="sum")(ms.Tensor(a), ms.Tensor(b))
     ) == pytest.approx(np.abs(a - b).sum(), rel=1e-5)
     assert nn.MSELoss(reduction="none")(ms.Tensor(a), ms.Tensor(b)).shape == (3, 2)
+
+
+def test_softmax_cross_entropy_accepts_the_old_is_grad_argument():
+    logits = ms.Tensor(np.array([[1.0, 2.0, 0.5]], np.float32))
+    labels = ms.Tensor(np.array([1], np.int32))
+    old = nn.SoftmaxCrossEntropyWithLogits(is_grad=False, sparse=True, reduction="mean")
+    new = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    assert old(logits, labels).asnumpy() == new(logits, labels).asnumpy()
+    with pytest.raises(TypeError, match="is_grad"):
+        nn.SoftmaxCrossEntropyWithLogits(is_grad="no")  # type: ignore[arg-type]

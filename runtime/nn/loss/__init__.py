@@ -1,0 +1,10 @@
+"""MindSpore's `mindspore.nn.loss` path: the loss cells (`SoftmaxCrossEntropyWithLogits`, `LossBase`, ...) of `cadence.nn`.
+
+`mindspore.nn.loss.loss`, where model-zoo code imports `LossBase` from, is the
+submodule `loss` here.
+"""
+
+from __future__ import annotations
+
+from .._loss import *  # noqa: F403 (the same objects as `cadence.nn`, under MindSpore's submodule name)
+from .._loss import __all__ as __all__

@@ -1,0 +1,6 @@
+"""MindSpore's `mindspore.nn.metrics` path: the metrics (`Accuracy`, `Loss`, `Metric`, ...) of `cadence.nn`."""
+
+from __future__ import annotations
+
+from ._metrics import *  # noqa: F403 (the same objects as `cadence.nn`, under MindSpore's submodule name)
+from ._metrics import __all__ as __all__

@@ -1,0 +1,203 @@
+"""MindSpore's operator classes (`mindspore.ops.operations`, imported as `P`), built from one table.
+
+Each line below makes one class: its MindSpore name, the cadence function that
+computes it, a docstring, and its constructor attributes with MindSpore's
+defaults, in MindSpore's order. An instance is called on tensors:
+
+    >>> import cadence as ms
+    >>> from cadence import ops
+    >>> ops.ReduceMean(keep_dims=True)(ms.Tensor([[1.0, 3.0]]), 1)
+    Tensor(shape=[1, 1], dtype=Float32, value=
+    [[ 2.00000000e+00]])
+
+Every class computes with cadence's differentiable ops, so gradients flow
+through it wherever they flow through those ops (`GradOperation`, `grad`,
+`TrainOneStepCell`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..compute import _dtype
+from . import _composed as c, _functional as f, _nn as n, _windowed as w
+from ._primitive import REQUIRED, Primitive, Sizes, primitive
+
+
+def _reduce(fn: Any) -> Any:
+    def impl(x: Any, axis: Any = (), *, keep_dims: bool, **_: Any) -> Any:
+        return fn(x, axis, keep_dims)
+
+    return impl
+
+
+def _join(fn: Any) -> Any:
+    return lambda tensors, *, axis: fn(tensors, axis)
+
+
+# fmt: off
+# --- elementwise arithmetic -----------------------------------------------------------
+Abs = primitive("Abs", f.abs, "Elementwise |x|.")
+Neg = primitive("Neg", f.neg, "Elementwise -x.")
+Exp = primitive("Exp", f.exp, "Elementwise e**x.")
+Log = primitive("Log", f.log, "Elementwise natural logarithm.")
+Sqrt = primitive("Sqrt", f.sqrt, "Elementwise square root.")
+Rsqrt = primitive("Rsqrt", c.rsqrt, "Elementwise 1 / sqrt(x).")
+Reciprocal = primitive("Reciprocal", c.reciprocal, "Elementwise 1 / x.")
+Square = primitive("Square", f.square, "Elementwise x * x.")
+Sign = primitive("Sign", c.sign, "Elementwise sign (-1, 0, 1); no gradient.")
+Add = primitive("Add", f.add, "Elementwise x + y, broadcasting.")
+TensorAdd = primitive("TensorAdd", f.add, "The name `Add` had in MindSpore 1.x.")
+Sub = primitive("Sub", f.sub, "Elementwise x - y.")
+Mul = primitive("Mul", f.mul, "Elementwise x * y.")
+Div = primitive("Div", f.div, "Elementwise x / y.")
+RealDiv = primitive("RealDiv", f.div, "Elementwise x / y.")
+Pow = primitive("Pow", f.pow, "Elementwise x ** y.")
+Maximum = primitive("Maximum", f.maximum, "Elementwise maximum.")
+Minimum = primitive("Minimum", f.minimum, "Elementwise minimum.")
+FloorDiv = primitive("FloorDiv", f.floor_divide, "Elementwise floor division; no gradient.")
+FloorMod = primitive("FloorMod", f.mod, "Elementwise remainder with the divisor's sign; no gradient.")
+Mod = primitive("Mod", c.truncated_mod, "Elementwise remainder with the dividend's sign (C's fmod); no gradient.")
+SquaredDifference = primitive("SquaredDifference", c.squared_difference, "Elementwise (x - y) ** 2.")
+# --- comparisons (Bool results, no gradient) ---------------------------------------------
+Equal = primitive("Equal", f.equal, "Elementwise x == y.")
+NotEqual = primitive("NotEqual", f.not_equal, "Elementwise x != y.")
+Less = primitive("Less", f.less, "Elementwise x < y.")
+LessEqual = primitive("LessEqual", f.less_equal, "Elementwise x <= y.")
+Greater = primitive("Greater", f.greater, "Elementwise x > y.")
+GreaterEqual = primitive("GreaterEqual", f.greater_equal, "Elementwise x >= y.")
+# --- activations -----------------------------------------------------------------------------
+ReLU = primitive("ReLU", n.relu, "max(x, 0).")
+Sigmoid = primitive("Sigmoid", n.sigmoid, "1 / (1 + exp(-x)).")
+Tanh = primitive("Tanh", n.tanh, "Hyperbolic tangent.")
+Softmax = primitive("Softmax", lambda x, *, axis: n.softmax(x, axis), "Softmax along `axis`.", axis=-1)
+LogSoftmax = primitive("LogSoftmax", lambda x, *, axis: n.log_softmax(x, axis), "log(softmax(x)) along `axis`.", axis=-1)
+# --- matrix products -------------------------------------------------------------------------
+MatMul = primitive("MatMul", c.matmul_transposed, "Matrix product of 2-D tensors, either transposed first.", transpose_a=False, transpose_b=False)
+BatchMatMul = primitive("BatchMatMul", c.matmul_transposed, "Batched matrix product, either operand transposed first.", transpose_a=False, transpose_b=False)
+BiasAdd = primitive("BiasAdd", c.bias_add, "Add a per-channel bias.", data_format="NCHW")
+# --- reductions ---------------------------------------------------------------------------------
+ReduceSum = primitive("ReduceSum", _reduce(f.sum), "Sum over `axis` (all axes when empty).", keep_dims=False, skip_mode=False)
+ReduceMean = primitive("ReduceMean", _reduce(f.mean), "Mean over `axis` (all axes when empty).", keep_dims=False)
+ReduceMax = primitive("ReduceMax", _reduce(f.amax), "Maximum over `axis`; ties share the gradient.", keep_dims=False)
+ReduceMin = primitive("ReduceMin", _reduce(f.amin), "Minimum over `axis`; ties share the gradient.", keep_dims=False)
+Argmax = primitive("Argmax", lambda x, **a: c.typed_argmax(x, **a), "Indices of the maxima along `axis`.", axis=-1, output_type=_dtype.int32)
+Argmin = primitive("Argmin", lambda x, **a: c.typed_argmax(x, **a, largest=False), "Indices of the minima along `axis`.", axis=-1, output_type=_dtype.int32)
+ArgMaxWithValue = primitive("ArgMaxWithValue", lambda x, **a: c.arg_with_value(x, **a), "(indices, values) of the maxima along `axis`.", axis=0, keep_dims=False)
+ArgMinWithValue = primitive("ArgMinWithValue", lambda x, **a: c.arg_with_value(x, **a, largest=False), "(indices, values) of the minima along `axis`.", axis=0, keep_dims=False)
+# --- shapes and types -------------------------------------------------------------------------
+Reshape = primitive("Reshape", f.reshape, "The data in a new shape (one entry may be -1).")
+Transpose = primitive("Transpose", f.transpose, "Permute the axes as `input_perm` says.")
+ExpandDims = primitive("ExpandDims", f.expand_dims, "Insert an axis of size 1 at `axis`.")
+Squeeze = primitive("Squeeze", lambda x, *, axis: f.squeeze(x, axis or None), "Remove axes of size 1 (all when `axis` is empty).", axis=())
+Flatten = primitive("Flatten", lambda x: f.flatten(x), "Flatten to (N, -1), keeping the batch axis.")
+Concat = primitive("Concat", _join(f.concat), "Join tensors along an existing axis.", axis=0)
+Stack = primitive("Stack", _join(f.stack), "Join tensors along a new axis.", axis=0)
+Pack = primitive("Pack", _join(f.stack), "The name `Stack` had in MindSpore 1.x.", axis=0)
+Gather = primitive("Gather", c.gather, "Take slices along `axis` at integer indices.", batch_dims=0)
+Pad = primitive("Pad", lambda x, *, paddings: f.pad(x, paddings), "Pad each axis by (before, after) zeros.", paddings=REQUIRED)
+Cast = primitive("Cast", f.cast, "Convert to a dtype; the gradient is converted back.")
+Identity = primitive("Identity", lambda x: x, "Return the input.")
+Shape = primitive("Shape", c.shape, "The shape, as a tuple of ints.")
+Rank = primitive("Rank", c.rank, "The number of dimensions.")
+Size = primitive("Size", lambda x: f.as_tensor(x).size, "The number of elements.")
+DType = primitive("DType", c.dtype, "The element type.")
+# --- creation ---------------------------------------------------------------------------------------
+Zeros = primitive("Zeros", lambda size, dtype=None: f.zeros(size, dtype), "A tensor of zeros.")
+Ones = primitive("Ones", lambda shape, dtype=None: f.ones(shape, dtype), "A tensor of ones.")
+ZerosLike = primitive("ZerosLike", f.zeros_like, "Zeros shaped like the input.")
+OnesLike = primitive("OnesLike", f.ones_like, "Ones shaped like the input.")
+Fill = primitive("Fill", c.fill, "A tensor of a shape filled with one value.")
+OneHot = primitive("OneHot", lambda indices, depth, on_value, off_value, *, axis: c.one_hot(indices, depth, on_value, off_value, axis), "One-hot encode integer indices; no gradient.", axis=-1)
+# --- convolution and pooling (NCHW) ---------------------------------------------------------
+Conv2D = primitive("Conv2D", w.conv2d, "2-D convolution with a given weight.", out_channel=REQUIRED, kernel_size=REQUIRED, mode=1, pad_mode="valid", pad=Sizes(0), stride=Sizes(1), dilation=Sizes(1), group=1, data_format="NCHW")
+MaxPool = primitive("MaxPool", w.max_pool, "Max pooling ('valid' or 'same').", kernel_size=Sizes(1), strides=Sizes(1), pad_mode="valid", data_format="NCHW")
+AvgPool = primitive("AvgPool", w.avg_pool, "Average pooling ('valid').", kernel_size=Sizes(1), strides=Sizes(1), pad_mode="valid", data_format="NCHW")
+# --- training ----------------------------------------------------------------------------------------
+Dropout = primitive("Dropout", lambda x, *, keep_prob, **_: c.dropout_with_mask(x, keep_prob=keep_prob), "Randomly zero elements; returns (output, mask).", keep_prob=0.5, Seed0=0, Seed1=0)
+SoftmaxCrossEntropyWithLogits = primitive("SoftmaxCrossEntropyWithLogits", c.softmax_cross_entropy_with_backprop, "Per-sample loss of (N, C) logits and dense labels, and its gradient: (loss, backprop).")
+SparseSoftmaxCrossEntropyWithLogits = primitive("SparseSoftmaxCrossEntropyWithLogits", c.sparse_softmax_cross_entropy, "Mean loss of (N, C) logits and class indices (with `is_grad`, its gradient).", is_grad=False)
+Assign = primitive("Assign", c.assign, "Set a Parameter's value; returns the Parameter.")
+AssignAdd = primitive("AssignAdd", c.assign_add, "Add to a Parameter in place.")
+AssignSub = primitive("AssignSub", c.assign_sub, "Subtract from a Parameter in place.")
+
+# fmt: on
+
+__all__ = [
+    "Abs",
+    "Add",
+    "ArgMaxWithValue",
+    "ArgMinWithValue",
+    "Argmax",
+    "Argmin",
+    "Assign",
+    "AssignAdd",
+    "AssignSub",
+    "AvgPool",
+    "BatchMatMul",
+    "BiasAdd",
+    "Cast",
+    "Concat",
+    "Conv2D",
+    "DType",
+    "Div",
+    "Dropout",
+    "Equal",
+    "Exp",
+    "ExpandDims",
+    "Fill",
+    "Flatten",
+    "FloorDiv",
+    "FloorMod",
+    "Gather",
+    "Greater",
+    "GreaterEqual",
+    "Identity",
+    "Less",
+    "LessEqual",
+    "Log",
+    "LogSoftmax",
+    "MatMul",
+    "MaxPool",
+    "Maximum",
+    "Minimum",
+    "Mod",
+    "Mul",
+    "Neg",
+    "NotEqual",
+    "OneHot",
+    "Ones",
+    "OnesLike",
+    "Pack",
+    "Pad",
+    "Pow",
+    "Primitive",
+    "Rank",
+    "ReLU",
+    "RealDiv",
+    "Reciprocal",
+    "ReduceMax",
+    "ReduceMean",
+    "ReduceMin",
+    "ReduceSum",
+    "Reshape",
+    "Rsqrt",
+    "Shape",
+    "Sigmoid",
+    "Sign",
+    "Size",
+    "Softmax",
+    "SoftmaxCrossEntropyWithLogits",
+    "SparseSoftmaxCrossEntropyWithLogits",
+    "Sqrt",
+    "Square",
+    "SquaredDifference",
+    "Squeeze",
+    "Stack",
+    "Sub",
+    "Tanh",
+    "TensorAdd",
+    "Transpose",
+    "Zeros",
+    "ZerosLike",
+]

@@ -1,0 +1,116 @@
+"""Operator calls recorded on MindSpore 2.10 and replayed on cadence (`test_against_mindspore.py`).
+
+`cases(ms, ops, Tensor)` builds the calls from either framework's modules, so the
+same code runs on both. `python tests/ops/mindspore_cases.py out.json` run with a
+MindSpore interpreter writes `mindspore_ops.json`, the recorded results: MindSpore is
+the oracle, and the file is regenerated, never edited by hand.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import numpy as np
+
+
+def cases(ms: Any, ops: Any, Tensor: Any) -> dict[str, Any]:  # noqa: N803 (the frameworks' class name)
+    """Return name -> zero-argument call, for the framework whose modules are given."""
+    rng = np.random.default_rng(0)
+    x_np = rng.normal(size=(3, 4)).astype(np.float32)
+    y_np = np.abs(rng.normal(size=(3, 4)).astype(np.float32)) + 1
+    x, y = Tensor(x_np), Tensor(y_np)
+    images = Tensor(rng.normal(size=(2, 3, 7, 6)).astype(np.float32))
+    kernel = Tensor(rng.normal(size=(4, 3, 3, 2)).astype(np.float32))
+    labels = Tensor(np.array([0, 3, 1], np.int32))
+    dense_labels = Tensor(np.eye(4, dtype=np.float32)[[0, 3, 1]])
+    return {
+        "ReduceMean keep_dims": lambda: ops.ReduceMean(keep_dims=True)(x, 1),
+        "ReduceSum all": lambda: ops.ReduceSum()(x),
+        "ReduceMax axis tuple": lambda: ops.ReduceMax()(x, (0,)),
+        "Argmax": lambda: ops.Argmax()(x),
+        "Argmin axis 0": lambda: ops.Argmin(axis=0)(x),
+        "ArgMaxWithValue": lambda: ops.ArgMaxWithValue(axis=1)(x),
+        "MatMul transpose_b": lambda: ops.MatMul(transpose_b=True)(x, y),
+        "BatchMatMul transpose_a": lambda: ops.BatchMatMul(transpose_a=True)(
+            ops.ExpandDims()(x, 0), ops.ExpandDims()(y, 0)
+        ),
+        "BiasAdd NCHW": lambda: ops.BiasAdd()(ops.Reshape()(x, (3, 4, 1, 1)), y[0]),
+        "Concat": lambda: ops.Concat(1)((x, y)),
+        "Stack": lambda: ops.Stack(axis=1)((x, y)),
+        "Squeeze": lambda: ops.Squeeze(0)(ops.ExpandDims()(x, 0)),
+        "Flatten": lambda: ops.Flatten()(ops.Reshape()(x, (3, 2, 2))),
+        "Transpose": lambda: ops.Transpose()(x, (1, 0)),
+        "Gather axis 1": lambda: ops.Gather()(x, Tensor(np.array([3, 1], np.int32)), 1),
+        "Pad": lambda: ops.Pad(((1, 0), (0, 1)))(x),
+        "OneHot": lambda: ops.OneHot()(
+            labels, 4, Tensor(1.0, ms.float32), Tensor(0.0, ms.float32)
+        ),
+        "Fill": lambda: ops.Fill()(ms.float32, (2, 2), 3.0),
+        "Shape": lambda: ops.Shape()(x),
+        "Cast": lambda: ops.Cast()(x, ms.int32),
+        "SoftmaxCrossEntropyWithLogits": lambda: ops.SoftmaxCrossEntropyWithLogits()(
+            x, dense_labels
+        ),
+        "SparseSoftmaxCrossEntropyWithLogits": lambda: ops.SparseSoftmaxCrossEntropyWithLogits()(
+            x, labels
+        ),
+        "SparseSoftmaxCrossEntropyWithLogits is_grad": lambda: ops.SparseSoftmaxCrossEntropyWithLogits(
+            is_grad=True
+        )(x, labels),
+        "Softmax axis 0": lambda: ops.Softmax(axis=0)(x),
+        "LogSoftmax": lambda: ops.LogSoftmax()(x),
+        "FloorMod": lambda: ops.FloorMod()(x, Tensor(np.float32(0.7))),
+        "Mod": lambda: ops.Mod()(x, Tensor(np.float32(0.7))),
+        "FloorDiv": lambda: ops.FloorDiv()(x, Tensor(np.float32(0.7))),
+        "Sign": lambda: ops.Sign()(x),
+        "Rsqrt": lambda: ops.Rsqrt()(y),
+        "SquaredDifference": lambda: ops.SquaredDifference()(x, y),
+        "Conv2D valid": lambda: ops.Conv2D(4, (3, 2))(images, kernel),
+        "Conv2D same stride 2": lambda: ops.Conv2D(4, (3, 2), pad_mode="same", stride=2)(images, kernel),
+        "Conv2D pad": lambda: ops.Conv2D(4, (3, 2), pad_mode="pad", pad=(1, 0, 2, 1))(images, kernel),
+        "Conv2D dilation": lambda: ops.Conv2D(4, (3, 2), dilation=2)(images, kernel),
+        "MaxPool": lambda: ops.MaxPool(kernel_size=2, strides=2)(images),
+        "MaxPool same": lambda: ops.MaxPool(kernel_size=3, strides=2, pad_mode="SAME")(images),
+        "AvgPool": lambda: ops.AvgPool(kernel_size=(2, 3), strides=(1, 2))(images),
+        "GradOperation get_all": lambda: ops.GradOperation(get_all=True)(
+            lambda a, b: (a * b).sum()
+        )(x, y),
+        "GradOperation tuple output": lambda: ops.GradOperation()(lambda a: (a * 2, a * 3))(x),
+        "GradOperation sens_param": lambda: ops.GradOperation(sens_param=True)(lambda a: a * 2)(x, y),
+        "stop_gradient": lambda: ops.GradOperation()(
+            lambda a: (a * ops.stop_gradient(a)).sum()
+        )(x),
+    }  # fmt: skip
+
+
+def encode(value: Any) -> Any:
+    """A JSON form of a result: tensors as dtype, shape and values; tuples as lists."""
+    if isinstance(value, tuple | list):
+        return [encode(v) for v in value]
+    if hasattr(value, "asnumpy"):
+        a = value.asnumpy()
+        return {
+            "dtype": str(value.dtype),
+            "shape": list(a.shape),
+            "values": a.astype(np.float64).ravel().tolist(),
+        }
+    return value
+
+
+if __name__ == "__main__":  # run with MindSpore's interpreter to record the oracle
+    import mindspore
+    from mindspore import Tensor as MsTensor, ops as ms_ops
+
+    mindspore.set_context(mode=mindspore.PYNATIVE_MODE, device_target="CPU")
+    recorded = {
+        name: encode(call())
+        for name, call in cases(mindspore, ms_ops, MsTensor).items()
+    }
+    recorded["_about"] = (
+        f"recorded with MindSpore {mindspore.__version__} by tests/ops/mindspore_cases.py"
+    )
+    lines = [f"{json.dumps(k)}: {json.dumps(recorded[k])}" for k in sorted(recorded)]
+    with open(sys.argv[1], "w") as out:
+        out.write("{\n" + ",\n".join(lines) + "\n}\n")  # one case per line
