@@ -199,12 +199,7 @@ class RandomCrop(UnaryOperation):
         height, width = x.shape[h_axis], x.shape[h_axis + 1]
         if self.pad_if_needed and (height < h or width < w):
             grow_h, grow_w = max(0, h - height), max(0, w - width)
-            extra = (
-                grow_h // 2,
-                grow_h - grow_h // 2,
-                grow_w // 2,
-                grow_w - grow_w // 2,
-            )
+            extra = (grow_h, grow_h, grow_w, grow_w)  # both sides, as MindSpore
             x = pad_images(x, h_axis, extra, self.padding_mode, self._fill)
             height, width = x.shape[h_axis], x.shape[h_axis + 1]
         if height < h or width < w:
@@ -248,7 +243,8 @@ class CenterCrop(UnaryOperation):
         x = pad_images(
             x,
             h_axis,
-            (grow_h // 2, grow_h - grow_h // 2, grow_w // 2, grow_w - grow_w // 2),
+            # the odd pixel goes on top / on the left, as in MindSpore
+            (grow_h - grow_h // 2, grow_h // 2, grow_w - grow_w // 2, grow_w // 2),
         )
         top = (x.shape[h_axis] - h) // 2
         left = (x.shape[h_axis + 1] - w) // 2

@@ -20,12 +20,13 @@ def decode_image(data: Array, where: str = "Decode") -> Array:
     """Return the image encoded in `data` (1-d uint8 file bytes) as uint8 <H, W, 3> RGB.
 
     Raises:
-        RuntimeError: If `data` is not 1-d uint8 bytes or Pillow cannot decode it.
+        TypeError: If `data` is not 1-d uint8 bytes (an image already decoded?).
+        RuntimeError: If Pillow cannot decode it.
     """
     from PIL import Image, UnidentifiedImageError
 
     if data.ndim != 1 or data.dtype != np.uint8:
-        raise RuntimeError(
+        raise TypeError(
             f"{where}: the input must be the bytes of an image file (1-d uint8), but got shape {data.shape} "
             f"and dtype {data.dtype}; is the image already decoded?"
         )
@@ -51,7 +52,8 @@ class Decode(UnaryOperation):
 
     Raises:
         TypeError: If `to_pil` is not a bool.
-        RuntimeError: When applied, if the input is not image file bytes.
+        TypeError: When applied to an array that is not 1-d uint8 (as MindSpore).
+        RuntimeError: When applied, if the bytes are not an image file.
 
     Example:
         >>> import io
