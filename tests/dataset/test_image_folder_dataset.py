@@ -68,8 +68,10 @@ def test_decode_extensions_and_class_indexing(folder):
 
 
 def test_the_decode_resize_pipeline_batches(folder):
-    data = ds.ImageFolderDataset(folder, extensions=[".png"])
-    data = data.map([vision.Decode(), vision.Resize((8, 8)), vision.HWC2CHW()], "image")
+    source = ds.ImageFolderDataset(folder, extensions=[".png"])
+    data = source.map(
+        [vision.Decode(), vision.Resize((8, 8)), vision.HWC2CHW()], "image"
+    )
     image, label = next(data.batch(6).create_tuple_iterator(output_numpy=True))
     assert image.shape == (6, 3, 8, 8)
     assert sorted(label.tolist()) == [0, 0, 1, 1, 2, 2]
@@ -104,7 +106,7 @@ def test_errors(folder, tmp_path):
     with pytest.raises(TypeError, match="'class_indexing' must be a dict"):
         ds.ImageFolderDataset(folder, class_indexing={"cat": "0"})  # type: ignore[dict-item]
     with pytest.raises(TypeError, match="'extensions' must be a list of str"):
-        ds.ImageFolderDataset(folder, extensions=".png")  # type: ignore[arg-type]
+        ds.ImageFolderDataset(folder, extensions=".png")
     with pytest.raises(TypeError, match="'decode' must be a bool"):
         ds.ImageFolderDataset(folder, decode=1)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="'shard_id' is given"):
