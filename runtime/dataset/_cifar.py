@@ -89,6 +89,7 @@ class Cifar10Dataset(InMemoryDataset):
             shuffle=shuffle,
             num_shards=num_shards,
             shard_id=shard_id,
+            num_parallel_workers=num_parallel_workers,
         )
 
 

@@ -127,6 +127,7 @@ class ImageFolderDataset(Dataset):
             num_shards=num_shards,
             shard_id=shard_id,
             sampler=sampler,
+            num_parallel_workers=num_parallel_workers,
         )
 
     def get_class_indexing(self) -> dict[str, int]:

@@ -97,6 +97,7 @@ class MnistDataset(InMemoryDataset):
             shuffle=shuffle,
             num_shards=num_shards,
             shard_id=shard_id,
+            num_parallel_workers=num_parallel_workers,
         )
 
 

@@ -121,6 +121,7 @@ def source_order(
     num_shards: Any,
     shard_id: Any,
     sampler: Any = None,
+    num_parallel_workers: Any = None,
 ) -> RowOrder:
     """Check a source's reading arguments and return its `RowOrder` (shuffle None means True).
 
@@ -128,8 +129,14 @@ def source_order(
         TypeError, ValueError: As `check_shard`, or for a bad `num_samples`
             or `shuffle`.
         NotImplementedError: For a `sampler`.
+
+    `num_parallel_workers` must be None or an int >= 1; it changes nothing.
     """
     check_unsupported(owner, sampler=sampler)
+    if (
+        num_parallel_workers is not None
+    ):  # checked, then unused: sources read on the calling thread
+        check_int(num_parallel_workers, "num_parallel_workers", owner, minimum=1)
     samples = (
         None
         if num_samples is None

@@ -17,7 +17,7 @@ from ._checks import (
 )
 from ._dataset import Dataset
 from ._dtypes import to_numpy_dtype
-from ._shard import source_order
+from ._shard import RowOrder, source_order
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -46,6 +46,7 @@ class InMemoryDataset(Dataset):
         shuffle: Whether each pass reads the rows in a new random order (None: yes).
         num_shards: Number of shards, with `shard_id` (see `_shard`).
         shard_id: The shard this dataset reads.
+        num_parallel_workers: Checked (None or an int >= 1), otherwise unused.
     """
 
     def __init__(
@@ -58,6 +59,7 @@ class InMemoryDataset(Dataset):
         shuffle: Any = None,
         num_shards: Any = None,
         shard_id: Any = None,
+        num_parallel_workers: Any = None,
     ) -> None:
         super().__init__()
         self._columns = [_readonly(c) for c in columns]
@@ -69,6 +71,7 @@ class InMemoryDataset(Dataset):
             shuffle=shuffle,
             num_shards=num_shards,
             shard_id=shard_id,
+            num_parallel_workers=num_parallel_workers,
         )
 
     def _names(self) -> list[str]:
@@ -153,6 +156,7 @@ class NumpySlicesDataset(InMemoryDataset):
             shuffle=shuffle,
             num_shards=num_shards,
             shard_id=shard_id,
+            num_parallel_workers=num_parallel_workers,
         )
 
 
@@ -219,8 +223,9 @@ class GeneratorDataset(Dataset):
         shuffle: Random order each pass; only for random-accessible sources,
             where None means True (as in MindSpore); None means False otherwise.
         sampler: Not supported (must be None).
-        num_shards: Not supported (must be None).
-        shard_id: Not supported (must be None).
+        num_shards: Split the rows of a random-accessible source into this
+            many shards (data-parallel training), read the one `shard_id` names.
+        shard_id: The shard to read, in [0, num_shards - 1].
         python_multiprocessing: Accepted for compatibility.
         max_rowsize: Accepted for compatibility.
 
@@ -258,13 +263,7 @@ class GeneratorDataset(Dataset):
     ) -> None:
         owner = "GeneratorDataset"
         super().__init__()
-        check_unsupported(
-            owner,
-            schema=schema,
-            sampler=sampler,
-            num_shards=num_shards,
-            shard_id=shard_id,
-        )
+        check_unsupported(owner, schema=schema, sampler=sampler)
         if column_names is None:
             raise ValueError(
                 f"For '{owner}', 'column_names' must name the columns the source yields, but got None."
@@ -290,6 +289,22 @@ class GeneratorDataset(Dataset):
                 f"{type(source).__name__!r} is only iterable. Use `.shuffle(buffer_size)` on the dataset instead."
             )
         self._shuffle = self._indexable and shuffled is not False
+        self._order: RowOrder | None = None
+        if self._indexable:
+            self._order = source_order(
+                len(source),
+                owner,
+                num_samples=num_samples,
+                shuffle=self._shuffle,
+                num_shards=num_shards,
+                shard_id=shard_id,
+                num_parallel_workers=num_parallel_workers,
+            )
+        elif num_shards is not None or shard_id is not None:
+            raise ValueError(
+                f"For '{owner}', 'num_shards' and 'shard_id' need a random-accessible source (__getitem__ and "
+                f"__len__); {type(source).__name__!r} is only iterable."
+            )
 
     def _names(self) -> list[str]:
         return list(self._column_names)
@@ -303,22 +318,15 @@ class GeneratorDataset(Dataset):
         return True
 
     def _row_count(self) -> int | None:
-        if not self._indexable:
-            return None
-        n = len(self._source)
-        return n if self._num_samples is None else min(n, self._num_samples)
+        return None if self._order is None else self._order.count
 
     def _access(self, p: Pass) -> Access | None:
-        if not self._indexable:
+        if self._order is None:
             return None
-        n = self._row_count()
-        assert n is not None
-        order = (
-            p.rng().permutation(len(self._source))[:n]
-            if self._shuffle
-            else np.arange(n)
-        )
-        return _ItemAccess(self._source, order.astype(np.intp), self._convert)
+        order = self._order.order(p)
+        if order is None:
+            order = np.arange(self._order.count, dtype=np.intp)
+        return _ItemAccess(self._source, order, self._convert)
 
     def _rows(self, p: Pass) -> Iterator[Row]:
         access = self._access(p)

@@ -85,3 +85,37 @@ def test_shards_follow_the_dataset_seed():
 def test_bad_shard_arguments(kwargs, error, match):
     with pytest.raises(error, match=match):
         ds.NumpySlicesDataset(np.arange(4), **kwargs)
+
+
+def test_random_access_generator_sources_shard_too():
+    class Source:
+        def __getitem__(self, index):
+            return (np.int64(index),)
+
+        def __len__(self):
+            return 7
+
+    shards = [
+        values(
+            ds.GeneratorDataset(
+                Source(), ["x"], shuffle=False, num_shards=2, shard_id=i
+            )
+        )[0]
+        for i in range(2)
+    ]
+    assert shards == [[0, 2, 4, 6], [1, 3, 5, 0]]
+
+    def generate():
+        yield from range(3)
+
+    with pytest.raises(ValueError, match="need a random-accessible source"):
+        ds.GeneratorDataset(generate, ["x"], num_shards=2, shard_id=0)
+
+
+def test_num_parallel_workers_is_checked_and_otherwise_ignored():
+    data = ds.NumpySlicesDataset(np.arange(4), shuffle=False, num_parallel_workers=64)
+    assert values(data) == [[0, 1, 2, 3]]
+    with pytest.raises(
+        ValueError, match=r"'num_parallel_workers' must be an int >= 1, but got 0"
+    ):
+        ds.NumpySlicesDataset(np.arange(4), num_parallel_workers=0)
