@@ -16,7 +16,7 @@ from ._crop import (
     RandomHorizontalFlip,
     RandomVerticalFlip,
 )
-from ._decode import Decode
+from ._decode import Decode, ToPIL
 from ._ops import HWC2CHW, Normalize, Rescale, ToTensor
 from ._resize import Inter, Resize
 
@@ -32,6 +32,7 @@ __all__ = [
     "RandomVerticalFlip",
     "Rescale",
     "Resize",
+    "ToPIL",
     "ToTensor",
 ]
 

@@ -1,4 +1,4 @@
-"""`Decode`: image file bytes (JPEG, PNG, BMP, GIF, ...) to an RGB array, with Pillow."""
+"""`Decode`: image file bytes (JPEG, PNG, BMP, GIF, ...) to an RGB array, with Pillow; `ToPIL`."""
 
 from __future__ import annotations
 
@@ -9,11 +9,12 @@ import numpy as np
 
 from .._checks import check_bool
 from .._transform import UnaryOperation
+from ._ops import sample_ndim
 
 if TYPE_CHECKING:
     from .._block import Array
 
-__all__ = ["Decode", "decode_image"]
+__all__ = ["Decode", "ToPIL", "decode_image"]
 
 
 def decode_image(data: Array, where: str = "Decode") -> Array:
@@ -75,3 +76,28 @@ class Decode(UnaryOperation):
 
     def _apply(self, x: Array, batched: bool) -> Array:
         return decode_image(x)
+
+
+class ToPIL(UnaryOperation):
+    """Accepted for MindSpore's Python-operation chains (`ToPIL()` first, then crops, `ToTensor()`).
+
+    MindSpore converts the array to a PIL image here so that the Python
+    operations that follow can work on it. cadence's operations all take numpy
+    arrays <H, W> or <H, W, C>, so the image passes through unchanged.
+
+    Raises:
+        RuntimeError: When applied to an array that is not <H, W> or <H, W, C>.
+
+    Example:
+        >>> import numpy as np
+        >>> from cadence.dataset import vision
+        >>> vision.ToPIL()(np.zeros((4, 4, 3), np.uint8)).shape
+        (4, 4, 3)
+    """
+
+    def _apply(self, x: Array, batched: bool) -> Array:
+        sample_ndim(x, batched, "ToPIL", "<H, W> or <H, W, C>")
+        return x
+
+    def __repr__(self) -> str:
+        return "ToPIL()"

@@ -21,6 +21,7 @@ from . import (
     RandomHorizontalFlip,
     RandomVerticalFlip,
     Resize,
+    ToPIL,
     ToTensor,
 )
 
@@ -38,6 +39,7 @@ __all__ = [
     "RandomHorizontalFlip",
     "RandomVerticalFlip",
     "Resize",
+    "ToPIL",
     "ToTensor",
 ]
 

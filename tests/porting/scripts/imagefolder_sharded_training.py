@@ -5,8 +5,8 @@
 # expect: ^rank 0 of 2: 12 images$
 # expect: ^rank 1 of 2: 12 images$
 # expect: ^shards overlap: False$
-# expect: ^epoch: 1 step: 3, loss is \d+\.\d+
-# expect: ^epoch: 2 step: 3, loss is \d+\.\d+
+# expect: ^epoch: 1 step: 3, loss is \d+\.\d+(e-\d+)?$
+# expect: ^epoch: 2 step: 3, loss is \d+\.\d+(e-\d+)?$
 import os
 
 import mindspore as ms

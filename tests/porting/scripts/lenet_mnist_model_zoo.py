@@ -2,8 +2,8 @@
 # a shuffle buffer, drop_remainder batches, Model.train with the usual callbacks.
 # data: mnist
 # expect: ^============== Starting Training ==============$
-# expect: ^epoch: 1 step: 5, loss is \d+\.\d+
-# expect: ^epoch: 2 step: 5, loss is \d+\.\d+
+# expect: ^epoch: 1 step: 5, loss is \d+\.\d+(e-\d+)?$
+# expect: ^epoch: 2 step: 5, loss is \d+\.\d+(e-\d+)?$
 # expect: ^checkpoints: \['checkpoint_lenet-1_5\.ckpt', 'checkpoint_lenet-2_5\.ckpt'\]$
 import os
 

@@ -3,8 +3,8 @@
 # residual network with BatchNorm, then Model.eval on the test batch.
 # data: cifar10
 # expect: ^train steps per epoch: 6$
-# expect: ^epoch: 1 step: 6, loss is \d+\.\d+
-# expect: ^epoch: 2 step: 6, loss is \d+\.\d+
+# expect: ^epoch: 1 step: 6, loss is \d+\.\d+(e-\d+)?$
+# expect: ^epoch: 2 step: 6, loss is \d+\.\d+(e-\d+)?$
 # expect: ^result: \{'acc': \d\.\d+\}$
 import mindspore as ms
 import mindspore.nn as nn
