@@ -12,7 +12,7 @@ import mindspore.dataset as ds
 from mindspore.train import Model, LossMonitor, TimeMonitor
 
 
-def create_dataset(dataset_path, do_train, batch_size=32, image_size=32, device_num=1, rank_id=0):
+def create_dataset(dataset_path, do_train, batch_size=32, image_size=16, device_num=1, rank_id=0):
     usage = "train" if do_train else "test"
     ds.config.set_prefetch_size(64)
     if device_num == 1:
@@ -65,7 +65,7 @@ class TinyResNet(nn.Cell):
         self.block = ResidualBlock(8)
         self.pool = nn.MaxPool2d(kernel_size=2, stride=2)
         self.flatten = nn.Flatten()
-        self.fc = nn.Dense(8 * 8 * 8, num_classes)
+        self.fc = nn.Dense(8 * 4 * 4, num_classes)
 
     def construct(self, x):
         x = self.relu(self.bn(self.conv(x)))
