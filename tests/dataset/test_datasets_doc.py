@@ -29,13 +29,16 @@ def test_documentation_examples_run(
     tmp_path, monkeypatch, capsys, code, expected, porting_data
 ):
     monkeypatch.chdir(tmp_path)
-    if "MNIST_Data/train" in code:
-        porting_data.make_mnist(tmp_path)  # MindSpore's layout: MNIST_Data/train, /test
+    needs = re.match(r"# data: (\w+)\n", code)
+    if (
+        needs
+    ):  # e.g. make_mnist: MindSpore's layout, MNIST_Data/train and MNIST_Data/test
+        getattr(porting_data, f"make_{needs.group(1)}")(tmp_path)
     namespace: dict[str, object] = {}
     exec(compile(code, str(DOC), "exec"), namespace)
     if expected is not None:
         assert capsys.readouterr().out == expected
-    if "MNIST_Data/train" in code:
+    if "train_dataset" in namespace:  # the tutorial's pipeline
         dataset = namespace["train_dataset"]
         image, label = next(iter(dataset))  # type: ignore[call-overload]
         assert image.shape == (64, 1, 28, 28)
