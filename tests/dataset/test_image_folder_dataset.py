@@ -127,3 +127,8 @@ def test_decode_operation():
         vision.Decode()(pixels)
     with pytest.raises(RuntimeError, match="cannot decode the image"):
         vision.Decode()(np.frombuffer(b"garbage!", np.uint8))
+    jpeg = io.BytesIO()
+    Image.fromarray(pixels).save(jpeg, format="JPEG")
+    truncated = np.frombuffer(jpeg.getvalue()[:-40], np.uint8)
+    with pytest.raises(RuntimeError, match=r"(?i)cannot decode the image.*truncated"):
+        vision.Decode()(truncated)
