@@ -2,16 +2,37 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from hypothesis import settings
 
 from cadence.testing import ListDataset
 
+if TYPE_CHECKING:
+    from types import ModuleType
+
 settings.register_profile("ci", derandomize=True, deadline=None, max_examples=60)
 settings.register_profile("dev", deadline=None, max_examples=60)
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
+
+
+def _load_porting_data() -> ModuleType:
+    path = Path(__file__).parent / "porting" / "data.py"
+    spec = importlib.util.spec_from_file_location("cadence_tests_porting_data", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="session")
+def porting_data() -> ModuleType:
+    """`tests/porting/data.py`: `make_mnist(workdir)`, `make_cifar10(workdir)`, `make_imagefolder(workdir)`."""
+    return _load_porting_data()
 
 
 @pytest.fixture(params=["asyncio", "trio"])

@@ -27,7 +27,10 @@ DATA_HELP = (
     "'digits' (scikit-learn's 8x8 handwritten digits, no download), 'mnist' (IDX files in --data-dir) "
     "or the path of an .npz file with arrays x and y (and optionally x_test, y_test)"
 )
-_MNIST_FILES = "train-images-idx3-ubyte, train-labels-idx1-ubyte, t10k-images-idx3-ubyte, t10k-labels-idx1-ubyte"
+_MNIST_FILES = (
+    "MNIST_Data/train with train-images-idx3-ubyte and train-labels-idx1-ubyte beside MNIST_Data/test with "
+    "t10k-images-idx3-ubyte and t10k-labels-idx1-ubyte, or all four in one directory"
+)
 _MNIST_MEAN, _MNIST_STD = 0.1307, 0.3081  # over MNIST's training pixels in [0, 1]
 _NPZ_TEST_FRACTION = 0.2
 _MAX_CLASSES = 10_000
@@ -183,7 +186,7 @@ def _mnist(data_dir: str | None) -> tuple[Split, Split, str]:
 
     if data_dir is None:
         raise UsageError(
-            f"--data mnist needs --data-dir DIR, a directory holding MNIST's IDX files ({_MNIST_FILES}, "
+            f"--data mnist needs --data-dir DIR, the directory of MNIST's IDX files ({_MNIST_FILES}; "
             "each optionally gzipped)."
         )
     if not os.path.isdir(data_dir):
@@ -193,17 +196,33 @@ def _mnist(data_dir: str | None) -> tuple[Split, Split, str]:
             f"({_MNIST_FILES})."
         )
     splits = []
-    for usage in ("train", "test"):
+    for usage, folder in zip(("train", "test"), _mnist_folders(data_dir), strict=True):
         try:
-            source = dataset.MnistDataset(data_dir, usage=usage, shuffle=False)
+            source = dataset.MnistDataset(folder, usage=usage, shuffle=False)
         except (RuntimeError, ValueError) as exc:
             raise UsageError(
-                f"{exc} (--data-dir must hold MNIST's four IDX files as published: {_MNIST_FILES})"
+                f"{exc} (--data-dir must hold MNIST's IDX files as published: {_MNIST_FILES})"
             ) from None
         split = _arrays(source, "image", "label")
         chw = np.ascontiguousarray(split.x.transpose(0, 3, 1, 2))
         splits.append(_labels(Split(chw, split.y)))
     return splits[0], splits[1], os.path.abspath(data_dir)
+
+
+def _mnist_folders(data_dir: str) -> tuple[str, str]:
+    """The folders of MNIST's train and t10k files, for the layouts users have.
+
+    MindSpore's download: `MNIST_Data/train` (train files) beside `MNIST_Data/test`
+    (t10k files); `--data-dir` may name either `MNIST_Data` or its `train` folder.
+    Otherwise all four files share `--data-dir`.
+    """
+    root = Path(data_dir)
+    if (root / "train").is_dir() and (root / "test").is_dir():
+        return str(root / "train"), str(root / "test")
+    holds_test = any("t10k-images" in entry.name for entry in root.iterdir())
+    if not holds_test and (root.parent / "test").is_dir():
+        return data_dir, str(root.parent / "test")
+    return data_dir, data_dir
 
 
 def _npz(path: str, seed: int) -> tuple[Split, Split]:

@@ -1,7 +1,9 @@
 """Datasets with MindSpore's names (`cadence.dataset`), so `mindspore.dataset` scripts port by changing the import.
 
 Sources: `NumpySlicesDataset`, `GeneratorDataset`, `MnistDataset` (IDX files),
-`DigitsDataset` (scikit-learn's bundled digits) and `NpzDataset` (`.npz` files).
+`Cifar10Dataset` (CIFAR-10's binary batches), `ImageFolderDataset` (one folder
+of images per class), `DigitsDataset` (scikit-learn's bundled digits) and
+`NpzDataset` (`.npz` files).
 Operations (`batch`, `shuffle`, `map`, `repeat`, `take`, `skip`, `project`,
 `rename`) return new datasets; `create_tuple_iterator`, `create_dict_iterator`
 and plain iteration yield rows of `cadence.Tensor`. Image and general
@@ -12,8 +14,10 @@ from __future__ import annotations
 
 from .._util import fixup_module_metadata
 from . import config, transforms, vision
+from ._cifar import Cifar10Dataset
 from ._dataset import Dataset
 from ._digits import DigitsDataset
+from ._folder import ImageFolderDataset
 from ._iterators import DictIterator, TupleIterator
 from ._mnist import MnistDataset
 from ._npz import NpzDataset
@@ -29,10 +33,12 @@ from ._sources import GeneratorDataset, NumpySlicesDataset
 
 __all__ = [
     "BatchDataset",
+    "Cifar10Dataset",
     "Dataset",
     "DictIterator",
     "DigitsDataset",
     "GeneratorDataset",
+    "ImageFolderDataset",
     "MapDataset",
     "MnistDataset",
     "NpzDataset",

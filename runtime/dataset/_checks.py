@@ -7,20 +7,27 @@ wrong value.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
 __all__ = [
+    "USAGES",
     "check_bool",
     "check_column_list",
+    "check_dataset_dir",
     "check_int",
     "check_names_exist",
     "check_number",
     "check_optional_bool",
     "check_unsupported",
+    "check_usage",
 ]
+
+USAGES: Final = ("train", "test", "all")
+"""The `usage` values of the file datasets (MNIST, CIFAR-10)."""
 
 
 def _received(value: Any) -> str:
@@ -137,3 +144,28 @@ def check_names_exist(
             raise ValueError(
                 f"For '{owner}', the column {col!r} in '{name}' does not exist; the dataset's columns are {list(available)!r}."
             )
+
+
+def check_usage(usage: Any, owner: str) -> str:
+    """Return `usage` ("train", "test" or "all"; None means "all")."""
+    if usage is None:
+        return "all"
+    if usage not in USAGES:
+        raise ValueError(
+            f"For '{owner}', the argument 'usage' must be one of {list(USAGES)!r} or None, but got {usage!r}."
+        )
+    return str(usage)
+
+
+def check_dataset_dir(dataset_dir: Any, owner: str) -> Path:
+    """Return `dataset_dir` as a Path, checking it is an existing directory."""
+    if not isinstance(dataset_dir, str | Path):
+        raise TypeError(
+            f"For '{owner}', the argument 'dataset_dir' must be a str or Path, but got {type(dataset_dir).__name__!r}."
+        )
+    directory = Path(dataset_dir)
+    if not directory.is_dir():
+        raise ValueError(
+            f"For '{owner}', the directory {str(directory)!r} given as 'dataset_dir' does not exist or is not a directory."
+        )
+    return directory

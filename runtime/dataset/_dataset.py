@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from ._access import Access, spans
 from ._block import Block, Row, block_len, group_rows, split_rows
 from ._checks import check_column_list, check_int, check_names_exist
-from ._random import Pass
+from ._random import PEEK_PASS
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
@@ -31,6 +31,7 @@ if TYPE_CHECKING:
         SkipDataset,
         TakeDataset,
     )
+    from ._random import Pass
 
 __all__ = ["INFINITE", "ROW_CHUNK", "Dataset"]
 
@@ -41,9 +42,6 @@ ROW_CHUNK = 64
 """Rows fetched at once when a pipeline without batch is iterated row by row."""
 
 _INT32_MAX = 2**31 - 1
-_FIXED_PASS = Pass(
-    (0,)
-)  # for size counting and shape peeking: never draws from the seed source
 
 
 class Dataset:
@@ -314,11 +312,9 @@ class Dataset:
             return n
         if self._counted is None:
             if self._prefers_rows:
-                self._counted = sum(1 for _ in self._rows(_FIXED_PASS))
+                self._counted = sum(1 for _ in self._rows(PEEK_PASS))
             else:
-                self._counted = sum(
-                    block_len(b) for b in self._blocks(_FIXED_PASS, 1024)
-                )
+                self._counted = sum(block_len(b) for b in self._blocks(PEEK_PASS, 1024))
         return self._counted
 
     def get_col_names(self) -> list[str]:
@@ -362,7 +358,7 @@ class Dataset:
         return [a.dtype for a in self._first_row("output_types")]
 
     def _first_row(self, caller: str) -> Row:
-        for row in self._rows(_FIXED_PASS):
+        for row in self._rows(PEEK_PASS):
             return row
         raise RuntimeError(
             f"For 'Dataset.{caller}', the dataset has no rows to read shapes and types from."

@@ -8,7 +8,7 @@ from typing import Any, Final
 import numpy as np
 
 from ._checks import check_int, check_number, check_optional_bool
-from ._sources import InMemoryDataset, check_num_samples
+from ._sources import InMemoryDataset
 
 __all__ = ["DigitsDataset", "load_digits_arrays"]
 
@@ -112,6 +112,7 @@ class DigitsDataset(InMemoryDataset):
         super().__init__(
             [images, labels],
             ["image", "label"],
-            check_num_samples(num_samples, owner),
-            shuffled is not False,
+            owner,
+            num_samples=num_samples,
+            shuffle=shuffled,
         )

@@ -2,49 +2,58 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
-from ._checks import check_optional_bool, check_unsupported
+from ._checks import check_dataset_dir, check_unsupported, check_usage
 from ._idx import read_idx
-from ._sources import InMemoryDataset, check_num_samples
+from ._sources import InMemoryDataset
 
-__all__ = ["MnistDataset"]
+if TYPE_CHECKING:
+    from pathlib import Path
+
+__all__ = ["MnistDataset", "find_mnist_files"]
 
 _PREFIX: Final = {"train": "train", "test": "t10k"}
-_USAGES: Final = ("train", "test", "all")
 
 
 class MnistDataset(InMemoryDataset):
     """MNIST from a directory of IDX files, as `mindspore.dataset.MnistDataset`.
 
-    The directory holds `train-images-idx3-ubyte`, `train-labels-idx1-ubyte`,
-    `t10k-images-idx3-ubyte` and `t10k-labels-idx1-ubyte` (each may also be
-    gzipped, with `.gz` appended). The files are read when the dataset is
-    created, so a missing or damaged file fails here, not mid-training.
+    The directory is read as MindSpore reads it: every file whose name holds
+    `<prefix>-images` and `idx3-ubyte` is an image file, every one holding
+    `<prefix>-labels` and `idx1-ubyte` a label file, where the prefix is `train`
+    for `usage="train"`, `t10k` for `"test"` and anything for `"all"`. So the
+    official download's `MNIST_Data/train` (train files only) and
+    `MNIST_Data/test` (t10k files only) work, as do folders holding all four
+    files, dot-named files (`train-images.idx3-ubyte`) and gzipped ones (`.gz`
+    appended). Image and label files pair up in sorted name order. The files
+    are read when the dataset is created, so a missing or damaged file fails
+    here, not mid-training.
 
     Columns: `image`, uint8 of shape (28, 28, 1) (HWC), and `label`, a uint32
     scalar, as in MindSpore.
 
     Args:
         dataset_dir: The directory.
-        usage: `"train"` (60,000 rows), `"test"` (10,000) or `"all"` (train then
-            test); None means `"all"`.
-        num_samples: Rows to read per pass (None: all).
+        usage: `"train"`, `"test"` or `"all"`; None means `"all"`: every MNIST
+            file the directory holds, in sorted name order (`t10k` before `train`).
+        num_samples: Rows to read per pass (per shard), None for all.
         num_parallel_workers: Accepted for compatibility.
         shuffle: Read rows in a new random order each pass; None means True.
         sampler: Not supported (must be None).
-        num_shards: Not supported (must be None).
-        shard_id: Not supported (must be None).
+        num_shards: Split the rows into this many shards (data-parallel
+            training), read the one `shard_id` names.
+        shard_id: The shard to read, in [0, num_shards - 1].
         cache: Not supported (must be None).
 
     Raises:
         ValueError: If `dataset_dir` is not a directory or `usage` is unknown.
-        RuntimeError: If a file is missing, is not an IDX file, has the wrong
-            number of dimensions, is truncated, or images and labels disagree in
-            number. The message names the file.
+        RuntimeError: If the directory holds no MNIST file for `usage`, image
+            and label files differ in number, a file is not an IDX file, has the
+            wrong number of dimensions or is truncated, or images and labels
+            disagree in number. The message names the directory or file.
 
     Example:
         >>> import numpy as np
@@ -71,64 +80,65 @@ class MnistDataset(InMemoryDataset):
         cache: Any = None,
     ) -> None:
         owner = "MnistDataset"
-        check_unsupported(
-            owner,
-            sampler=sampler,
-            num_shards=num_shards,
-            shard_id=shard_id,
-            cache=cache,
-        )
-        directory = _check_dir(dataset_dir, owner)
-        usage = "all" if usage is None else usage
-        if usage not in _USAGES:
-            raise ValueError(
-                f"For '{owner}', the argument 'usage' must be one of {list(_USAGES)!r} or None, but got {usage!r}."
-            )
-        parts = ["train", "test"] if usage == "all" else [usage]
-        pairs = [_read_part(directory, part) for part in parts]
-        images = (
-            np.concatenate([p[0] for p in pairs]) if len(pairs) > 1 else pairs[0][0]
-        )
-        labels = (
-            np.concatenate([p[1] for p in pairs]) if len(pairs) > 1 else pairs[0][1]
-        )
-        shuffled = check_optional_bool(shuffle, "shuffle", owner)
+        check_unsupported(owner, sampler=sampler, cache=cache)
+        directory = check_dataset_dir(dataset_dir, owner)
+        usage = check_usage(usage, owner)
+        pairs = [
+            _read_pair(image, label)
+            for image, label in find_mnist_files(directory, usage)
+        ]
+        images = np.concatenate([p[0] for p in pairs])
+        labels = np.concatenate([p[1] for p in pairs])
         super().__init__(
             [images[..., np.newaxis], labels.astype(np.uint32)],
             ["image", "label"],
-            check_num_samples(num_samples, owner),
-            shuffled is not False,
+            owner,
+            num_samples=num_samples,
+            shuffle=shuffle,
+            num_shards=num_shards,
+            shard_id=shard_id,
+            num_parallel_workers=num_parallel_workers,
         )
 
 
-def _check_dir(dataset_dir: Any, owner: str) -> Path:
-    if not isinstance(dataset_dir, str | Path):
-        raise TypeError(
-            f"For '{owner}', the argument 'dataset_dir' must be a str or Path, but got {type(dataset_dir).__name__!r}."
-        )
-    directory = Path(dataset_dir)
-    if not directory.is_dir():
-        raise ValueError(
-            f"For '{owner}', the directory {str(directory)!r} given as 'dataset_dir' does not exist or is not a directory."
-        )
-    return directory
+def find_mnist_files(directory: Path, usage: str) -> list[tuple[Path, Path]]:
+    """Return the (image file, label file) pairs `usage` reads from `directory`, in sorted name order.
 
-
-def _find(directory: Path, name: str) -> Path:
-    for candidate in (directory / name, directory / f"{name}.gz"):
-        if candidate.is_file():
-            return candidate
-    raise RuntimeError(
-        f"MnistDataset: the MNIST file {name!r} (or {name + '.gz'!r}) is missing from {str(directory)!r}."
+    Raises:
+        RuntimeError: If there are none, or image and label files differ in number.
+    """
+    prefix = _PREFIX.get(usage, "")
+    names = sorted(entry.name for entry in directory.iterdir() if entry.is_file())
+    plain = set(names)
+    # A download may leave `x.gz` beside its unpacked `x`: read the unpacked one only.
+    names = [n for n in names if not (n.endswith(".gz") and n[:-3] in plain)]
+    images = [n for n in names if f"{prefix}-images" in n and "idx3-ubyte" in n]
+    labels = [n for n in names if f"{prefix}-labels" in n and "idx1-ubyte" in n]
+    expected = (
+        f"{prefix}-images-idx3-ubyte and {prefix}-labels-idx1-ubyte"
+        if prefix
+        else "train-* and/or t10k-* image and label files"
     )
+    if not images and not labels:
+        raise RuntimeError(
+            f"MnistDataset: the directory {str(directory)!r} holds no MNIST files for usage {usage!r}; expected "
+            f"{expected} (dash- or dot-named, optionally .gz). MindSpore's download keeps the train files in "
+            f"MNIST_Data/train and the t10k files in MNIST_Data/test."
+        )
+    if len(images) != len(labels):
+        raise RuntimeError(
+            f"MnistDataset: the directory {str(directory)!r} holds {len(images)} image file(s) {images!r} but "
+            f"{len(labels)} label file(s) {labels!r} for usage {usage!r}; each image file needs its label file."
+        )
+    return [
+        (directory / image, directory / label)
+        for image, label in zip(images, labels, strict=True)
+    ]
 
 
-def _read_part(
-    directory: Path, part: str
+def _read_pair(
+    image_path: Path, label_path: Path
 ) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
-    prefix = _PREFIX[part]
-    image_path = _find(directory, f"{prefix}-images-idx3-ubyte")
-    label_path = _find(directory, f"{prefix}-labels-idx1-ubyte")
     images = read_idx(image_path, 3)
     labels = read_idx(label_path, 1)
     if len(images) != len(labels):

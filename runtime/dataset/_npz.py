@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ._checks import check_column_list, check_optional_bool
-from ._sources import InMemoryDataset, check_num_samples
+from ._sources import InMemoryDataset
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -65,9 +65,7 @@ class NpzDataset(InMemoryDataset):
             raise ValueError(
                 f"The arrays in {str(path)!r} must have the same length along the first axis, but they have {lengths}."
             )
-        super().__init__(
-            arrays, keys, check_num_samples(num_samples, owner), shuffled is not False
-        )
+        super().__init__(arrays, keys, owner, num_samples=num_samples, shuffle=shuffled)
 
 
 def _load(path: Path, keys: list[str]) -> list[np.ndarray[Any, Any]]:

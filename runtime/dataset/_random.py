@@ -18,7 +18,14 @@ import numpy as np
 
 from ..compute import _context
 
-__all__ = ["Pass", "get_dataset_seed", "new_pass", "set_dataset_seed"]
+__all__ = [
+    "PEEK_PASS",
+    "Pass",
+    "augmentation_rng",
+    "get_dataset_seed",
+    "new_pass",
+    "set_dataset_seed",
+]
 
 _lock: Final = threading.Lock()
 _seed: int | None = None
@@ -73,8 +80,21 @@ class Pass:
         return np.random.default_rng(self.path)
 
 
+PEEK_PASS = Pass((0,))
+"""The pass used to count rows and peek at shapes: never draws from the seed source."""
+
+
 def new_pass() -> Pass:
     """Start a pass: draw its seed from the dataset random source."""
     with _lock:
         seed = int(_source().integers(0, 2**63 - 1))
     return Pass((seed,))
+
+
+def augmentation_rng() -> np.random.Generator:
+    """Return a generator for one call of a random operation (`RandomCrop`, ...).
+
+    It is drawn from the same source as the pass seeds, so `set_seed` makes the
+    augmentations of a run reproducible too.
+    """
+    return new_pass().rng()

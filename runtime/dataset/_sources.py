@@ -17,6 +17,7 @@ from ._checks import (
 )
 from ._dataset import Dataset
 from ._dtypes import to_numpy_dtype
+from ._shard import RowOrder, source_order
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -40,41 +41,51 @@ class InMemoryDataset(Dataset):
     Args:
         columns: One array per column; the first axis indexes the rows.
         names: The column names.
-        num_samples: Rows per pass (None: all).
-        shuffle: Whether each pass reads the rows in a new random order.
+        owner: The public class, named in argument errors.
+        num_samples: Rows per pass (per shard), None for all.
+        shuffle: Whether each pass reads the rows in a new random order (None: yes).
+        num_shards: Number of shards, with `shard_id` (see `_shard`).
+        shard_id: The shard this dataset reads.
+        num_parallel_workers: Checked (None or an int >= 1), otherwise unused.
     """
 
     def __init__(
         self,
         columns: Sequence[Array],
         names: Sequence[str],
-        num_samples: int | None,
-        shuffle: bool,
+        owner: str,
+        *,
+        num_samples: Any = None,
+        shuffle: Any = None,
+        num_shards: Any = None,
+        shard_id: Any = None,
+        num_parallel_workers: Any = None,
     ) -> None:
         super().__init__()
         self._columns = [_readonly(c) for c in columns]
         self._column_names = list(names)
-        total = len(self._columns[0])
-        self._n = total if num_samples is None else min(total, num_samples)
-        self._shuffle = shuffle
+        self._order = source_order(
+            len(self._columns[0]),
+            owner,
+            num_samples=num_samples,
+            shuffle=shuffle,
+            num_shards=num_shards,
+            shard_id=shard_id,
+            num_parallel_workers=num_parallel_workers,
+        )
 
     def _names(self) -> list[str]:
         return list(self._column_names)
 
     def _row_count(self) -> int:
-        return self._n
+        return self._order.count
 
     @property
     def _random_accessible(self) -> bool:
         return True
 
     def _access(self, p: Pass) -> Access:
-        order = None
-        if self._shuffle:
-            order = (
-                p.rng().permutation(len(self._columns[0]))[: self._n].astype(np.intp)
-            )
-        return ColumnsAccess(self._columns, self._n, order)
+        return ColumnsAccess(self._columns, self._order.count, self._order.order(p))
 
 
 def _readonly(array: Array) -> Array:
@@ -96,8 +107,9 @@ class NumpySlicesDataset(InMemoryDataset):
         shuffle: Read rows in a new random order each pass; None means True, as
             in MindSpore.
         sampler: Not supported (must be None).
-        num_shards: Not supported (must be None).
-        shard_id: Not supported (must be None).
+        num_shards: Split the rows into this many shards (data-parallel
+            training), read the one `shard_id` names.
+        shard_id: The shard to read, in [0, num_shards - 1].
 
     Raises:
         TypeError: If `data` is of an unsupported type or holds non-numeric objects.
@@ -125,9 +137,7 @@ class NumpySlicesDataset(InMemoryDataset):
         shard_id: int | None = None,
     ) -> None:
         owner = "NumpySlicesDataset"
-        check_unsupported(
-            owner, sampler=sampler, num_shards=num_shards, shard_id=shard_id
-        )
+        check_unsupported(owner, sampler=sampler)
         columns, default_names = _slices_columns(data, owner)
         names = (
             default_names
@@ -138,9 +148,15 @@ class NumpySlicesDataset(InMemoryDataset):
             raise RuntimeError(
                 f"For '{owner}', 'column_names' names {len(names)} columns {names!r}, but the data has {len(columns)} columns."
             )
-        shuffled = check_optional_bool(shuffle, "shuffle", owner)
         super().__init__(
-            columns, names, check_num_samples(num_samples, owner), shuffled is not False
+            columns,
+            names,
+            owner,
+            num_samples=num_samples,
+            shuffle=shuffle,
+            num_shards=num_shards,
+            shard_id=shard_id,
+            num_parallel_workers=num_parallel_workers,
         )
 
 
@@ -207,8 +223,9 @@ class GeneratorDataset(Dataset):
         shuffle: Random order each pass; only for random-accessible sources,
             where None means True (as in MindSpore); None means False otherwise.
         sampler: Not supported (must be None).
-        num_shards: Not supported (must be None).
-        shard_id: Not supported (must be None).
+        num_shards: Split the rows of a random-accessible source into this
+            many shards (data-parallel training), read the one `shard_id` names.
+        shard_id: The shard to read, in [0, num_shards - 1].
         python_multiprocessing: Accepted for compatibility.
         max_rowsize: Accepted for compatibility.
 
@@ -246,13 +263,7 @@ class GeneratorDataset(Dataset):
     ) -> None:
         owner = "GeneratorDataset"
         super().__init__()
-        check_unsupported(
-            owner,
-            schema=schema,
-            sampler=sampler,
-            num_shards=num_shards,
-            shard_id=shard_id,
-        )
+        check_unsupported(owner, schema=schema, sampler=sampler)
         if column_names is None:
             raise ValueError(
                 f"For '{owner}', 'column_names' must name the columns the source yields, but got None."
@@ -278,6 +289,22 @@ class GeneratorDataset(Dataset):
                 f"{type(source).__name__!r} is only iterable. Use `.shuffle(buffer_size)` on the dataset instead."
             )
         self._shuffle = self._indexable and shuffled is not False
+        self._order: RowOrder | None = None
+        if self._indexable:
+            self._order = source_order(
+                len(source),
+                owner,
+                num_samples=num_samples,
+                shuffle=self._shuffle,
+                num_shards=num_shards,
+                shard_id=shard_id,
+                num_parallel_workers=num_parallel_workers,
+            )
+        elif num_shards is not None or shard_id is not None:
+            raise ValueError(
+                f"For '{owner}', 'num_shards' and 'shard_id' need a random-accessible source (__getitem__ and "
+                f"__len__); {type(source).__name__!r} is only iterable."
+            )
 
     def _names(self) -> list[str]:
         return list(self._column_names)
@@ -291,22 +318,15 @@ class GeneratorDataset(Dataset):
         return True
 
     def _row_count(self) -> int | None:
-        if not self._indexable:
-            return None
-        n = len(self._source)
-        return n if self._num_samples is None else min(n, self._num_samples)
+        return None if self._order is None else self._order.count
 
     def _access(self, p: Pass) -> Access | None:
-        if not self._indexable:
+        if self._order is None:
             return None
-        n = self._row_count()
-        assert n is not None
-        order = (
-            p.rng().permutation(len(self._source))[:n]
-            if self._shuffle
-            else np.arange(n)
-        )
-        return _ItemAccess(self._source, order.astype(np.intp), self._convert)
+        order = self._order.order(p)
+        if order is None:
+            order = np.arange(self._order.count, dtype=np.intp)
+        return _ItemAccess(self._source, order, self._convert)
 
     def _rows(self, p: Pass) -> Iterator[Row]:
         access = self._access(p)

@@ -129,17 +129,22 @@ def idx(array: np.ndarray) -> bytes:
 
 
 def write_mnist(directory: Path, n_train: int = 200, n_test: int = 60) -> None:
-    """MNIST-shaped IDX files whose class is where a bright square sits: learnable in an epoch."""
+    """MNIST-shaped IDX files whose class is where a bright square sits: learnable in an epoch.
+
+    In MindSpore's download layout: `directory/train` holds the train files,
+    `directory/test` the t10k files.
+    """
     rng = np.random.default_rng(0)
-    directory.mkdir()
     for prefix, n in (("train", n_train), ("t10k", n_test)):
+        folder = directory / ("train" if prefix == "train" else "test")
+        folder.mkdir(parents=True)
         labels = np.arange(n) % 10
         images = rng.integers(0, 60, (n, 28, 28))
         for i, label in enumerate(labels):
             row, col = divmod(int(label), 5)
             images[i, 4 + 12 * row : 12 + 12 * row, 1 + 5 * col : 6 + 5 * col] = 250
-        (directory / f"{prefix}-images-idx3-ubyte").write_bytes(idx(images))
-        (directory / f"{prefix}-labels-idx1-ubyte").write_bytes(idx(labels))
+        (folder / f"{prefix}-images-idx3-ubyte").write_bytes(idx(images))
+        (folder / f"{prefix}-labels-idx1-ubyte").write_bytes(idx(labels))
 
 
 def write_blobs(path: Path) -> None:
@@ -156,7 +161,7 @@ def write_blobs(path: Path) -> None:
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runner]:
     root = tmp_path_factory.mktemp("cli")
-    write_mnist(root / "mnist")
+    write_mnist(root / "MNIST_Data")
     write_blobs(root / "blobs.npz")
     (root / "bad-mnist").mkdir()
     for name in (
@@ -189,7 +194,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runner]:
 
 def _start_all(runner: Runner, root: Path) -> None:
     runner.start("main", "train")  # the README's command: no options
-    mnist = "--data mnist --data-dir mnist --model lenet5 --epochs 2 --lr 0.05 --batch-size 16"
+    mnist = "--data mnist --data-dir MNIST_Data/train --model lenet5 --epochs 2 --lr 0.05 --batch-size 16"
     runner.start("mnist", "train", *mnist.split(), "--output-dir", "out-mnist")
     npz = "--data blobs.npz --epochs 4 --optimizer adam --early-stopping 1 --output-dir out-npz"
     runner.start("npz", "train", *npz.split(), "--upload", (root / "bucket").as_uri())
@@ -415,7 +420,7 @@ EXPECTED = {
     "valid-fraction": "argument --valid-fraction: expected a fraction from 0 up to (not including) 1, got '1.5'",
     "unknown-model": "argument --model: invalid choice: 'resnet' (choose from 'lenet5', 'mlp')",
     "device-target": "--device-target 'tpu': No device target named 'tpu'. Known targets: ",
-    "mnist-no-dir": "--data mnist needs --data-dir DIR, a directory holding MNIST's IDX files",
+    "mnist-no-dir": "--data mnist needs --data-dir DIR, the directory of MNIST's IDX files",
     "mnist-missing-dir": "/nowhere' does not exist; pass --data-dir DIR with MNIST's IDX files",
     "mnist-malformed": "train-images-idx3-ubyte",
     "npz-malformed": "/bad.npz' as an .npz file (written by numpy.savez)",

@@ -63,13 +63,65 @@ def test_reads_train_test_and_all(tmp_path):
         7,
         8,
     ]
-    everything = ds.MnistDataset(
-        tmp_path, shuffle=False
-    )  # usage None: all, train first
+    # usage None is "all": every file in sorted name order, so t10k before train (as MindSpore)
+    everything = ds.MnistDataset(tmp_path, shuffle=False)
     assert everything.get_dataset_size() == 10
-    assert [r[1].item() for r in everything.create_tuple_iterator(output_numpy=True)][
-        5:7
-    ] == [5, 5]
+    labels = [r[1].item() for r in everything.create_tuple_iterator(output_numpy=True)]
+    assert labels == [5, 6, 7, 8, 0, 1, 2, 3, 4, 5]
+
+
+def write_split(folder: Path, prefix: str, n: int, sep: str = "-") -> np.ndarray:
+    images = np.full((n, 28, 28), n, np.uint8)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{prefix}-images{sep}idx3-ubyte").write_bytes(idx_bytes(images))
+    labels = np.arange(n, dtype=np.uint8) % 10
+    (folder / f"{prefix}-labels{sep}idx1-ubyte").write_bytes(idx_bytes(labels))
+    return labels
+
+
+def test_mindspore_download_layout_reads_what_each_folder_holds(tmp_path):
+    write_split(tmp_path / "MNIST_Data" / "train", "train", 7)
+    write_split(tmp_path / "MNIST_Data" / "test", "t10k", 3)
+    train = ds.MnistDataset(str(tmp_path / "MNIST_Data" / "train"))
+    test = ds.MnistDataset(tmp_path / "MNIST_Data" / "test", shuffle=False)
+    assert (train.get_dataset_size(), test.get_dataset_size()) == (7, 3)
+    assert (
+        ds.MnistDataset(
+            tmp_path / "MNIST_Data" / "train", usage="train"
+        ).get_dataset_size()
+        == 7
+    )
+    assert (
+        ds.MnistDataset(
+            tmp_path / "MNIST_Data" / "test", usage="test"
+        ).get_dataset_size()
+        == 3
+    )
+    with pytest.raises(
+        RuntimeError,
+        match=r"holds no MNIST files for usage 'test'; expected t10k-images-idx3-ubyte and t10k-labels-idx1-ubyte",
+    ):
+        ds.MnistDataset(tmp_path / "MNIST_Data" / "train", usage="test")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(
+        RuntimeError, match="MNIST_Data/train and the t10k files in MNIST_Data/test"
+    ):
+        ds.MnistDataset(tmp_path / "empty")
+
+
+def test_dot_named_files_as_many_repositories_ship_them(tmp_path):
+    write_split(tmp_path, "train", 6, sep=".")
+    write_split(tmp_path, "t10k", 2, sep=".")
+    assert ds.MnistDataset(tmp_path, usage="train").get_dataset_size() == 6
+    assert ds.MnistDataset(tmp_path, usage="test").get_dataset_size() == 2
+    assert ds.MnistDataset(tmp_path).get_dataset_size() == 8
+
+
+def test_a_gzip_beside_its_unpacked_file_is_not_read_twice(tmp_path):
+    arrays = write_mnist(tmp_path)
+    write_mnist(tmp_path, gz=True)
+    data = ds.MnistDataset(tmp_path, usage="train", shuffle=False)
+    assert data.get_dataset_size() == len(arrays["train-labels-idx1-ubyte"])
 
 
 def test_reads_gzipped_files(tmp_path):
@@ -124,14 +176,16 @@ def test_missing_directory(tmp_path):
         ds.MnistDataset(3)  # type: ignore[arg-type]
 
 
-def test_missing_file_is_named(tmp_path):
+def test_an_image_file_without_its_label_file_is_named(tmp_path):
     write_mnist(tmp_path)
     (tmp_path / "t10k-labels-idx1-ubyte").unlink()
     ds.MnistDataset(tmp_path, usage="train")  # the train files are enough for 'train'
     with pytest.raises(
         RuntimeError,
-        match=r"the MNIST file 't10k-labels-idx1-ubyte' \(or 't10k-labels-idx1-ubyte.gz'\) is missing from",
+        match=r"holds 1 image file\(s\) \['t10k-images-idx3-ubyte'\] but 0 label file\(s\) \[\] for usage 'test'",
     ):
+        ds.MnistDataset(tmp_path, usage="test")
+    with pytest.raises(RuntimeError, match="holds 2 image file"):
         ds.MnistDataset(tmp_path, usage="all")
 
 
@@ -223,5 +277,20 @@ def test_wider_idx_types_are_read_in_native_byte_order(tmp_path):
 
 def test_unsupported_arguments(tmp_path):
     write_mnist(tmp_path)
-    with pytest.raises(NotImplementedError, match="'num_shards' is not supported"):
-        ds.MnistDataset(tmp_path, num_shards=2, shard_id=0)
+    with pytest.raises(NotImplementedError, match="'sampler' is not supported"):
+        ds.MnistDataset(tmp_path, sampler=object())
+
+
+def test_shards_split_the_rows(tmp_path):
+    write_mnist(tmp_path, n_train=10)
+    shards = [
+        [
+            r[1].item()
+            for r in ds.MnistDataset(
+                tmp_path, "train", shuffle=False, num_shards=3, shard_id=i
+            ).create_tuple_iterator(output_numpy=True)
+        ]
+        for i in range(3)
+    ]
+    # as MindSpore: shard i reads rows i, i + 3, ...; every shard reads ceil(10 / 3) rows
+    assert shards == [[0, 3, 6, 9], [1, 4, 7, 0], [2, 5, 8, 1]]

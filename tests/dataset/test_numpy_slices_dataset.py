@@ -122,8 +122,8 @@ def test_python_floats_stay_float64_like_numpy():
         (
             [1, 2],
             {"num_shards": 2},
-            NotImplementedError,
-            "'num_shards' is not supported",
+            ValueError,
+            "'num_shards' is given \\(2\\), so 'shard_id' must be given too",
         ),
     ],
 )

@@ -1,7 +1,9 @@
 """Every ```python block in README.md and docs/*.md runs, and a ```text block right after it is its exact output.
 
 A block whose first line is `# not run` is skipped (for fragments that need a network or a
-server the page explains how to start).
+server the page explains how to start). A block whose first line is `# data: <name>` runs in
+a directory where `tests/porting/data.py`'s `make_<name>` wrote that data set in MindSpore's
+layout (`# data: mnist`: `MNIST_Data/train` and `MNIST_Data/test`).
 """
 
 from __future__ import annotations
@@ -44,8 +46,13 @@ def examples() -> list[tuple[str, int, str, str | None]]:
     examples(),
     ids=lambda v: str(v) if isinstance(v, str | int) and not str(v).count("\n") else "",
 )
-def test_doc_example_runs(page, line, code, expected, tmp_path, monkeypatch):
+def test_doc_example_runs(
+    page, line, code, expected, tmp_path, monkeypatch, porting_data
+):
     monkeypatch.chdir(tmp_path)
+    needs = re.match(r"# data: (\w+)\n", code)
+    if needs:
+        getattr(porting_data, f"make_{needs.group(1)}")(tmp_path)
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         exec(compile(code, f"{page}:{line}", "exec"), {"__name__": "__docs__"})

@@ -1,16 +1,40 @@
 """Image operations with MindSpore's names (`cadence.dataset.vision`).
 
 They work on numpy arrays: eagerly on one image (`vision.HWC2CHW()(image)`) or
-inside `Dataset.map`, where cadence applies them to many images at once.
+inside `Dataset.map`, where cadence applies them to many images at once. The
+older spellings `vision.c_transforms` and `vision.py_transforms` hold the same
+operations.
 """
 
 from __future__ import annotations
 
 from ..._util import fixup_module_metadata
-from ._ops import HWC2CHW, Normalize, Rescale
+from ._crop import (
+    Border,
+    CenterCrop,
+    RandomCrop,
+    RandomHorizontalFlip,
+    RandomVerticalFlip,
+)
+from ._decode import Decode, ToPIL
+from ._ops import HWC2CHW, Normalize, Rescale, ToTensor
 from ._resize import Inter, Resize
 
-__all__ = ["HWC2CHW", "Inter", "Normalize", "Rescale", "Resize"]
+__all__ = [
+    "HWC2CHW",
+    "Border",
+    "CenterCrop",
+    "Decode",
+    "Inter",
+    "Normalize",
+    "RandomCrop",
+    "RandomHorizontalFlip",
+    "RandomVerticalFlip",
+    "Rescale",
+    "Resize",
+    "ToPIL",
+    "ToTensor",
+]
 
 fixup_module_metadata(__name__, globals())
 del fixup_module_metadata

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._checks import check_bool, check_number
+from .._dtypes import to_numpy_dtype
 from .._transform import UnaryOperation
 
 if TYPE_CHECKING:
@@ -14,7 +15,7 @@ if TYPE_CHECKING:
 
     from .._block import Array
 
-__all__ = ["HWC2CHW", "Normalize", "Rescale", "sample_ndim"]
+__all__ = ["HWC2CHW", "Normalize", "Rescale", "ToTensor", "check_size", "sample_ndim"]
 
 
 def sample_ndim(x: Array, batched: bool, op: str, layouts: str) -> int:
@@ -26,6 +27,24 @@ def sample_ndim(x: Array, batched: bool, op: str, layouts: str) -> int:
             f"{op}: the image must have shape {layouts}, but got shape {tuple(shape)}."
         )
     return ndim
+
+
+def check_size(size: Any, owner: str) -> tuple[int, ...]:
+    """Return a `size` argument (an int or a sequence of 1 or 2 positive ints) as a tuple."""
+    values = [size] if isinstance(size, int) and not isinstance(size, bool) else size
+    if (
+        not isinstance(values, list | tuple)
+        or len(values) not in (1, 2)
+        or not all(isinstance(v, int) and not isinstance(v, bool) for v in values)
+    ):
+        raise TypeError(
+            f"For '{owner}', the argument 'size' must be an int or a sequence of 1 or 2 ints, but got {size!r}."
+        )
+    if any(v <= 0 for v in values):
+        raise ValueError(
+            f"For '{owner}', every value of 'size' must be positive, but got {size!r}."
+        )
+    return tuple(values)
 
 
 class Rescale(UnaryOperation):
@@ -151,3 +170,38 @@ class HWC2CHW(UnaryOperation):
 
     def __repr__(self) -> str:
         return "HWC2CHW()"
+
+
+class ToTensor(UnaryOperation):
+    """Turn an <H, W, C> image with values in [0, 255] into <C, H, W> in [0.0, 1.0].
+
+    As MindSpore's `ToTensor`: the image is divided by 255 and transposed; an
+    <H, W> image becomes <1, H, W>.
+
+    Args:
+        output_type: The output dtype (a numpy or cadence float type), float32
+            by default.
+
+    Raises:
+        TypeError: If `output_type` is not a numeric dtype.
+        RuntimeError: When applied to an array that is not <H, W> or <H, W, C>.
+
+    Example:
+        >>> import numpy as np
+        >>> from cadence.dataset import vision
+        >>> out = vision.ToTensor()(np.full((2, 3, 3), 255, np.uint8))
+        >>> out.shape, out.dtype, float(out.max())
+        ((3, 2, 3), dtype('float32'), 1.0)
+    """
+
+    def __init__(self, output_type: Any = np.float32) -> None:
+        self.output_type = to_numpy_dtype(output_type, "output_type", "ToTensor")
+
+    def _apply(self, x: Array, batched: bool) -> Array:
+        if sample_ndim(x, batched, "ToTensor", "<H, W> or <H, W, C>") == 2:
+            x = x[..., np.newaxis]
+        scaled = np.divide(
+            x, 255.0, dtype=np.float64 if self.output_type.itemsize > 4 else np.float32
+        )
+        moved = np.moveaxis(scaled, -1, 1 if batched else 0)
+        return np.ascontiguousarray(moved, dtype=self.output_type)

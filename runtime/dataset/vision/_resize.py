@@ -8,12 +8,12 @@ Coordinates follow OpenCV's `cv2.resize` (which MindSpore uses): output pixel
 from __future__ import annotations
 
 import enum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .._transform import UnaryOperation
-from ._ops import sample_ndim
+from ._ops import check_size, sample_ndim
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -65,7 +65,7 @@ class Resize(UnaryOperation):
     def __init__(
         self, size: int | Sequence[int], interpolation: Inter = Inter.LINEAR
     ) -> None:
-        self.size = _check_size(size)
+        self.size = check_size(size, "Resize")
         if not isinstance(interpolation, Inter):
             raise TypeError(
                 f"For 'Resize', the argument 'interpolation' must be an Inter, but got {interpolation!r}."
@@ -97,23 +97,6 @@ class Resize(UnaryOperation):
         if h <= w:
             return s, max(1, int(w * s / h))
         return max(1, int(h * s / w)), s
-
-
-def _check_size(size: Any) -> tuple[int, ...]:
-    values = [size] if isinstance(size, int) and not isinstance(size, bool) else size
-    if (
-        not isinstance(values, list | tuple)
-        or len(values) not in (1, 2)
-        or not all(isinstance(v, int) and not isinstance(v, bool) for v in values)
-    ):
-        raise TypeError(
-            f"For 'Resize', the argument 'size' must be an int or a sequence of 1 or 2 ints, but got {size!r}."
-        )
-    if any(v <= 0 for v in values):
-        raise ValueError(
-            f"For 'Resize', every value of 'size' must be positive, but got {size!r}."
-        )
-    return tuple(values)
 
 
 def _resize_axis(x: Array, axis: int, out_len: int, mode: Inter) -> Array:

@@ -1,0 +1,148 @@
+"""Which rows of a random-access source one pass reads: `num_samples`, `shuffle`, `num_shards`/`shard_id`.
+
+Sharding follows MindSpore's distributed sampler: shard `i` of `N` reads the
+rows at positions `i, i + N, i + 2N, ...` of the (possibly shuffled) row order,
+and every shard reads `ceil(rows / N)` of them, wrapping around to the first
+rows when the division is not even, so all ranks run the same number of steps.
+
+The shards of one pass must partition *one* order, so a sharded source does not
+shuffle with the pass seed (drawn per process) but with a seed every process
+computes alike: the dataset seed (`config.set_seed` / `cadence.set_seed`, else
+MindSpore's default 5489) and the number of passes this source has started.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from typing import TYPE_CHECKING, Any, Final
+
+import numpy as np
+
+from ._checks import check_int, check_optional_bool, check_unsupported
+from ._random import PEEK_PASS, get_dataset_seed
+
+if TYPE_CHECKING:
+    from ._access import IndexArray
+    from ._random import Pass
+
+__all__ = ["RowOrder", "Shard", "check_shard", "source_order"]
+
+_DEFAULT_SEED: Final = 5489  # MindSpore's default dataset seed: equal in every process
+_INT32_MAX: Final = 2**31 - 1
+
+
+class Shard:
+    """One shard of a source: `shard_id` of `num_shards`."""
+
+    __slots__ = ("num_shards", "shard_id")
+
+    def __init__(self, num_shards: int, shard_id: int) -> None:
+        self.num_shards = num_shards
+        self.shard_id = shard_id
+
+    def __repr__(self) -> str:
+        return f"Shard(num_shards={self.num_shards}, shard_id={self.shard_id})"
+
+
+def check_shard(num_shards: Any, shard_id: Any, owner: str) -> Shard | None:
+    """Return the shard of `num_shards`/`shard_id` (None when both are None).
+
+    Raises:
+        TypeError: If one is not an int.
+        ValueError: If only one of the two is given, `num_shards` < 1 or
+            `shard_id` is outside [0, num_shards - 1].
+    """
+    if num_shards is None and shard_id is None:
+        return None
+    if shard_id is None:
+        raise ValueError(
+            f"For '{owner}', 'num_shards' is given ({num_shards!r}), so 'shard_id' must be given too, but it is None."
+        )
+    if num_shards is None:
+        raise ValueError(
+            f"For '{owner}', 'shard_id' is given ({shard_id!r}), so 'num_shards' must be given too, but it is None."
+        )
+    count = check_int(num_shards, "num_shards", owner, minimum=1, maximum=_INT32_MAX)
+    index = check_int(shard_id, "shard_id", owner, minimum=0, maximum=count - 1)
+    return Shard(count, index)
+
+
+class RowOrder:
+    """The rows each pass of a random-access source reads, in order.
+
+    Args:
+        total: Rows the source holds.
+        num_samples: At most this many rows per pass (per shard), None for all.
+        shuffle: Whether each pass reads a new random order.
+        shard: The shard to read, or None for all rows.
+    """
+
+    def __init__(
+        self, total: int, num_samples: int | None, shuffle: bool, shard: Shard | None
+    ) -> None:
+        self.total = total
+        self.shuffle = shuffle
+        self.shard = shard
+        available = (
+            total
+            if shard is None or total == 0
+            else math.ceil(total / shard.num_shards)
+        )
+        self.count = available if num_samples is None else min(available, num_samples)
+        self._passes = itertools.count()
+
+    def order(self, p: Pass) -> IndexArray | None:
+        """Return the source row of each position of pass `p`, or None for rows `0 .. count-1`."""
+        shard = self.shard
+        if shard is None:
+            if not self.shuffle:
+                return None
+            return p.rng().permutation(self.total)[: self.count].astype(np.intp)
+        positions = (
+            shard.shard_id + shard.num_shards * np.arange(self.count, dtype=np.intp)
+        ) % self.total
+        if not self.shuffle:
+            return positions
+        # Peeking at shapes must not advance the epoch count every process shares.
+        epoch = 0 if p is PEEK_PASS else next(self._passes)
+        seed = get_dataset_seed()
+        rng = np.random.default_rng((_DEFAULT_SEED if seed is None else seed, epoch))
+        permuted: IndexArray = rng.permutation(self.total).astype(np.intp)[positions]
+        return permuted
+
+
+def source_order(
+    total: int,
+    owner: str,
+    *,
+    num_samples: Any,
+    shuffle: Any,
+    num_shards: Any,
+    shard_id: Any,
+    sampler: Any = None,
+    num_parallel_workers: Any = None,
+) -> RowOrder:
+    """Check a source's reading arguments and return its `RowOrder` (shuffle None means True).
+
+    Raises:
+        TypeError, ValueError: As `check_shard`, or for a bad `num_samples`
+            or `shuffle`.
+        NotImplementedError: For a `sampler`.
+
+    `num_parallel_workers` must be None or an int >= 1; it changes nothing.
+    """
+    check_unsupported(owner, sampler=sampler)
+    if (
+        num_parallel_workers is not None
+    ):  # checked, then unused: sources read on the calling thread
+        check_int(num_parallel_workers, "num_parallel_workers", owner, minimum=1)
+    samples = (
+        None
+        if num_samples is None
+        else check_int(num_samples, "num_samples", owner, minimum=1)
+    )
+    shuffled = check_optional_bool(shuffle, "shuffle", owner)
+    return RowOrder(
+        total, samples, shuffled is not False, check_shard(num_shards, shard_id, owner)
+    )

@@ -1,0 +1,7 @@
+"""`mindspore.dataset.transforms.py_transforms`, the pre-2.0 spelling: the operations of `cadence.dataset.transforms`."""
+
+from __future__ import annotations
+
+from . import Compose, OneHot, TypeCast
+
+__all__ = ["Compose", "OneHot", "TypeCast"]

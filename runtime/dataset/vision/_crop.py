@@ -1,0 +1,298 @@
+"""Crops and flips: `RandomCrop` (with padding), `CenterCrop`, `RandomHorizontalFlip`, `RandomVerticalFlip`.
+
+Inside `Dataset.map` they run on a block of same-sized images at once: every
+image draws its own crop offset or flip, drawn for the whole block in one call. Random draws come from the dataset random source (`augmentation_rng`),
+so `set_seed` makes them reproducible.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .._checks import check_bool, check_number
+from .._random import augmentation_rng
+from .._transform import UnaryOperation
+from ._ops import check_size, sample_ndim
+
+if TYPE_CHECKING:
+    from .._block import Array
+
+__all__ = [
+    "Border",
+    "CenterCrop",
+    "RandomCrop",
+    "RandomHorizontalFlip",
+    "RandomVerticalFlip",
+]
+
+_LAYOUTS = "<H, W> or <H, W, C>"
+
+
+class Border(enum.Enum):
+    """How `RandomCrop` fills its padding, with MindSpore's names."""
+
+    CONSTANT = "constant"  # the fill value
+    EDGE = "edge"  # the last pixel, repeated
+    REFLECT = "reflect"  # mirrored without the edge pixel: 3 2 | 1 2 3 | 2 1
+    SYMMETRIC = "symmetric"  # mirrored with the edge pixel: 2 1 | 1 2 3 | 3 2
+
+
+def _hw(size: Any, owner: str) -> tuple[int, int]:
+    values = check_size(size, owner)
+    return (values[0], values[0]) if len(values) == 1 else (values[0], values[1])
+
+
+def _padding(padding: Any) -> tuple[int, int, int, int]:
+    """Return (top, bottom, left, right) from MindSpore's padding forms."""
+    if padding is None:
+        return (0, 0, 0, 0)
+    values = (
+        [padding]
+        if isinstance(padding, int) and not isinstance(padding, bool)
+        else padding
+    )
+    if (
+        not isinstance(values, list | tuple)
+        or len(values) not in (1, 2, 4)
+        or not all(isinstance(v, int) and not isinstance(v, bool) for v in values)
+    ):
+        raise TypeError(
+            "For 'RandomCrop', the argument 'padding' must be an int or a sequence of 2 or 4 ints "
+            f"(left, top, right, bottom), but got {padding!r}."
+        )
+    if any(v < 0 for v in values):
+        raise ValueError(
+            f"For 'RandomCrop', every value of 'padding' must be >= 0, but got {padding!r}."
+        )
+    if len(values) == 1:
+        return (values[0],) * 4
+    if len(values) == 2:  # (left and right, top and bottom)
+        return (values[1], values[1], values[0], values[0])
+    left, top, right, bottom = values
+    return (top, bottom, left, right)
+
+
+def _fill(fill_value: Any) -> tuple[int, ...]:
+    values = (
+        [fill_value]
+        if isinstance(fill_value, int) and not isinstance(fill_value, bool)
+        else fill_value
+    )
+    if (
+        not isinstance(values, list | tuple)
+        or len(values) not in (1, 3)
+        or not all(
+            isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 255
+            for v in values
+        )
+    ):
+        raise TypeError(
+            f"For 'RandomCrop', the argument 'fill_value' must be an int in [0, 255] or a tuple of 3 of them, but got {fill_value!r}."
+        )
+    return tuple(values)
+
+
+def pad_images(
+    x: Array,
+    h_axis: int,
+    pads: tuple[int, int, int, int],
+    mode: Border = Border.CONSTANT,
+    fill: tuple[int, ...] = (0,),
+) -> Array:
+    """Pad the height and width axes (`h_axis`, `h_axis + 1`) by (top, bottom, left, right)."""
+    if not any(pads):
+        return x
+    top, bottom, left, right = pads
+    width = [(0, 0)] * x.ndim
+    width[h_axis], width[h_axis + 1] = (top, bottom), (left, right)
+    if mode is not Border.CONSTANT:
+        padded: Array = np.pad(x, width, mode=mode.value)
+        return padded
+    shape = list(x.shape)
+    shape[h_axis] += top + bottom
+    shape[h_axis + 1] += left + right
+    out = np.empty(shape, dtype=x.dtype)
+    has_channels = x.ndim - h_axis == 3
+    if len(fill) == 3 and not (has_channels and x.shape[-1] == 3):
+        raise RuntimeError(
+            f"RandomCrop: a 3-value 'fill_value' {fill} needs 3-channel <H, W, C> images, but got shape {x.shape[h_axis:]}."
+        )
+    out[...] = np.asarray(fill if len(fill) == 3 else fill[0], dtype=x.dtype)
+    inner = [slice(None)] * x.ndim
+    inner[h_axis] = slice(top, top + x.shape[h_axis])
+    inner[h_axis + 1] = slice(left, left + x.shape[h_axis + 1])
+    out[tuple(inner)] = x
+    return out
+
+
+def crop_at(x: Array, batched: bool, top: Array, left: Array, h: int, w: int) -> Array:
+    """Crop an `h` x `w` window at (`top`, `left`) out of each image (one offset per image when batched)."""
+    if not batched:
+        t, c = int(top[0]), int(left[0])
+        return np.ascontiguousarray(x[t : t + h, c : c + w])
+    # One slice copy per image: 60x faster than a fancy-index gather of every pixel.
+    out = np.empty((len(x), h, w, *x.shape[3:]), dtype=x.dtype)
+    for i, (t, c) in enumerate(zip(top.tolist(), left.tolist(), strict=True)):
+        out[i] = x[i, t : t + h, c : c + w]
+    return out
+
+
+class RandomCrop(UnaryOperation):
+    """Crop a random window of `size` out of each image, after optional padding.
+
+    The CIFAR recipe `RandomCrop((32, 32), (4, 4, 4, 4))` pads 4 pixels on
+    every side and crops 32x32 back at a random offset.
+
+    Args:
+        size: (height, width) of the crop, or one int for a square.
+        padding: Pixels to pad first: one int for every side, (left and
+            right, top and bottom), or (left, top, right, bottom). None: no padding.
+        pad_if_needed: Pad an image smaller than `size` up to it.
+        fill_value: The value of constant padding, one int or one per RGB channel.
+        padding_mode: A `Border` (default `Border.CONSTANT`).
+
+    Raises:
+        TypeError, ValueError: If an argument has the wrong type or value.
+        RuntimeError: When applied, if an image (after padding) is smaller than
+            `size` and `pad_if_needed` is False, or is not <H, W> or <H, W, C>.
+
+    Example:
+        >>> import numpy as np
+        >>> import cadence.dataset as ds
+        >>> from cadence.dataset import vision
+        >>> ds.config.set_seed(0)
+        >>> vision.RandomCrop((32, 32), (4, 4, 4, 4))(np.zeros((32, 32, 3), np.uint8)).shape
+        (32, 32, 3)
+    """
+
+    def __init__(
+        self,
+        size: int | tuple[int, int],
+        padding: int | tuple[int, ...] | None = None,
+        pad_if_needed: bool = False,
+        fill_value: int | tuple[int, int, int] = 0,
+        padding_mode: Border = Border.CONSTANT,
+    ) -> None:
+        owner = "RandomCrop"
+        self.size = _hw(size, owner)
+        self.padding = padding
+        self._pads = _padding(padding)
+        self.pad_if_needed = check_bool(pad_if_needed, "pad_if_needed", owner)
+        self.fill_value = fill_value
+        self._fill = _fill(fill_value)
+        if not isinstance(padding_mode, Border):
+            raise TypeError(
+                f"For '{owner}', the argument 'padding_mode' must be a Border, but got {padding_mode!r}."
+            )
+        self.padding_mode = padding_mode
+
+    def _apply(self, x: Array, batched: bool) -> Array:
+        ndim = sample_ndim(x, batched, "RandomCrop", _LAYOUTS)
+        h_axis = x.ndim - ndim
+        x = pad_images(x, h_axis, self._pads, self.padding_mode, self._fill)
+        h, w = self.size
+        height, width = x.shape[h_axis], x.shape[h_axis + 1]
+        if self.pad_if_needed and (height < h or width < w):
+            grow_h, grow_w = max(0, h - height), max(0, w - width)
+            extra = (grow_h, grow_h, grow_w, grow_w)  # both sides, as MindSpore
+            x = pad_images(x, h_axis, extra, self.padding_mode, self._fill)
+            height, width = x.shape[h_axis], x.shape[h_axis + 1]
+        if height < h or width < w:
+            raise RuntimeError(
+                f"RandomCrop: the crop size {self.size} is bigger than the image ({height}, {width}) after padding; "
+                "pass pad_if_needed=True or a smaller size."
+            )
+        count = len(x) if batched else 1
+        rng = augmentation_rng()
+        top = rng.integers(0, height - h + 1, size=count)
+        left = rng.integers(0, width - w + 1, size=count)
+        return crop_at(x, batched, top, left, h, w)
+
+
+class CenterCrop(UnaryOperation):
+    """Crop the central window of `size`; an image smaller than `size` is padded with zeros first.
+
+    Args:
+        size: (height, width) of the crop, or one int for a square.
+
+    Raises:
+        TypeError, ValueError: If `size` is not one or two positive ints.
+        RuntimeError: When applied to an array that is not <H, W> or <H, W, C>.
+
+    Example:
+        >>> import numpy as np
+        >>> from cadence.dataset import vision
+        >>> vision.CenterCrop(2)(np.arange(16).reshape(4, 4)).tolist()
+        [[5, 6], [9, 10]]
+    """
+
+    def __init__(self, size: int | tuple[int, int]) -> None:
+        self.size = _hw(size, "CenterCrop")
+
+    def _apply(self, x: Array, batched: bool) -> Array:
+        ndim = sample_ndim(x, batched, "CenterCrop", _LAYOUTS)
+        h_axis = x.ndim - ndim
+        h, w = self.size
+        grow_h = max(0, h - x.shape[h_axis])
+        grow_w = max(0, w - x.shape[h_axis + 1])
+        x = pad_images(
+            x,
+            h_axis,
+            # the odd pixel goes on top / on the left, as in MindSpore
+            (grow_h - grow_h // 2, grow_h // 2, grow_w - grow_w // 2, grow_w // 2),
+        )
+        top = (x.shape[h_axis] - h) // 2
+        left = (x.shape[h_axis + 1] - w) // 2
+        window = [slice(None)] * x.ndim
+        window[h_axis] = slice(top, top + h)
+        window[h_axis + 1] = slice(left, left + w)
+        return np.ascontiguousarray(x[tuple(window)])
+
+
+class _RandomFlip(UnaryOperation):
+    """Flip each image along `_axis` (0: rows, 1: columns) with probability `prob`."""
+
+    _axis = 1
+
+    def __init__(self, prob: float = 0.5) -> None:
+        self.prob = check_number(prob, "prob", type(self).__name__, low=0.0, high=1.0)
+
+    def _apply(self, x: Array, batched: bool) -> Array:
+        ndim = sample_ndim(x, batched, type(self).__name__, _LAYOUTS)
+        axis = x.ndim - ndim + self._axis
+        count = len(x) if batched else 1
+        flip = augmentation_rng().random(count) < self.prob
+        if not batched:
+            return np.flip(x, axis).copy() if flip[0] else x
+        out = x.copy()
+        out[flip] = np.flip(x[flip], axis)
+        return out
+
+
+class RandomHorizontalFlip(_RandomFlip):
+    """Mirror each image left-right with probability `prob` (default 0.5).
+
+    Raises:
+        TypeError, ValueError: If `prob` is not a number in [0, 1].
+
+    Example:
+        >>> import numpy as np
+        >>> from cadence.dataset import vision
+        >>> vision.RandomHorizontalFlip(prob=1.0)(np.array([[1, 2, 3]])).tolist()
+        [[3, 2, 1]]
+    """
+
+    _axis = 1
+
+
+class RandomVerticalFlip(_RandomFlip):
+    """Mirror each image top-bottom with probability `prob` (default 0.5).
+
+    Raises:
+        TypeError, ValueError: If `prob` is not a number in [0, 1].
+    """
+
+    _axis = 0

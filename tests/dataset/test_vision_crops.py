@@ -1,0 +1,158 @@
+"""Crops, flips, ToTensor: one image eagerly, and a block of images inside `map`."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import cadence.dataset as ds
+from cadence.dataset import vision
+
+IMAGE = np.arange(5 * 6 * 3, dtype=np.uint8).reshape(5, 6, 3)
+
+
+def test_random_crop_of_the_padded_size_shows_the_padding_layout():
+    # (left, top, right, bottom) = (1, 2, 0, 1): a crop as large as the padded image is all of it
+    out = vision.RandomCrop((8, 7), padding=(1, 2, 0, 1))(IMAGE)
+    assert out.shape == (8, 7, 3)
+    assert np.array_equal(out[2:7, 1:, :], IMAGE)
+    assert not out[:2].any() and not out[7].any() and not out[:, 0].any()
+    both = vision.RandomCrop((7, 8), padding=(1, 1))(IMAGE)  # (left/right, top/bottom)
+    assert np.array_equal(both[1:6, 1:7], IMAGE)
+    filled = vision.RandomCrop((7, 8), padding=1, fill_value=(9, 8, 7))(IMAGE)
+    assert filled[0, 0].tolist() == [9, 8, 7]
+    reflect = vision.RandomCrop((7, 8), padding=1, padding_mode=vision.Border.REFLECT)(
+        IMAGE
+    )
+    assert reflect[:, :, 0].tolist()[0] == [
+        21,
+        18,
+        21,
+        24,
+        27,
+        30,
+        33,
+        30,
+    ]  # MindSpore's output
+
+
+def test_random_crop_windows_are_inside_and_vary():
+    ds.config.set_seed(1)
+    crops = {vision.RandomCrop(3)(IMAGE).tobytes() for _ in range(40)}
+    windows = {
+        IMAGE[t : t + 3, c : c + 3].tobytes() for t in range(3) for c in range(4)
+    }
+    assert crops <= windows
+    assert len(crops) > 5
+    with pytest.raises(
+        RuntimeError, match=r"crop size \(9, 9\) is bigger than the image \(5, 6\)"
+    ):
+        vision.RandomCrop(9)(IMAGE)
+    padded = vision.RandomCrop(9, pad_if_needed=True)(IMAGE)
+    assert padded.shape == (9, 9, 3)
+    assert (
+        padded.sum() == IMAGE.astype(int).sum()
+    )  # padding is zeros, the image is whole
+
+
+def test_random_crop_in_map_draws_a_window_per_image():
+    ds.config.set_seed(2)
+    images = np.stack([IMAGE + i for i in range(16)])
+    data = ds.NumpySlicesDataset({"image": images}, shuffle=False)
+    out = next(
+        data.map(vision.RandomCrop(2), "image")
+        .batch(16)
+        .create_tuple_iterator(output_numpy=True)
+    )[0]
+    offsets = set()
+    for i in range(16):
+        base = IMAGE + i
+        hits = [
+            (t, c)
+            for t in range(4)
+            for c in range(5)
+            if np.array_equal(base[t : t + 2, c : c + 2], out[i])
+        ]
+        assert hits, i
+        offsets.add(hits[0])
+    assert len(offsets) > 3
+
+
+def test_center_crop_and_its_padding():
+    assert vision.CenterCrop((3, 3))(IMAGE)[:, :, 0].tolist() == [
+        [21, 24, 27],
+        [39, 42, 45],
+        [57, 60, 63],
+    ]
+    big = vision.CenterCrop((7, 9))(IMAGE)
+    assert np.array_equal(big[1:6, 2:8], IMAGE)  # the odd column of padding goes left
+    assert vision.CenterCrop(2)(np.arange(25).reshape(5, 5)).tolist() == [
+        [6, 7],
+        [11, 12],
+    ]
+    batch = np.stack([IMAGE, IMAGE + 1])
+    data = ds.NumpySlicesDataset({"image": batch}, shuffle=False).map(
+        vision.CenterCrop(3), "image"
+    )
+    out = next(data.batch(2).create_tuple_iterator(output_numpy=True))[0]
+    assert np.array_equal(out[1], IMAGE[1:4, 1:4] + 1)
+
+
+def test_flips():
+    assert np.array_equal(vision.RandomHorizontalFlip(1.0)(IMAGE), IMAGE[:, ::-1])
+    assert np.array_equal(vision.RandomHorizontalFlip(0.0)(IMAGE), IMAGE)
+    assert np.array_equal(vision.RandomVerticalFlip(1.0)(IMAGE), IMAGE[::-1])
+    ds.config.set_seed(3)
+    images = np.stack([IMAGE] * 64)
+    data = ds.NumpySlicesDataset({"image": images}, shuffle=False)
+    out = next(
+        data.map(vision.RandomHorizontalFlip(), "image")
+        .batch(64)
+        .create_tuple_iterator(output_numpy=True)
+    )[0]
+    flipped = [np.array_equal(o, IMAGE[:, ::-1]) for o in out]
+    assert all(f or np.array_equal(o, IMAGE) for f, o in zip(flipped, out, strict=True))
+    assert 10 < sum(flipped) < 54
+    with pytest.raises(ValueError, match=r"'prob' must be in \[0.0, 1.0\], but got 2"):
+        vision.RandomHorizontalFlip(2)
+
+
+def test_to_tensor():
+    out = vision.ToTensor()(IMAGE)
+    assert out.shape == (3, 5, 6) and out.dtype == np.float32
+    assert np.allclose(out, IMAGE.transpose(2, 0, 1) / 255.0)
+    assert vision.ToTensor()(IMAGE[:, :, 0]).shape == (1, 5, 6)
+    data = ds.NumpySlicesDataset({"image": np.stack([IMAGE] * 3)}, shuffle=False)
+    batch = next(
+        data.map(vision.ToTensor(), "image")
+        .batch(3)
+        .create_tuple_iterator(output_numpy=True)
+    )[0]
+    assert np.array_equal(batch[2], out)
+
+
+def test_argument_errors():
+    with pytest.raises(
+        TypeError, match=r"'padding' must be an int or a sequence of 2 or 4 ints"
+    ):
+        vision.RandomCrop(3, padding=(1, 2, 3))
+    with pytest.raises(ValueError, match="'padding' must be >= 0"):
+        vision.RandomCrop(3, padding=-1)
+    with pytest.raises(TypeError, match="'fill_value' must be an int in"):
+        vision.RandomCrop(3, fill_value=300)
+    with pytest.raises(TypeError, match="'padding_mode' must be a Border"):
+        vision.RandomCrop(3, padding_mode="edge")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="every value of 'size' must be positive"):
+        vision.CenterCrop(0)
+
+
+def test_old_module_spellings():
+    import cadence.dataset.transforms.c_transforms as c2
+    import cadence.dataset.vision.c_transforms as c_vision
+    import cadence.dataset.vision.py_transforms as py_vision
+
+    assert c_vision.RandomCrop is vision.RandomCrop
+    assert c2.TypeCast is ds.transforms.TypeCast
+    chw = py_vision.ToTensor()(IMAGE)
+    normalized = py_vision.Normalize(mean=(0.5, 0.5, 0.5), std=(0.5, 0.5, 0.5))(chw)
+    assert np.allclose(normalized, (chw - 0.5) / 0.5)
