@@ -95,11 +95,11 @@ class EvalSpec:
                 metric.update(outputs[idx[1]], outputs[idx[2]])
 
     def results(self) -> dict[str, Any]:
-        """Return `{name: value}` from every metric, numpy values as Python numbers or lists."""
+        """Return `{name: value}` from every metric, as its `eval` returns it (numpy.float64, arrays), as MindSpore does."""
         out: dict[str, Any] = {}
         for name, metric in self.metrics.items():
             value = metric.eval()
-            out[name] = value.tolist() if hasattr(value, "tolist") else value
+            out[name] = value
         return out
 
 

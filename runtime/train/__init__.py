@@ -13,6 +13,7 @@ from .._model import Model
 from .._run_context import RunContext
 from .._serialization import load_checkpoint, load_param_into_net, save_checkpoint
 from ..nn import _metrics
+from ..nn._metrics import *  # noqa: F403  (every metric, `names`, `get_metric_fn`, `auc`, ...)
 
 __all__ = [
     "Callback",
@@ -21,6 +22,7 @@ __all__ = [
     "load_checkpoint",
     "load_param_into_net",
     "save_checkpoint",
+    *_metrics.__all__,
 ]
 
 
