@@ -94,7 +94,7 @@ class Metric:
             f"{type(self).__name__} must define 'eval' to be used as a Metric."
         )
 
-    def set_indexes(self, indexes: list[int]) -> Metric:
+    def set_indexes(self, indexes: Any) -> Metric:
         """Choose which of `update`'s inputs (e.g. the network's outputs) it receives, and in which order; return self.
 
         Applies to `update` methods decorated with `rearrange_inputs` (every

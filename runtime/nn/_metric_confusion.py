@@ -105,7 +105,8 @@ class ConfusionMatrix(Metric):
             "all": matrix.sum(),
         }[self.normalize]
         with np.errstate(divide="ignore", invalid="ignore"):
-            return np.nan_to_num(matrix / totals, nan=0.0)
+            normalized: Array = np.nan_to_num(matrix / totals, nan=0.0)
+        return normalized
 
 
 # Every accepted spelling -> the short name of the rate (spaces count as underscores, case is ignored).

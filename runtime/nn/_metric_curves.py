@@ -101,11 +101,9 @@ class ROC(Metric):
                     f"For 'ROC', the argument 'class_num' must equal the number of classes of the scores "
                     f"({y_pred.shape[1]}), but got {self.class_num!r}."
                 )
-            y_pred, y = (
-                y_pred.reshape(y_pred.shape[0], self.class_num, -1),
-                y.reshape(-1),
-            )
-            y_pred = np.moveaxis(y_pred, 1, -1).reshape(-1, self.class_num)
+            classes = y_pred.shape[1]
+            y_pred, y = y_pred.reshape(y_pred.shape[0], classes, -1), y.reshape(-1)
+            y_pred = np.moveaxis(y_pred, 1, -1).reshape(-1, classes)
         else:
             raise ValueError(
                 f"For 'ROC', the scores must have the labels' number of dimensions ({y.ndim}) or one more, "

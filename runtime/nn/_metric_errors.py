@@ -103,7 +103,7 @@ class MAE(_PerSampleSum):
 
     @staticmethod
     def _error(diff: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-        return np.abs(diff)
+        return np.asarray(np.abs(diff))
 
 
 class MSE(_PerSampleSum):
@@ -111,4 +111,4 @@ class MSE(_PerSampleSum):
 
     @staticmethod
     def _error(diff: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-        return np.power(diff, 2)
+        return np.asarray(np.power(diff, 2))
