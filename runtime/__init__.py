@@ -74,6 +74,7 @@ from ._events import (
     TrainStepBegin,
     TrainStepEnd,
 )
+from ._export import export
 from ._grad import grad, value_and_grad
 from ._loss_value import loss_value
 from ._model import LegacyHookWarning, Model
@@ -154,6 +155,7 @@ __all__ = [
     "decode_event",
     "encode_event",
     "event_types",
+    "export",
     "float16",
     "float32",
     "float64",

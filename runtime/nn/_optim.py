@@ -11,8 +11,7 @@ called with it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -23,6 +22,9 @@ from ..ops._placement import on_target, to_target
 from ._cell import Cell
 from ._lr import LearningRateSchedule
 from ._param_groups import centralizable, centralize, parse_param_groups
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 __all__ = ["SGD", "Adam", "Momentum", "Optimizer"]
 

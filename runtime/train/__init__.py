@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._callback import Callback
+from .._export import export
 from .._model import Model
 from .._run_context import RunContext
 from .._serialization import load_checkpoint, load_param_into_net, save_checkpoint
@@ -19,6 +20,7 @@ __all__ = [
     "Callback",
     "Model",
     "RunContext",
+    "export",
     "load_checkpoint",
     "load_param_into_net",
     "save_checkpoint",
