@@ -6,6 +6,7 @@ from cadence._util import fixup_module_metadata
 
 from ._backup_and_restore import BackupAndRestore
 from ._checkpoint_config import CheckpointConfig
+from ._checkpoint_files import latest_checkpoint
 from ._checkpoint_uploader import CheckpointUploader
 from ._checkpoint_warnings import CheckpointWarning
 from ._early_stopping import EarlyStopping
@@ -52,6 +53,7 @@ __all__ = [
     "UploadIncompleteWarning",
     "UploadReport",
     "download_checkpoint",
+    "latest_checkpoint",
     "list_remote_checkpoints",
     "open_store",
 ]

@@ -25,6 +25,7 @@ __all__ = [
     "dedup_prefix",
     "ensure_directory",
     "file_sha256",
+    "latest_checkpoint",
     "managed_files",
     "oldest_first",
     "step_in_epoch",
@@ -33,6 +34,7 @@ __all__ = [
 BREAKPOINT_SUFFIX = "_breakpoint.ckpt"
 _CHECKPOINT_EXTENSIONS = (".ckpt", ".safetensors")
 _SUFFIX_NUMBER = re.compile(r"_(\d+)-")
+_EPOCH_STEP = re.compile(r"-(\d+)_(\d+)(?:_breakpoint)?\.(?:ckpt|safetensors)$")
 
 
 def check_prefix(prefix: Any, owner: str) -> None:
@@ -122,6 +124,72 @@ def managed_files(directory: str, prefix: str, format: str) -> list[str]:
             if not any(ch.isalpha() for ch in middle):
                 found.append(os.path.join(directory, name))
     return found
+
+
+def _epoch_step(name: str) -> tuple[int, int]:
+    """(epoch, step in epoch) from a MindSpore checkpoint name `...-<epoch>_<step>.<format>`, else (-1, -1)."""
+    match = _EPOCH_STEP.search(name)
+    return (int(match[1]), int(match[2])) if match else (-1, -1)
+
+
+def latest_checkpoint(directory: str, prefix: str | None = None) -> str | None:
+    """Return the path of the most recently committed checkpoint in `directory`, or None if it holds none.
+
+    Every checkpoint file is committed by a rename from a hidden temporary file,
+    so a file under its final name is complete and its modification time is its
+    commit time: no pointer file is needed beside the checkpoints. Ties (file
+    systems with coarse times) go to the later epoch and step in the name.
+
+    Args:
+        directory: The checkpoint directory.
+        prefix: Only files `<prefix>-<epoch>_<step>.<format>` (and other names
+            `ModelCheckpoint` manages for that prefix); None: every `.ckpt` and
+            `.safetensors` file.
+
+    Raises:
+        TypeError: `directory` or `prefix` is not a str.
+
+    Example:
+        >>> import tempfile
+        >>> latest_checkpoint(tempfile.mkdtemp()) is None
+        True
+    """
+    if not isinstance(directory, str):
+        raise TypeError(
+            f"For 'latest_checkpoint', the argument 'directory' must be a str, but got {directory!r} of type "
+            f"{type(directory).__name__!r}."
+        )
+    if prefix is not None and not isinstance(prefix, str):
+        raise TypeError(
+            f"For 'latest_checkpoint', the argument 'prefix' must be a str or None, but got {prefix!r} of type "
+            f"{type(prefix).__name__!r}."
+        )
+    if prefix is None:
+        try:
+            names = os.listdir(directory)
+        except FileNotFoundError:
+            return None
+        paths = [
+            os.path.join(directory, n)
+            for n in names
+            if n.endswith(_CHECKPOINT_EXTENSIONS) and not n.startswith(".")
+        ]
+    else:
+        paths = [
+            p
+            for fmt in ("ckpt", "safetensors")
+            for p in managed_files(directory, prefix, fmt)
+        ]
+    best: tuple[int, tuple[int, int], str] | None = None
+    for path in paths:
+        try:
+            mtime = os.stat(path).st_mtime_ns
+        except FileNotFoundError:  # deleted by retention meanwhile
+            continue
+        key = (mtime, _epoch_step(os.path.basename(path)), path)
+        if best is None or key > best:
+            best = key
+    return None if best is None else best[2]
 
 
 def oldest_first(paths: list[str], order: dict[str, int]) -> list[str]:

@@ -17,14 +17,12 @@ from cadence import (
     Callback,
     CheckpointSaved,
     CheckpointSnapshot,
-    encode_event,
 )
 
 from ._checkpoint_config import CheckpointConfig
 from ._checkpoint_files import (
     BREAKPOINT_SUFFIX,
     InFlight,
-    atomic_write_text,
     check_prefix,
     dedup_prefix,
     ensure_directory,
@@ -48,7 +46,6 @@ _FORMATS = ("ckpt", "safetensors")
 _DEFAULT_DIRECTORY = (
     os.getcwd()
 )  # MindSpore: the working directory when the callbacks module is imported
-LATEST_SUFFIX = "-latest.json"
 
 
 class _Job:
@@ -86,9 +83,10 @@ class ModelCheckpoint(Callback):
 
     Beyond MindSpore:
 
-    - Every file is written atomically (temporary file, fsync, rename); after it is
-      committed, `<prefix>-latest.json` (`latest.json` with a callable prefix) is
-      rewritten atomically to describe it, and a `cadence.CheckpointSaved` event
+    - Every file is written atomically (temporary file, fsync, rename: a file under
+      its final name is a committed one, so the directory itself says which file is
+      the latest, see `latest_checkpoint`; no bookkeeping file sits among the
+      checkpoints); after it is committed, a `cadence.CheckpointSaved` event
       (path, epoch, step, format, size, sha256) is published on the run's bus from
       the training thread at the callback's next hook. The sha256 is computed only
       once something asks for it with `request_sha256()` (an uploader that verifies
@@ -105,7 +103,7 @@ class ModelCheckpoint(Callback):
     - Saving stalls training only for a copy of the parameters (a
       `CheckpointSnapshot` captured at the save point, so the file holds exactly
       that step's values, in memory reused from one save to the next): a writer
-      thread writes, fsyncs, renames, hashes if asked, updates the pointer. Without
+      thread writes, fsyncs, renames and hashes if asked. Without
       `async_save`, at most one file is pending and every file is committed before
       the next save, at the end of its epoch, and when `Model.train` returns (or
       raises); `async_save=True` (`"thread"`, `"process"`) lets two snapshots queue
@@ -248,7 +246,7 @@ class ModelCheckpoint(Callback):
         self._gates.append(gate)
 
     def request_sha256(self) -> None:
-        """Fill `CheckpointSaved.sha256` (and the pointer's) for every file committed from now on.
+        """Fill `CheckpointSaved.sha256` for every file committed from now on.
 
         The digest is computed in the writer thread from the committed file, about
         0.7 ms of CPU per MB, which is why it is off until a subscriber needs it.
@@ -278,8 +276,8 @@ class ModelCheckpoint(Callback):
 
         A resumed run goes on with the interrupted run's prefix: the files it
         finds in the directory are its own, so the prefix de-duplication of the
-        constructor (`CKP` -> `CKP_1`) is undone, and retention and the `latest`
-        pointer continue where the interrupted run stopped. This applies when
+        constructor (`CKP` -> `CKP_1`) is undone, and retention and
+        `latest_ckpt_file_name` continue where the interrupted run stopped. This applies when
         the state's latest file lies in this callback's directory and its prefix
         is this callback's, possibly de-duplicated.
         """
@@ -591,15 +589,6 @@ class ModelCheckpoint(Callback):
             format=self._config.format,
             size_bytes=job.size,
             sha256=file_sha256(job.path) if self._sha256 else None,
-        )
-        directory, _name = os.path.split(job.path)
-        pointer = (
-            "latest.json"
-            if self._prefix_func is not None
-            else self._prefix + LATEST_SUFFIX
-        )
-        atomic_write_text(
-            os.path.join(directory, pointer), encode_event(event).decode() + "\n"
         )
         if job.after_commit is not None:
             job.after_commit()

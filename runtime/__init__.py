@@ -59,6 +59,7 @@ from ._events import (
     TrainStepBegin,
     TrainStepEnd,
 )
+from ._export import export
 from ._loss_value import loss_value
 from ._model import LegacyHookWarning, Model
 from ._parallel_context import (
@@ -174,6 +175,7 @@ __all__ = [
     "decode_event",
     "encode_event",
     "event_types",
+    "export",
     "float16",
     "float32",
     "float64",

@@ -42,12 +42,8 @@ class EvalSpec:
                 metric.update(outputs[idx[1]], outputs[idx[2]])
 
     def results(self) -> dict[str, Any]:
-        """Return `{name: value}` from every metric, numpy values as Python numbers or lists."""
-        out: dict[str, Any] = {}
-        for name, metric in self.metrics.items():
-            value = metric.eval()
-            out[name] = value.tolist() if hasattr(value, "tolist") else value
-        return out
+        """Return `{name: value}` from every metric as its `eval` returns it (numpy.float64, arrays), as MindSpore does."""
+        return {name: metric.eval() for name, metric in self.metrics.items()}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

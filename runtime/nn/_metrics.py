@@ -1,390 +1,158 @@
-"""Metrics with MindSpore's names and update conventions (`update(logits, labels)`, `Loss.update(loss)`)."""
+"""Every metric with MindSpore's names, and the registry of metric names (`get_metric_fn`, `names`).
+
+The metrics live in modules by kind (`_metric_classification`, `_metric_errors`,
+`_metric_confusion`, `_metric_curves`, `_metric_text`, `_metric_similarity`,
+`_metric_segmentation`, `_metric_occlusion`); this module gathers them for
+`cadence.nn` and `cadence.train`.
+"""
 
 from __future__ import annotations
 
-import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
+from ._metric_base import Metric, rearrange_inputs
+from ._metric_classification import (
+    F1,
+    Accuracy,
+    Fbeta,
+    Precision,
+    Recall,
+    Top1CategoricalAccuracy,
+    Top5CategoricalAccuracy,
+    TopKCategoricalAccuracy,
+)
+from ._metric_confusion import ConfusionMatrix, ConfusionMatrixMetric
+from ._metric_curves import ROC, auc
+from ._metric_errors import MAE, MSE, Loss
+from ._metric_occlusion import OcclusionSensitivity
+from ._metric_segmentation import (
+    Dice,
+    HausdorffDistance,
+    MeanSurfaceDistance,
+    RootMeanSquareDistance,
+)
+from ._metric_similarity import CosineSimilarity
+from ._metric_text import BleuScore, Perplexity
 
-from ..compute._tensor import Tensor
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 __all__ = [
     "F1",
+    "MAE",
+    "MSE",
+    "ROC",
     "Accuracy",
+    "BleuScore",
+    "ConfusionMatrix",
+    "ConfusionMatrixMetric",
+    "CosineSimilarity",
+    "Dice",
     "Fbeta",
+    "HausdorffDistance",
     "Loss",
+    "MeanSurfaceDistance",
     "Metric",
+    "OcclusionSensitivity",
+    "Perplexity",
     "Precision",
     "Recall",
+    "RootMeanSquareDistance",
     "Top1CategoricalAccuracy",
     "Top5CategoricalAccuracy",
     "TopKCategoricalAccuracy",
+    "auc",
+    "get_metric_by_name",
     "get_metric_fn",
+    "get_metrics",
+    "names",
+    "rearrange_inputs",
 ]
 
-
-def _np(x: Any) -> np.ndarray[Any, Any]:
-    if isinstance(x, Tensor):
-        arr: np.ndarray[Any, Any] = x.asnumpy()
-        return arr
-    if isinstance(x, (list, tuple, np.ndarray, int, float)):
-        return np.asarray(x)
-    raise TypeError(
-        f"Metric inputs must be Tensors, numpy arrays, lists or numbers, but got {type(x).__name__}."
-    )
-
-
-def _labels(
-    y_pred: np.ndarray[Any, Any], y: np.ndarray[Any, Any]
-) -> np.ndarray[Any, Any]:
-    """Class indices from labels given as indices (N,) or one-hot (N, C)."""
-    if y.ndim == y_pred.ndim and y.shape == y_pred.shape and y_pred.ndim > 1:
-        return np.asarray(y.argmax(axis=-1))
-    return y.reshape(-1)
-
-
-class Metric:
-    """Base of metrics: `clear()`, `update(*inputs)`, `eval()`; subclass it for custom metrics."""
-
-    def __init__(self) -> None:
-        self._indexes: list[int] | None = None
-
-    def clear(self) -> None:
-        """Reset the accumulated state."""
-        raise NotImplementedError
-
-    def update(self, *inputs: Any) -> None:
-        """Accumulate one batch."""
-        raise NotImplementedError
-
-    def eval(self) -> Any:
-        """Return the metric over everything accumulated since `clear`."""
-        raise NotImplementedError
-
-    def set_indexes(self, indexes: list[int]) -> Metric:
-        """Select which network outputs `update` receives (MindSpore's eval_indexes); return self."""
-        self._indexes = list(indexes)
-        return self
-
-    @property
-    def indexes(self) -> list[int] | None:
-        """The output indexes set by `set_indexes`, or None."""
-        return self._indexes
-
-    def __call__(self, *inputs: Any) -> Any:
-        self.clear()
-        self.update(*inputs)
-        return self.eval()
-
-    @staticmethod
-    def _check_count(name: str, inputs: tuple[Any, ...], n: int, what: str) -> None:
-        if len(inputs) != n:
-            raise ValueError(
-                f"For '{name}.update', it needs {n} inputs ({what}), but got {len(inputs)}."
-            )
-
-    @staticmethod
-    def _no_samples(name: str) -> RuntimeError:
-        return RuntimeError(
-            f"The '{name}' can not be calculated, because the number of samples is 0, please check whether your "
-            "inputs(predicted value, true value) are empty, or has called update method before calling eval method."
-        )
-
-
-class Accuracy(Metric):
-    """Fraction of samples whose arg-max prediction equals the label.
-
-    Args:
-        eval_type: 'classification' (labels as indices or one-hot) or 'multilabel'.
-    """
-
-    def __init__(self, eval_type: str = "classification") -> None:
-        super().__init__()
-        if eval_type not in ("classification", "multilabel"):
-            raise ValueError(
-                f"For 'Accuracy', the argument 'eval_type' must be 'classification' or 'multilabel', but got {eval_type!r}."
-            )
-        self.eval_type = eval_type
-        self.clear()
-
-    def clear(self) -> None:
-        """Reset the counts."""
-        self._correct_num = 0.0
-        self._total_num = 0
-
-    def update(self, *inputs: Any) -> None:
-        """Accumulate `update(y_pred, y)`."""
-        self._check_count("Accuracy", inputs, 2, "predicted value, true value")
-        y_pred, y = _np(inputs[0]), _np(inputs[1])
-        if self.eval_type == "multilabel":
-            hit = (
-                np.all(np.round(y_pred) == y, axis=-1)
-                if y_pred.ndim > 1
-                else np.round(y_pred) == y
-            )
-            self._correct_num += float(hit.sum())
-            self._total_num += hit.shape[0]
-            return
-        labels = _labels(y_pred, y)
-        pred = (
-            y_pred.argmax(axis=-1).reshape(-1)
-            if y_pred.ndim > 1
-            else (y_pred > 0.5).astype(np.int64)
-        )
-        if pred.shape[0] != labels.shape[0]:
-            raise ValueError(
-                f"For 'Accuracy.update', predicted and true values must have the same number of samples, but got {pred.shape[0]} and {labels.shape[0]}."
-            )
-        self._correct_num += float((pred == labels).sum())
-        self._total_num += labels.shape[0]
-
-    def eval(self) -> float:
-        """Return correct / total."""
-        if self._total_num == 0:
-            raise self._no_samples("Accuracy")
-        return self._correct_num / self._total_num
-
-
-class Loss(Metric):
-    """Average of the per-batch mean loss (`update(loss)`)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.clear()
-
-    def clear(self) -> None:
-        """Reset the sums."""
-        self._sum_loss = 0.0
-        self._total_num = 0
-
-    def update(self, *inputs: Any) -> None:
-        """Accumulate one batch's loss (a scalar or 1-D per-sample losses)."""
-        if len(inputs) != 1:
-            raise ValueError(
-                f"For 'Loss.update', it needs 1 input (loss), but got {len(inputs)}."
-            )
-        loss = _np(inputs[0])
-        if loss.ndim == 0:
-            loss = loss.reshape(1)
-        if loss.ndim != 1:
-            raise ValueError(
-                f"For 'Loss.update', the dimension of 'loss' must be 0 or 1, but got {loss.ndim}."
-            )
-        self._sum_loss += float(loss.mean(-1))
-        self._total_num += 1
-
-    def eval(self) -> float:
-        """Return the mean of the batch losses."""
-        if self._total_num == 0:
-            raise RuntimeError(
-                "The 'Loss' can not be calculated, because the number of samples is 0, please check whether has called update method before calling eval method."
-            )
-        return self._sum_loss / self._total_num
-
-
-class _Confusion(Metric):
-    _name = ""
-
-    def __init__(self, eval_type: str = "classification") -> None:
-        super().__init__()
-        if eval_type not in ("classification", "multilabel"):
-            raise ValueError(
-                f"For '{self._name}', the argument 'eval_type' must be 'classification' or 'multilabel', but got {eval_type!r}."
-            )
-        self.eval_type = eval_type
-        self.eps = sys.float_info.min
-        self.clear()
-
-    def clear(self) -> None:
-        """Reset the counts."""
-        self._class_num = 0
-        self._tp: np.ndarray[Any, Any] = np.zeros(0)
-        self._pred_pos: np.ndarray[Any, Any] = np.zeros(0)
-        self._actual_pos: np.ndarray[Any, Any] = np.zeros(0)
-
-    def update(self, *inputs: Any) -> None:
-        """Accumulate `update(y_pred, y)`."""
-        self._check_count(self._name, inputs, 2, "predicted value, true value")
-        y_pred, y = _np(inputs[0]), _np(inputs[1])
-        if self.eval_type == "multilabel":
-            pred_1h = np.round(y_pred).reshape(-1, y_pred.shape[-1])
-            true_1h = y.reshape(pred_1h.shape)
-        else:
-            c = y_pred.shape[-1]
-            labels = _labels(y_pred, y).astype(np.int64)
-            if labels.size and (labels.min() < 0 or labels.max() >= c):
-                raise ValueError(
-                    f"For '{self._name}.update', labels must be in [0, {c}), but got values from {labels.min()} to {labels.max()}."
-                )
-            pred_1h = np.eye(c)[y_pred.reshape(-1, c).argmax(axis=-1)]
-            true_1h = np.eye(c)[labels]
-        if self._class_num == 0:
-            self._class_num = pred_1h.shape[-1]
-            self._tp = np.zeros(self._class_num)
-            self._pred_pos = np.zeros(self._class_num)
-            self._actual_pos = np.zeros(self._class_num)
-        elif pred_1h.shape[-1] != self._class_num:
-            raise ValueError(
-                f"For '{self._name}.update', the number of classes changed from {self._class_num} to {pred_1h.shape[-1]}."
-            )
-        self._tp += (pred_1h * true_1h).sum(axis=0)
-        self._pred_pos += pred_1h.sum(axis=0)
-        self._actual_pos += true_1h.sum(axis=0)
-
-    def _check(self) -> None:
-        if self._class_num == 0:
-            raise self._no_samples(self._name)
-
-
-class Precision(_Confusion):
-    """Per-class precision tp / (tp + fp); `eval(average=True)` returns their mean.
-
-    Args:
-        eval_type: 'classification' or 'multilabel'.
-    """
-
-    _name = "Precision"
-
-    def eval(self, average: bool = False) -> Any:
-        """Return the per-class precisions (array), or their mean."""
-        self._check()
-        result = self._tp / (self._pred_pos + self.eps)
-        return float(result.mean()) if average else result
-
-
-class Recall(_Confusion):
-    """Per-class recall tp / (tp + fn); `eval(average=True)` returns their mean.
-
-    Args:
-        eval_type: 'classification' or 'multilabel'.
-    """
-
-    _name = "Recall"
-
-    def eval(self, average: bool = False) -> Any:
-        """Return the per-class recalls (array), or their mean."""
-        self._check()
-        result = self._tp / (self._actual_pos + self.eps)
-        return float(result.mean()) if average else result
-
-
-class Fbeta(_Confusion):
-    """Per-class F-beta score.
-
-    Args:
-        beta: Weight of recall relative to precision (> 0).
-    """
-
-    _name = "Fbeta"
-
-    def __init__(self, beta: float) -> None:
-        if not isinstance(beta, (int, float)) or isinstance(beta, bool) or beta <= 0:  # type: ignore[redundant-expr]
-            raise ValueError(
-                f"For '{self._name}', the argument 'beta' must be a float > 0, but got {beta!r}."
-            )
-        self.beta = float(beta)
-        super().__init__()
-
-    def eval(self, average: bool = False) -> Any:
-        """Return the per-class scores (array), or their mean."""
-        self._check()
-        b2 = self.beta**2
-        result = (
-            (1 + b2) * self._tp / (b2 * self._actual_pos + self._pred_pos + self.eps)
-        )
-        return float(result.mean()) if average else result
-
-
-class F1(Fbeta):
-    """Per-class F1 score (F-beta with beta = 1)."""
-
-    _name = "F1"
-
-    def __init__(self) -> None:
-        super().__init__(1.0)
-
-
-class TopKCategoricalAccuracy(Metric):
-    """Fraction of samples whose label is among the `k` highest scores.
-
-    Args:
-        k: How many top predictions count (int >= 1).
-    """
-
-    def __init__(self, k: int) -> None:
-        super().__init__()
-        if not isinstance(k, int) or isinstance(k, bool):  # type: ignore[redundant-expr]
-            raise TypeError(
-                f"For 'TopKCategoricalAccuracy', the argument 'k' must be an int, but got {k!r}."
-            )
-        if k < 1:
-            raise ValueError(
-                f"For 'TopKCategoricalAccuracy', the argument 'k' must be at least 1, but got {k!r}."
-            )
-        self.k = k
-        self.clear()
-
-    def clear(self) -> None:
-        """Reset the counts."""
-        self._correct_num = 0
-        self._samples_num = 0
-
-    def update(self, *inputs: Any) -> None:
-        """Accumulate `update(y_pred, y)`."""
-        self._check_count(type(self).__name__, inputs, 2, "predicted value, true value")
-        y_pred, y = _np(inputs[0]), _np(inputs[1])
-        labels = _labels(y_pred, y)
-        top = np.argsort(-y_pred, axis=-1, kind="stable")[:, : self.k]
-        self._correct_num += int((top == labels[:, None]).any(axis=1).sum())
-        self._samples_num += labels.shape[0]
-
-    def eval(self) -> float:
-        """Return correct / total."""
-        if self._samples_num == 0:
-            raise self._no_samples(type(self).__name__)
-        return self._correct_num / self._samples_num
-
-
-class Top1CategoricalAccuracy(TopKCategoricalAccuracy):
-    """Top-1 categorical accuracy."""
-
-    def __init__(self) -> None:
-        super().__init__(1)
-
-
-class Top5CategoricalAccuracy(TopKCategoricalAccuracy):
-    """Top-5 categorical accuracy."""
-
-    def __init__(self) -> None:
-        super().__init__(5)
-
-
-_METRICS: dict[str, type[Metric]] = {
+# MindSpore's names, as `names()` lists them.
+_METRICS: dict[str, Callable[..., Any]] = {
     "accuracy": Accuracy,
     "acc": Accuracy,
+    "auc": auc,  # listed by MindSpore too: `get_metric_fn("auc", x, y)` returns the area
+    "bleu_score": BleuScore,
+    "confusion_matrix": ConfusionMatrix,
+    "confusion_matrix_metric": ConfusionMatrixMetric,
+    "cosine_similarity": CosineSimilarity,
+    "dice": Dice,
+    "F1": F1,
+    "hausdorff_distance": HausdorffDistance,
     "loss": Loss,
+    "mae": MAE,
+    "mean_surface_distance": MeanSurfaceDistance,
+    "mse": MSE,
+    "occlusion_sensitivity": OcclusionSensitivity,
+    "perplexity": Perplexity,
     "precision": Precision,
     "recall": Recall,
-    "F1": F1,
-    "f1": F1,
+    "roc": ROC,
+    "root_mean_square_distance": RootMeanSquareDistance,
     "top_1_accuracy": Top1CategoricalAccuracy,
     "top_5_accuracy": Top5CategoricalAccuracy,
+    "topk": TopKCategoricalAccuracy,
 }
+_ALIASES: dict[str, type[Metric]] = {
+    "f1": F1
+}  # accepted by cadence before; not in `names()`
 
 
-def get_metric_fn(name: str, *args: Any, **kwargs: Any) -> Metric:
-    """Return a new metric by name: 'accuracy'/'acc', 'loss', 'precision', 'recall', 'F1'/'f1', 'top_1_accuracy', 'top_5_accuracy'.
+def get_metric_fn(name: str, *args: Any, **kwargs: Any) -> Any:
+    """Return a new metric by name (see `names()`), built with `*args`/`**kwargs`.
 
     Raises:
-        KeyError: For an unknown name (the message lists the valid ones).
+        TypeError: `name` is not a str.
+        KeyError: An unknown name (the message lists the valid ones).
+
+    Example:
+        >>> from cadence.train import get_metric_fn
+        >>> type(get_metric_fn("mae")).__name__
+        'MAE'
     """
-    cls = _METRICS.get(name) if isinstance(name, str) else None  # type: ignore[redundant-expr]
+    if not isinstance(name, str):
+        raise TypeError(
+            f"For 'get_metric_fn', the argument 'name' must be a str, but got {name!r} of type "
+            f"{type(name).__name__!r}."
+        )
+    cls = _METRICS.get(name) or _ALIASES.get(name)
     if cls is None:
         raise KeyError(
-            f"Unknown metric name {name!r}; valid names: {sorted(_METRICS)}."
+            f"For 'get_metric_fn', the argument 'name' must be one of {sorted(_METRICS)}, but got {name!r}."
         )
     return cls(*args, **kwargs)
+
+
+def get_metric_by_name(name: str, *args: Any, **kwargs: Any) -> Any:
+    """The same as `get_metric_fn` (a cadence alias; MindSpore 2.x has only `get_metric_fn`)."""
+    return get_metric_fn(name, *args, **kwargs)
+
+
+def get_metrics(metrics: Any) -> dict[str, Any] | None:
+    """Return `{name: Metric}` from a set of names, a dict `{name: Metric}` (checked, copied) or None.
+
+    Raises:
+        TypeError: `metrics` is none of those, or a dict key is not a str or a value not a Metric.
+        KeyError: An unknown metric name.
+    """
+    if metrics is None:
+        return None
+    if isinstance(metrics, dict):
+        for key, value in metrics.items():
+            if not isinstance(key, str) or not isinstance(value, Metric):
+                raise TypeError(
+                    "For 'get_metrics', a dict of metrics must map str names to Metric objects, but got "
+                    f"{key!r}: {value!r}."
+                )
+        return dict(metrics)
+    if isinstance(metrics, set):
+        return {name: get_metric_fn(name) for name in metrics}
+    raise TypeError(
+        f"For 'get_metrics', the argument 'metrics' must be None, a dict or a set, but got {metrics!r} of "
+        f"type {type(metrics).__name__!r}."
+    )
 
 
 def names() -> list[str]:

@@ -11,8 +11,7 @@ called with it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -22,6 +21,10 @@ from ..compute._tensor import Parameter, ParameterTuple, Tensor
 from ..ops._placement import on_target, to_target
 from ._cell import Cell
 from ._lr import LearningRateSchedule
+from ._param_groups import centralizable, centralize, parse_param_groups
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 __all__ = ["SGD", "Adam", "Momentum", "Optimizer"]
 
@@ -38,25 +41,27 @@ def _non_negative(owner: str, name: str, value: Any) -> float:
     return float(value)
 
 
-def _default_decay_filter(p: Parameter) -> bool:
-    return "beta" not in p.name and "gamma" not in p.name
-
-
 class Optimizer(Cell):
-    """Base of optimizers; subclasses implement `_apply(lr, params, grads)`.
+    """Base of optimizers; subclasses implement `_apply(lrs, kernels, grads, decays)`.
 
     Args:
         learning_rate: A float >= 0, a list/array of per-step rates, a 0-/1-D Tensor,
             or a `LearningRateSchedule`.
-        parameters: The parameters to update (a list of Parameters, or of dicts
-            with a `"params"` list and optionally `"weight_decay"`).
-        weight_decay: L2 penalty added to gradients (not applied to parameters whose
-            name contains "beta" or "gamma").
+        parameters: The parameters to update: a list of Parameters, or of group
+            dicts with a `"params"` list and optionally `"lr"`, `"weight_decay"`,
+            `"grad_centralization"`; a dict holding only `"order_params"` orders
+            them (see `cadence.nn._param_groups`).
+        weight_decay: L2 penalty added to gradients (with a list of Parameters, not
+            applied to those whose name contains "beta" or "gamma"; in groups, the
+            default of groups without their own).
         loss_scale: Gradients are divided by it.
     """
 
     _parameters: ParameterTuple
     _decays: tuple[float, ...]
+    _centralize: tuple[bool, ...]
+    _lr_sources: tuple[Any, ...]
+    """Per parameter: the `Parameter` or `LearningRateSchedule` giving its rate (group learning rates)."""
     _state_names: tuple[str, ...] = ()
     """Attributes holding a ParameterTuple of per-parameter state (moved to device targets)."""
     learning_rate: Any
@@ -70,62 +75,49 @@ class Optimizer(Cell):
     ) -> None:
         super().__init__(auto_prefix=False)
         owner = type(self).__name__
-        params, decays = self._parse_params(
+        groups = parse_param_groups(
             owner, parameters, _non_negative(owner, "weight_decay", weight_decay)
         )
         if not isinstance(loss_scale, (int, float)) or loss_scale <= 0:  # type: ignore[redundant-expr]
             raise ValueError(
                 f"For '{owner}', the argument 'loss_scale' must be a float > 0, but got {loss_scale!r}."
             )
-        object.__setattr__(self, "_parameters", ParameterTuple(params))
-        object.__setattr__(self, "_decays", tuple(decays))
+        object.__setattr__(self, "_parameters", ParameterTuple(groups.params))
+        object.__setattr__(self, "_decays", tuple(groups.decays))
+        object.__setattr__(self, "_centralize", tuple(groups.centralize))
+        self.is_group = groups.grouped
+        self.is_group_lr = bool(groups.lrs)
         self.weight_decay = float(weight_decay)
         self.loss_scale = float(loss_scale)
         self.global_step = Parameter(
             np.zeros(1, np.int32), name="global_step", requires_grad=False
         )
-        self.dynamic_lr = False
-        if isinstance(learning_rate, LearningRateSchedule):
-            self.dynamic_lr = True
-            self.learning_rate = learning_rate
-        else:
-            self.learning_rate = Parameter(
-                self._lr_array(owner, learning_rate),
-                name="learning_rate",
-                requires_grad=False,
-            )
+        default = self._lr_source(owner, learning_rate, "learning_rate")
+        self.dynamic_lr = isinstance(default, LearningRateSchedule)
+        if not groups.lrs:
+            object.__setattr__(self, "_lr_sources", ())
+            self.learning_rate = default
+            return
+        # Group learning rates, as MindSpore names them: `learning_rate_group_<group index>`;
+        # `learning_rate` stays for the parameters of groups without their own.
+        by_group = {
+            index: self._lr_source(owner, value, f"learning_rate_group_{index}")
+            for index, value in groups.lrs.items()
+        }
+        sources = tuple(
+            default if slot is None else by_group[slot] for slot in groups.lr_slot
+        )
+        object.__setattr__(self, "_lr_sources", sources)
+        self.dynamic_lr = any(isinstance(s, LearningRateSchedule) for s in sources)
+        unique = {id(s): s for s in sources if isinstance(s, Parameter)}
+        self.learning_rate = ParameterTuple(list(unique.values()))
 
-    @staticmethod
-    def _parse_params(
-        owner: str, parameters: Any, weight_decay: float
-    ) -> tuple[list[Parameter], list[float]]:
-        if isinstance(parameters, (Parameter, Tensor)) or not isinstance(
-            parameters, Iterable
-        ):
-            raise TypeError(
-                f"For '{owner}', the argument 'parameters' must be a list of Parameters, but got {parameters!r}."
-            )
-        params: list[Parameter] = []
-        decays: list[float] = []
-        for item in list(parameters):
-            group = item if isinstance(item, dict) else {"params": [item]}
-            wd = _non_negative(
-                owner, "weight_decay", group.get("weight_decay", weight_decay)
-            )
-            for p in group["params"]:
-                if not isinstance(p, Parameter):
-                    raise TypeError(
-                        f"For '{owner}', every element of 'parameters' must be a Parameter, but got {p!r}."
-                    )
-                params.append(p)
-                decays.append(
-                    wd if ("weight_decay" in group or _default_decay_filter(p)) else 0.0
-                )
-        if not params:
-            raise ValueError(
-                f"For '{owner}', the argument 'parameters' must not be empty."
-            )
-        return params, decays
+    @classmethod
+    def _lr_source(cls, owner: str, lr: Any, name: str) -> Any:
+        """A `LearningRateSchedule` as is, else a Parameter `name` holding the rate (or per-step rates)."""
+        if isinstance(lr, LearningRateSchedule):
+            return lr
+        return Parameter(cls._lr_array(owner, lr), name=name, requires_grad=False)
 
     @staticmethod
     def _lr_array(owner: str, lr: Any) -> np.ndarray[Any, Any]:
@@ -154,15 +146,32 @@ class Optimizer(Cell):
         """The parameters this optimizer updates."""
         return self._parameters
 
-    def get_lr(self) -> Tensor:
-        """Return the learning rate of the current step (no side effects)."""
+    def get_lr(self) -> Any:
+        """Return the learning rate of the current step (no side effects).
+
+        A Tensor; with group learning rates, a tuple of one Tensor per parameter,
+        as MindSpore returns them.
+        """
         step = int(self.global_step.asnumpy()[0])
-        if isinstance(self.learning_rate, LearningRateSchedule):
-            return self.learning_rate(Tensor(step, _dtype.int32))  # type: ignore[no-any-return]
-        data = self.learning_rate.asnumpy()
+        if self._lr_sources:
+            return tuple(self._rate(source, step) for source in self._lr_sources)
+        return self._rate(self.learning_rate, step)
+
+    @staticmethod
+    def _rate(source: Any, step: int) -> Tensor:
+        if isinstance(source, LearningRateSchedule):
+            return source(Tensor(step, _dtype.int32))  # type: ignore[no-any-return]
+        data = source.asnumpy()
         if data.ndim == 0:
             return Tensor._wrap(data.copy())
         return Tensor._wrap(np.asarray(data[min(step, data.size - 1)]))
+
+    def _rates(self) -> list[float]:
+        """The current learning rate of every parameter."""
+        rates = self.get_lr()
+        if isinstance(rates, tuple):
+            return [float(r.asnumpy()) for r in rates]
+        return [float(rates.asnumpy())] * len(self._parameters)
 
     def construct(self, gradients: Sequence[Any]) -> bool:
         """Apply one update from `gradients` (one per parameter, Tensors or arrays)."""
@@ -170,19 +179,34 @@ class Optimizer(Cell):
             raise ValueError(
                 f"For '{type(self).__name__}', expected {len(self._parameters)} gradients, but got {len(gradients)}."
             )
-        lr = float(self.get_lr().asnumpy())
+        lrs = self._rates()
         grads = [g._data if isinstance(g, Tensor) else g for g in gradients]
         if self.loss_scale != 1.0:
             grads = [g / self.loss_scale for g in grads]
+        decays = list(self._decays)
+        if any(self._centralize):
+            self._centralize_grads(grads, decays)
         target = current_target()
         if not target.on_host:
             # Weights and their state move to the device once and stay there.
             for p in self._device_state():
                 on_target(p, target)
             grads = [to_target(g, target) for g in grads]
-        self._apply(lr, target.kernels, grads)
+        self._apply(lrs, target.kernels, grads, decays)
         self.global_step.asnumpy()[0] += 1
         return True
+
+    def _centralize_grads(self, grads: list[Any], decays: list[float]) -> None:
+        """Centralize the flagged gradients in place, after their weight decay (as MindSpore orders them)."""
+        for i, flag in enumerate(self._centralize):
+            grad = np.asarray(grads[i])
+            if not flag or not centralizable(grad):
+                continue
+            if decays[i]:
+                # The decay joins the gradient here, so the kernel must not add it again.
+                grad = grad + decays[i] * self._parameters[i].asnumpy()
+                decays[i] = 0.0
+            grads[i] = centralize(grad).astype(grad.dtype, copy=False)
 
     def _device_state(self) -> list[Parameter]:
         """Return the parameters and the per-parameter state buffers the kernels update."""
@@ -192,8 +216,13 @@ class Optimizer(Cell):
         return state
 
     def _apply(
-        self, lr: float, kernels: Any, grads: list[np.ndarray[Any, Any]]
+        self,
+        lrs: list[float],
+        kernels: Any,
+        grads: list[np.ndarray[Any, Any]],
+        decays: list[float],
     ) -> None:
+        """Update every parameter from its gradient, learning rate and weight decay."""
         raise NotImplementedError
 
 
@@ -249,12 +278,16 @@ class SGD(Optimizer):
             p.requires_grad = False
 
     def _apply(
-        self, lr: float, kernels: Any, grads: list[np.ndarray[Any, Any]]
+        self,
+        lrs: list[float],
+        kernels: Any,
+        grads: list[np.ndarray[Any, Any]],
+        decays: list[float],
     ) -> None:
         mom = float(self.momentum.asnumpy())
         update = kernels.sgd_update
-        for p, g, a, s, wd in zip(
-            self.parameters, grads, self.accum, self.stat, self._decays, strict=True
+        for p, g, a, s, wd, lr in zip(
+            self.parameters, grads, self.accum, self.stat, decays, lrs, strict=True
         ):
             if p.requires_grad:
                 update(
@@ -308,11 +341,15 @@ class Momentum(Optimizer):
             p.requires_grad = False
 
     def _apply(
-        self, lr: float, kernels: Any, grads: list[np.ndarray[Any, Any]]
+        self,
+        lrs: list[float],
+        kernels: Any,
+        grads: list[np.ndarray[Any, Any]],
+        decays: list[float],
     ) -> None:
         mom = float(self.momentum.asnumpy())
-        for p, g, m, wd in zip(
-            self.parameters, grads, self.moments, self._decays, strict=True
+        for p, g, m, wd, lr in zip(
+            self.parameters, grads, self.moments, decays, lrs, strict=True
         ):
             if p.requires_grad:
                 kernels.momentum_update(
@@ -373,18 +410,23 @@ class Adam(Optimizer):
             p.requires_grad = False
 
     def _apply(
-        self, lr: float, kernels: Any, grads: list[np.ndarray[Any, Any]]
+        self,
+        lrs: list[float],
+        kernels: Any,
+        grads: list[np.ndarray[Any, Any]],
+        decays: list[float],
     ) -> None:
         b1p = self.beta1_power.asnumpy()
         b2p = self.beta2_power.asnumpy()
         b1p *= self.beta1
         b2p *= self.beta2
-        for p, g, m, v, wd in zip(
+        for p, g, m, v, wd, lr in zip(
             self.parameters,
             grads,
             self.moment1,
             self.moment2,
-            self._decays,
+            decays,
+            lrs,
             strict=True,
         ):
             if p.requires_grad:

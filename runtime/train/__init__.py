@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._callback import Callback
+from .._export import export
 from .._model import Model
 from .._run_context import RunContext
 from ..checkpoint._serialization import (
@@ -17,14 +18,17 @@ from ..checkpoint._serialization import (
     save_checkpoint,
 )
 from ..nn import _metrics
+from ..nn._metrics import *  # noqa: F403  (every metric, `names`, `get_metric_fn`, `auc`, ...)
 
 __all__ = [
     "Callback",
     "Model",
     "RunContext",
+    "export",
     "load_checkpoint",
     "load_param_into_net",
     "save_checkpoint",
+    *_metrics.__all__,
 ]
 
 

@@ -1,7 +1,7 @@
 """ModelCheckpoint: construction, triggers, naming, retention, and every listing of reference §7.3.4.
 
 Also append_info, breakpoint files, and cadence's additions (atomic writes, the
-`latest` pointer, CheckpointSaved, deletion gates, top-k, background writing).
+`latest_checkpoint`, CheckpointSaved, deletion gates, top-k, background writing).
 """
 
 from __future__ import annotations
@@ -17,7 +17,12 @@ import pytest
 
 import cadence as ms
 from cadence import Callback, CheckpointSaved, Model, RunContext, nn
-from cadence.callbacks import CheckpointConfig, CheckpointWarning, ModelCheckpoint
+from cadence.callbacks import (
+    CheckpointConfig,
+    CheckpointWarning,
+    ModelCheckpoint,
+    latest_checkpoint,
+)
 from cadence.dataset import NumpySlicesDataset
 
 
@@ -47,8 +52,8 @@ def array(loaded: dict[str, Any], key: str) -> Any:
 
 
 def listing(directory: Any) -> list[str]:
-    """Checkpoint files of a directory (cadence's `*-latest.json` pointers left out), sorted."""
-    return sorted(n for n in os.listdir(directory) if not n.endswith(".json"))
+    """Every entry of a directory, sorted: a checkpoint directory holds only checkpoints, as MindSpore's."""
+    return sorted(os.listdir(directory))
 
 
 def train(
@@ -228,7 +233,9 @@ def test_callable_prefix_and_directory(tmp_path: Any) -> None:
     make_model().train(2, dataset(), callbacks=[ckpt])
     assert listing(tmp_path / "epoch1") == ["net_e1_s2.ckpt"]
     assert listing(tmp_path / "epoch2") == ["net_e2_s4.ckpt", "net_e2_s6.ckpt"]
-    assert os.path.isfile(tmp_path / "epoch2" / "latest.json")
+    assert latest_checkpoint(str(tmp_path / "epoch2")) == str(
+        tmp_path / "epoch2" / "net_e2_s6.ckpt"
+    )
 
 
 def test_callable_prefix_must_return_a_plain_name(tmp_path: Any) -> None:
@@ -682,7 +689,7 @@ def test_breakpoint_also_with_a_tuple_of_callbacks(tmp_path: Any) -> None:
 # --- latest pointer and CheckpointSaved -------------------------------------------------------------
 
 
-def test_checkpoint_saved_events_and_latest_pointer(tmp_path: Any) -> None:
+def test_checkpoint_saved_events_and_latest_checkpoint(tmp_path: Any) -> None:
     model = make_model()
     events: list[CheckpointSaved] = []
     threads: set[int] = set()
@@ -711,10 +718,8 @@ def test_checkpoint_saved_events_and_latest_pointer(tmp_path: Any) -> None:
             hashlib.sha256(data).hexdigest(),
             "ckpt",
         )
-    pointer = ms.decode_event((tmp_path / "CKP-latest.json").read_bytes().strip())
-    assert isinstance(pointer, CheckpointSaved)
-    assert pointer.path == ckpt.latest_ckpt_file_name == events[-1].path
-    assert pointer.sha256 == events[-1].sha256
+    assert latest_checkpoint(str(tmp_path)) == ckpt.latest_ckpt_file_name
+    assert latest_checkpoint(str(tmp_path), "CKP") == events[-1].path
 
 
 def test_files_are_not_hashed_unless_asked(tmp_path: Any) -> None:
@@ -727,8 +732,6 @@ def test_files_are_not_hashed_unless_asked(tmp_path: Any) -> None:
     model.train(1, dataset(), callbacks=[ckpt])
     assert events and all(event.sha256 is None for event in events)
     assert all(event.size_bytes > 0 for event in events)
-    pointer = ms.decode_event((tmp_path / "CKP-latest.json").read_bytes().strip())
-    assert isinstance(pointer, CheckpointSaved) and pointer.sha256 is None
 
 
 def test_cb_params_latest_fields_stay_none(tmp_path: Any) -> None:
@@ -814,9 +817,7 @@ def test_keep_max_deletes_the_oldest_only_after_its_successor_is_committed(
     with pytest.raises(OSError, match="disk full"):
         train(tmp_path, epochs=1, keep_checkpoint_max=1)
     assert listing(tmp_path) == ["CKP-1_1.ckpt"]
-    pointer = ms.decode_event((tmp_path / "CKP-latest.json").read_bytes().strip())
-    assert isinstance(pointer, CheckpointSaved)
-    assert pointer.path == str(tmp_path / "CKP-1_1.ckpt")
+    assert latest_checkpoint(str(tmp_path)) == str(tmp_path / "CKP-1_1.ckpt")
 
 
 # --- top-k by a monitored value ----------------------------------------------------------------

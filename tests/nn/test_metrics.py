@@ -68,5 +68,7 @@ def test_get_metric_fn(name, cls):
 
 
 def test_get_metric_fn_unknown():
-    with pytest.raises(KeyError, match="valid names"):
-        nn.get_metric_fn("auc")
+    with pytest.raises(
+        KeyError, match=r"'name' must be one of .*'mae'.*but got 'nope'"
+    ):
+        nn.get_metric_fn("nope")

@@ -5,7 +5,7 @@
 # expect: ^columns: \['image', 'label'\]$
 # expect: ^image: \(16, 3, 32, 32\) Float32, label: \(16, 10\) Float32$
 # expect: ^epoch: 1 step: 12, loss is \d+\.\d+(e-\d+)?$
-# expect: ^eval: \{'accuracy': \d\.\d+\}$
+# expect: ^eval: \{'accuracy': (?:np\.float64\()?\d\.\d+\)?\}$
 import mindspore
 import mindspore.dataset as ds
 import mindspore.dataset.transforms.c_transforms as C

@@ -1,7 +1,7 @@
 # expect: epoch: 1 step: \d+, loss is \d
-# expect: ^\{'Accuracy': 0\.\d+\}$
+# expect: ^\{'Accuracy': (?:np\.float64\()?0\.\d+\)?\}$
 # expect: epoch: 2 step: \d+, loss is \d
-# expect: ^\{'Accuracy': [01]\.\d+\}$
+# expect: ^\{'Accuracy': (?:np\.float64\()?[01]\.\d+\)?\}$
 # expect: ^epochs evaluated: \[1, 2\]$
 """Evaluating the model during training: an EvalCallBack validates every epoch and keeps the accuracy curve."""
 

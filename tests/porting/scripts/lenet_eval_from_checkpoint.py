@@ -2,7 +2,7 @@
 # a fresh network, load_checkpoint + load_param_into_net, Model.eval on MNIST_Data/test.
 # data: mnist
 # expect: ^============== Starting Testing ==============$
-# expect: ^============== \{'Accuracy': (0\.[5-9]\d*|1\.0)\} ==============$
+# expect: ^============== \{'Accuracy': (?:np\.float64\()?(0\.[5-9]\d*|1\.0)\)?\} ==============$
 # expect: ^test images: 64$
 import os
 

@@ -2,9 +2,9 @@
 # MNIST_Data/test for the per-epoch validation, as in the "train and eval" tutorial.
 # data: mnist
 # expect: ^epoch: 1 step: 10, loss is \d+\.\d+(e-\d+)?$
-# expect: ^Eval result: epoch 1, metrics: \{'accuracy': \d\.\d+\}$
+# expect: ^Eval result: epoch 1, metrics: \{'accuracy': (?:np\.float64\()?\d\.\d+\)?\}$
 # expect: ^epoch: 2 step: 10, loss is \d+\.\d+(e-\d+)?$
-# expect: ^Eval result: epoch 2, metrics: \{'accuracy': \d\.\d+\}$
+# expect: ^Eval result: epoch 2, metrics: \{'accuracy': (?:np\.float64\()?\d\.\d+\)?\}$
 import mindspore as ms
 from mindspore import nn
 from mindspore.dataset import MnistDataset, vision, transforms

@@ -3,7 +3,7 @@
 # expect: ^mode: 0 target: CPU parallel: stand_alone$
 # expect: ^epoch: 1 step: 4, loss is \d+\.\d+
 # expect: ^reloaded: 5 parameters, same predictions: True$
-# expect: ^\{'acc': \d\.\d+\}$
+# expect: ^\{'acc': (?:np\.float64\()?\d\.\d+\)?\}$
 import os
 
 import numpy as np

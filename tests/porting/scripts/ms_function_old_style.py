@@ -3,7 +3,7 @@
 # nn.loss, Momentum from nn.optim, Accuracy from nn.metrics, Model from train.model.
 # expect: ^epoch: 1 step: 5, loss is \d+\.\d+
 # expect: ^epoch: 2 step: 5, loss is \d+\.\d+
-# expect: ^\{'acc': \d\.\d+\}$
+# expect: ^\{'acc': (?:np\.float64\()?\d\.\d+\)?\}$
 # expect: ^packed shape: \(2, 4, 3\)$
 import numpy as np
 from mindspore import context, Tensor

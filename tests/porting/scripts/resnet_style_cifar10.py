@@ -5,7 +5,7 @@
 # expect: ^train steps per epoch: 6$
 # expect: ^epoch: 1 step: 6, loss is \d+\.\d+(e-\d+)?$
 # expect: ^epoch: 2 step: 6, loss is \d+\.\d+(e-\d+)?$
-# expect: ^result: \{'acc': \d\.\d+\}$
+# expect: ^result: \{'acc': (?:np\.float64\()?\d\.\d+\)?\}$
 import mindspore as ms
 import mindspore.nn as nn
 import mindspore.dataset as ds

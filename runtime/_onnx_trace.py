@@ -1,0 +1,483 @@
+"""Trace a Cell's forward pass into an ONNX graph.
+
+Why tracing the functional ops (and not walking the cells): a custom Cell's
+`construct` is arbitrary Python that calls layers *and* operators (`x + y`,
+`ops.reshape`, `x.view(...)`, `ops.concat`) in any order; walking the cell tree
+sees the layers but not that code, while every layer and every Tensor operator
+of cadence ends in a function of `cadence.ops` (`_functional` or `_nn`). So the
+forward runs once on the example inputs with those functions wrapped: each call
+whose inputs depend on a graph input becomes ONNX nodes; calls on parameters
+and constants only (e.g. BatchNorm's `gamma / sqrt(var + eps)` in inference)
+are folded into constants by running them. A call of an operator that has no
+ONNX conversion, on a value that depends on an input, stops the export with an
+error naming it, instead of baking a wrong constant into the model.
+
+The graph has fixed shapes (those of the example inputs), as MindSpore's export.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .compute._tensor import Parameter, Tensor
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+__all__ = ["OPSET", "trace_to_onnx"]
+
+OPSET = 17
+Array = np.ndarray[Any, Any]
+
+
+class _Graph:
+    """The ONNX nodes, initializers and value names built so far."""
+
+    def __init__(self, onnx: Any) -> None:
+        self.onnx = onnx
+        self.nodes: list[Any] = []
+        self.initializers: list[Any] = []
+        self.names: dict[
+            int, str
+        ] = {}  # id(Tensor) -> ONNX value name, for traced values
+        self.keep: list[
+            Any
+        ] = []  # the traced tensors: their ids stay unique while tracing
+        self.param_names: dict[int, str] = {}
+        self.counter = 0
+
+    def fresh(self, stem: str) -> str:
+        self.counter += 1
+        return f"{stem}_{self.counter}"
+
+    def traced(self, value: Any) -> bool:
+        return isinstance(value, Tensor) and id(value) in self.names
+
+    def bind(self, tensor: Tensor, name: str) -> None:
+        self.names[id(tensor)] = name
+        self.keep.append(tensor)
+
+    def constant(
+        self, value: Any, like: Array | None = None, stem: str = "const"
+    ) -> str:
+        """An initializer holding `value` (a Parameter keeps its name), in `like`'s float type for scalars."""
+        if isinstance(value, Parameter):
+            known = self.param_names.get(id(value))
+            if known is not None:
+                return known
+            name = (
+                value.name
+                if value.name not in self.param_names.values()
+                else self.fresh(value.name)
+            )
+            self.param_names[id(value)] = name
+            array = value.asnumpy()
+        else:
+            name = self.fresh(stem)
+            array = value.asnumpy() if isinstance(value, Tensor) else np.asarray(value)
+            if (
+                like is not None
+                and array.dtype.kind in "iuf"
+                and like.dtype.kind == "f"
+            ):
+                array = array.astype(
+                    like.dtype
+                )  # Python scalars join the traced value's type
+        self.initializers.append(
+            self.onnx.numpy_helper.from_array(np.ascontiguousarray(array), name)
+        )
+        self.keep.append(value)
+        return name
+
+    def ints(self, values: Sequence[int]) -> str:
+        return self.constant(np.asarray(list(values), np.int64), stem="shape")
+
+    def operand(self, value: Any, like: Array | None = None) -> str:
+        if self.traced(value):
+            return self.names[id(value)]
+        return self.constant(value, like)
+
+    def node(
+        self, op: str, inputs: list[str], out: Tensor | None = None, **attrs: Any
+    ) -> str:
+        name = self.fresh(op.lower())
+        self.nodes.append(
+            self.onnx.helper.make_node(op, inputs, [name], name=name, **attrs)
+        )
+        if out is not None:
+            self.bind(out, name)
+        return name
+
+
+# --- conversions: (graph, args, kwargs, output) -> None, binding the output -----------------------
+
+Converter = Callable[[_Graph, tuple[Any, ...], dict[str, Any], Any], None]
+
+
+def _arg(
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+    i: int,
+    name: str,
+    default: Any = None,
+) -> Any:
+    return args[i] if len(args) > i else kwargs.get(name, default)
+
+
+def _like(args: tuple[Any, ...]) -> Array | None:
+    for a in args:
+        if isinstance(a, Tensor):
+            data: Array = a.asnumpy()
+            return data
+    return None
+
+
+def _binary(op: str) -> Converter:
+    def convert(
+        g: _Graph, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any
+    ) -> None:
+        like = _like(args)
+        g.node(op, [g.operand(args[0], like), g.operand(args[1], like)], out)
+
+    return convert
+
+
+def _unary(op: str, **attrs: Any) -> Converter:
+    def convert(
+        g: _Graph, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any
+    ) -> None:
+        g.node(op, [g.operand(args[0])], out, **attrs)
+
+    return convert
+
+
+def _square(g: _Graph, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any) -> None:
+    x = g.operand(args[0])
+    g.node("Mul", [x, x], out)
+
+
+def _to_shape(
+    g: _Graph, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any
+) -> None:
+    # reshape, flatten, expand_dims, squeeze: the traced output's shape is known, so one Reshape does.
+    g.node("Reshape", [g.operand(args[0]), g.ints(out.shape)], out)
+
+
+def _transpose(
+    g: _Graph, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any
+) -> None:
+    perm = _arg(args, kwargs, 1, "input_perm")
+    x = args[0]
+    perm = (
+        tuple(range(x.ndim))[::-1]
+        if perm is None
+        else tuple(int(p) % x.ndim for p in perm)
+    )
+    g.node("Transpose", [g.operand(x)], out, perm=list(perm))
+
+
+def _concat(g: _Graph, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any) -> None:
+    tensors = list(args[0])
+    axis = int(_arg(args, kwargs, 1, "axis", 0)) % out.ndim
+    like = _like(tuple(tensors))
+    g.node("Concat", [g.operand(t, like) for t in tensors], out, axis=axis)
+
+
+def _reduce(op: str, keep_name: str) -> Converter:
+    def convert(
+        g: _Graph, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any
+    ) -> None:
+        x = args[0]
+        axis = _arg(args, kwargs, 1, "axis")
+        keep = int(bool(_arg(args, kwargs, 2, keep_name, False)))
+        axes = (
+            list(range(x.ndim))
+            if axis is None
+            else [int(a) % x.ndim for a in np.atleast_1d(axis)]
+        )
+        if (
+            op == "ReduceMean"
+        ):  # opset 17: axes is an attribute of ReduceMean, an input of ReduceSum
+            g.node(op, [g.operand(x)], out, axes=axes, keepdims=keep)
+        else:
+            g.node(op, [g.operand(x), g.ints(axes)], out, keepdims=keep)
+
+    return convert
+
+
+def _clip(g: _Graph, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any) -> None:
+    like = _like(args)
+    lo, hi = _arg(args, kwargs, 1, "xmin"), _arg(args, kwargs, 2, "xmax")
+    inputs = [
+        g.operand(args[0]),
+        "" if lo is None else g.constant(np.asarray(lo), like),
+    ]
+    if hi is not None:
+        inputs.append(g.constant(np.asarray(hi), like))
+    g.node("Clip", inputs, out)
+
+
+def _cast(g: _Graph, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any) -> None:
+    to = g.onnx.helper.np_dtype_to_tensor_dtype(out.asnumpy().dtype)
+    g.node("Cast", [g.operand(args[0])], out, to=to)
+
+
+def _softmax(op: str) -> Converter:
+    def convert(
+        g: _Graph, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any
+    ) -> None:
+        axis = int(_arg(args, kwargs, 1, "axis", -1))
+        g.node(op, [g.operand(args[0])], out, axis=axis)
+
+    return convert
+
+
+_ACTIVATIONS = {"relu": "Relu", "sigmoid": "Sigmoid", "tanh": "Tanh"}
+
+
+def _dense(g: _Graph, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any) -> None:
+    x, weight = args[0], args[1]
+    bias = _arg(args, kwargs, 2, "bias")
+    activation = _arg(args, kwargs, 3, "activation")
+    inputs = [g.operand(x), g.constant(weight)]
+    if x.ndim == 2:
+        if bias is not None:
+            inputs.append(g.constant(bias))
+        y = g.node("Gemm", inputs, transB=1)
+    else:  # extra leading axes: MatMul broadcasts them
+        wt = g.constant(
+            np.ascontiguousarray(weight.asnumpy().T), stem=f"{weight.name}_t"
+        )
+        y = g.node("MatMul", [inputs[0], wt])
+        if bias is not None:
+            y = g.node("Add", [y, g.constant(bias)])
+    if activation is not None:
+        y = g.node(_ACTIVATIONS[activation], [y])
+    g.bind(out, y)
+
+
+def _conv2d(g: _Graph, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any) -> None:
+    x, weight, stride, padding, dilation = (
+        _arg(args, kwargs, i, n)
+        for i, n in enumerate(("x", "weight", "stride", "padding", "dilation"))
+    )
+    top, bottom, left, right = (int(p) for p in padding)
+    g.node(
+        "Conv",
+        [g.operand(x), g.constant(weight)],
+        out,
+        kernel_shape=list(weight.shape[2:]),
+        strides=[int(s) for s in stride],
+        dilations=[int(d) for d in dilation],
+        pads=[top, left, bottom, right],
+    )
+
+
+def _pool(op: str) -> Converter:
+    def convert(
+        g: _Graph, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any
+    ) -> None:
+        kernel, stride = (
+            _arg(args, kwargs, 1, "kernel"),
+            _arg(args, kwargs, 2, "stride"),
+        )
+        g.node(
+            op,
+            [g.operand(args[0])],
+            out,
+            kernel_shape=[int(k) for k in kernel],
+            strides=[int(s) for s in stride],
+        )
+
+    return convert
+
+
+def _pad(g: _Graph, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any) -> None:
+    like = _like(args)
+    padding = [(int(a), int(b)) for a, b in _arg(args, kwargs, 1, "padding")]
+    value = _arg(args, kwargs, 2, "value", 0.0)
+    pads = [a for a, _ in padding] + [b for _, b in padding]
+    g.node(
+        "Pad",
+        [g.operand(args[0]), g.ints(pads), g.constant(np.asarray(value), like)],
+        out,
+        mode="constant",
+    )
+
+
+def _identity(
+    g: _Graph, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any
+) -> None:
+    g.node("Identity", [g.operand(args[0])], out)
+
+
+_FUNCTIONAL: dict[str, Converter] = {
+    "add": _binary("Add"),
+    "sub": _binary("Sub"),
+    "mul": _binary("Mul"),
+    "div": _binary("Div"),
+    "pow": _binary("Pow"),
+    "maximum": _binary("Max"),
+    "minimum": _binary("Min"),
+    "matmul": _binary("MatMul"),
+    "neg": _unary("Neg"),
+    "abs": _unary("Abs"),
+    "exp": _unary("Exp"),
+    "log": _unary("Log"),
+    "sqrt": _unary("Sqrt"),
+    "square": _square,
+    "reshape": _to_shape,
+    "flatten": _to_shape,
+    "expand_dims": _to_shape,
+    "squeeze": _to_shape,
+    "transpose": _transpose,
+    "concat": _concat,
+    "mean": _reduce("ReduceMean", "keep_dims"),
+    "sum": _reduce("ReduceSum", "keepdims"),
+    "clip": _clip,
+    "cast": _cast,
+    "pad": _pad,
+}
+_NN: dict[str, Converter] = {
+    "relu": _unary("Relu"),
+    "sigmoid": _unary("Sigmoid"),
+    "tanh": _unary("Tanh"),
+    "softmax": _softmax("Softmax"),
+    "log_softmax": _softmax("LogSoftmax"),
+    "dense": _dense,
+    "conv2d": _conv2d,
+    "max_pool2d": _pool("MaxPool"),
+    "avg_pool2d": _pool("AveragePool"),
+    "dropout": _identity,
+}
+
+
+class _Tracer(threading.local):
+    graph: _Graph | None = None
+    depth = 0
+
+
+_tracer = _Tracer()
+_patch_lock = threading.Lock()
+
+
+def _wrap(
+    name: str, original: Callable[..., Any], convert: Converter | None
+) -> Callable[..., Any]:
+    """`original`, which on the tracing thread also converts its top-level calls (nested ones are its own)."""
+
+    def traced(*args: Any, **kwargs: Any) -> Any:
+        graph = _tracer.graph
+        if graph is None or _tracer.depth:
+            return original(*args, **kwargs)
+        _tracer.depth += 1
+        try:
+            out = original(*args, **kwargs)
+        finally:
+            _tracer.depth -= 1
+        operands = [*args, *kwargs.values()]
+        operands += [t for a in operands if isinstance(a, list | tuple) for t in a]
+        if not any(graph.traced(a) for a in operands):
+            return out  # parameters and constants only: the result is a constant
+        if convert is None or not isinstance(out, Tensor):
+            raise NotImplementedError(
+                f"For 'export', the network calls 'cadence.ops.{name}' on a value computed from its inputs, and "
+                f"that operator has no ONNX conversion. Convertible: {sorted({*_FUNCTIONAL, *_NN})}."
+            )
+        convert(graph, args, kwargs, out)
+        return out
+
+    traced.__wrapped__ = original  # type: ignore[attr-defined]
+    return traced
+
+
+@contextmanager
+def _patched(graph: _Graph) -> Iterator[None]:
+    """Wrap every public function of `cadence.ops` (where modules look it up) while `graph` is traced."""
+    from . import ops
+    from .ops import _functional, _nn
+
+    with _patch_lock:
+        saved: list[tuple[Any, str, Any]] = []
+        wrappers: dict[int, Callable[..., Any]] = {}
+        modules = (_functional.__name__, _nn.__name__, ops.__name__)
+        for module, table in (
+            (_functional, _FUNCTIONAL),
+            (_nn, _NN),
+            (ops, {**_FUNCTIONAL, **_NN}),
+        ):
+            names = [n for n in dir(module) if not n.startswith("_")]
+            for name in names:
+                fn = getattr(module, name)
+                # (`fixup_module_metadata` reports the public ones as `cadence.ops`'s.)
+                home = getattr(fn, "__module__", "")
+                if not callable(fn) or isinstance(fn, type) or home not in modules:
+                    continue
+                if name in (
+                    "record",
+                    "as_tensor",
+                    "unbroadcast",
+                    "zeros",
+                    "ones",
+                    "zeros_like",
+                    "ones_like",
+                ):
+                    continue
+                wrapper = wrappers.get(id(fn))
+                if wrapper is None:
+                    wrapper = wrappers[id(fn)] = _wrap(name, fn, table.get(name))
+                saved.append((module, name, fn))
+                setattr(module, name, wrapper)
+        _tracer.graph = graph
+        try:
+            yield
+        finally:
+            _tracer.graph = None
+            for module, name, fn in saved:
+                setattr(module, name, fn)
+
+
+def trace_to_onnx(net: Any, inputs: Sequence[Tensor], graph_name: str) -> Any:
+    """Run `net(*inputs)` once, recording it, and return the ONNX ModelProto (checked by `onnx.checker`)."""
+    import onnx
+
+    graph = _Graph(onnx)
+    graph_inputs = []
+    for i, tensor in enumerate(inputs):
+        name = f"input_{i}" if len(inputs) > 1 else "input"
+        graph.bind(tensor, name)
+        dtype = onnx.helper.np_dtype_to_tensor_dtype(tensor.asnumpy().dtype)
+        graph_inputs.append(
+            onnx.helper.make_tensor_value_info(name, dtype, list(tensor.shape))
+        )
+    with _patched(graph):
+        result = net(*inputs)
+    outputs = list(result) if isinstance(result, tuple | list) else [result]
+    graph_outputs = []
+    for i, out in enumerate(outputs):
+        if not graph.traced(out):
+            raise ValueError(
+                f"For 'export', output {i} of the network does not depend on its inputs through operators export "
+                f"can follow (it is {type(out).__name__}); an ONNX model needs outputs computed from the inputs."
+            )
+        name = f"output_{i}" if len(outputs) > 1 else "output"
+        graph.node("Identity", [graph.names[id(out)]])
+        graph.nodes[-1].output[0] = name
+        dtype = onnx.helper.np_dtype_to_tensor_dtype(out.asnumpy().dtype)
+        graph_outputs.append(
+            onnx.helper.make_tensor_value_info(name, dtype, list(out.shape))
+        )
+    model = onnx.helper.make_model(
+        onnx.helper.make_graph(
+            graph.nodes, graph_name, graph_inputs, graph_outputs, graph.initializers
+        ),
+        opset_imports=[onnx.helper.make_opsetid("", OPSET)],
+        producer_name="cadence",
+    )
+    onnx.checker.check_model(model, full_check=True)
+    return model
