@@ -427,10 +427,10 @@ class ModelCheckpoint(Callback):
                 f"For '{_OWNER}', the checkpoint format must be 'ckpt' or 'safetensors', but got {config.format!r} "
                 "(CheckpointConfig 'format')."
             )
-        if config.enc_key is not None or config.crc_check:
+        if config.enc_key is not None:
             raise NotImplementedError(
-                f"For '{_OWNER}', encrypted checkpoints ('enc_key') and CRC trailers ('crc_check') are not "
-                "supported by cadence; leave them at their defaults in CheckpointConfig."
+                f"For '{_OWNER}', encrypted checkpoints ('enc_key') are not supported by cadence; leave "
+                "'enc_key' at its default in CheckpointConfig."
             )
         return config.format
 
@@ -559,7 +559,12 @@ class ModelCheckpoint(Callback):
         """Copy the job's parameters (and append values) into a snapshot, on the calling thread."""
         snapshot = self._writer.snapshot()
         try:
-            snapshot.capture(job.save_obj, job.append, format=self._config.format)
+            snapshot.capture(
+                job.save_obj,
+                job.append,
+                format=self._config.format,
+                crc_check=self._config.crc_check,
+            )
         except BaseException:
             self._writer.release(snapshot)
             raise

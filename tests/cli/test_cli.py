@@ -43,6 +43,15 @@ class Result:
     stderr: str
 
 
+def _default_sigint() -> None:
+    """Run in the child before exec: give it the default SIGINT disposition.
+
+    A shell starts background jobs with SIGINT ignored and children inherit that, so
+    `pytest &` would start `cadence` deaf to the Ctrl-C the interrupt test sends.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class Runner:
     """Start `cadence` commands in `cwd` and collect them by name."""
 
@@ -71,6 +80,7 @@ class Runner:
             stderr=subprocess.PIPE,
             text=True,
             env={**os.environ, "PYTHONUNBUFFERED": "1"} if unbuffered else None,
+            preexec_fn=_default_sigint,
         )
         if terminal:
             os.close(stdout)
