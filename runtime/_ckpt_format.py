@@ -348,18 +348,25 @@ def _has_unknown_fields(message: Any) -> bool:
 
 def _decode_entry(records: list[Any]) -> tuple[str, npt.NDArray[Any] | str]:
     first = records[0]
-    name: str = first.tag
+    name: str = _text(first.tag, "an entry name")
     if first.WhichOneof("value") != "tensor":
         kind = first.WhichOneof("value") or "no value"
         raise ValueError(
             f"entry {name!r} holds {kind}, which cadence cannot load (only tensors)"
         )
-    type_name: str = first.tensor.tensor_type
+    type_name: str = _text(first.tensor.tensor_type, f"the tensor_type of {name!r}")
     dims = [int(d) for d in first.tensor.dims]
     content = b"".join(record.tensor.tensor_content for record in records)
     if type_name == _STR_TYPE:
         return name, _decode_str(name, dims, content)
     return name, _decode_tensor(name, type_name, dims, content)
+
+
+def _text(value: str | bytes, what: str) -> str:
+    # proto2 strings are not validated: invalid UTF-8 comes back as bytes.
+    if not isinstance(value, str):
+        raise ValueError(f"{what} is not valid UTF-8: {bytes(value)[:40]!r}")
+    return value
 
 
 def _decode_str(name: str, dims: list[int], content: bytes) -> str:

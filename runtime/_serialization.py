@@ -10,15 +10,12 @@ from __future__ import annotations
 
 import logging
 import os
-import zlib
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import safetensors
-import safetensors.numpy
 
-from . import _ckpt_format
+from . import _ckpt_format, _safetensors_format
 from ._atomic import atomic_write_chunks
 from ._tensor import Parameter, Tensor
 from ._util import type_name
@@ -42,11 +39,6 @@ _ASYNC_MODES = ("thread", "process")
 _KNOWN_SAVE_KWARGS = frozenset(
     {"incremental", "enable_redundance", "remove_redundancy"}
 )
-_SAFETENSORS_FORMAT_KEY = "format"
-_SAFETENSORS_METADATA = {_SAFETENSORS_FORMAT_KEY: "ms"}  # what MindSpore writes
-# Where MindSpore's crc_check keeps the CRC-32 of a safetensors file (a decimal string).
-_SAFETENSORS_CRC_KEY = "crc_num"
-_SAFETENSORS_RESERVED = (_SAFETENSORS_FORMAT_KEY, _SAFETENSORS_CRC_KEY)
 
 
 # --- argument checks ---------------------------------------------------------------
@@ -347,30 +339,16 @@ def _append_entries(func: str, append_dict: dict[str, Any]) -> dict[str, Any]:
 
 def _safetensors_payload(func: str, entries: dict[str, Any], crc_check: bool) -> bytes:
     strings = {name: value for name, value in entries.items() if isinstance(value, str)}
-    for key in _SAFETENSORS_RESERVED:
+    for key in _safetensors_format.RESERVED_KEYS:
         if key in strings:
             raise ValueError(
                 f"For '{func}', with format 'safetensors' string entries are stored in the header metadata, "
                 f"where the key {key!r} is reserved; rename the entry {key!r}."
             )
     tensors = {
-        name: np.asarray(value, dtype=value.dtype.newbyteorder("<"), order="C")
-        for name, value in entries.items()
-        if not isinstance(value, str)
+        name: value for name, value in entries.items() if not isinstance(value, str)
     }
-    metadata = {**_SAFETENSORS_METADATA, **strings}
-    if crc_check:
-        metadata[_SAFETENSORS_CRC_KEY] = str(_safetensors_crc(tensors))
-    return safetensors.numpy.save(tensors, metadata=metadata)
-
-
-def _safetensors_crc(tensors: Mapping[str, npt.NDArray[Any]]) -> int:
-    """MindSpore's CRC-32 of a safetensors file: each tensor's name (UTF-8) then its bytes, by sorted name."""
-    crc = 0
-    for name in sorted(tensors):
-        crc = zlib.crc32(name.encode(), crc)
-        crc = zlib.crc32(np.ascontiguousarray(tensors[name]).data, crc)
-    return crc
+    return _safetensors_format.encode(tensors, strings, crc_check)
 
 
 # --- load --------------------------------------------------------------------------
@@ -448,7 +426,7 @@ def load_checkpoint(
         raise ValueError(
             f"For '{func}', the checkpoint file {path!r} does not exist; check the argument 'ckpt_file_name'."
         )
-    read = _read_ckpt if format == "ckpt" else _read_safetensors
+    read = _read_ckpt if format == "ckpt" else _safetensors_format.read
     entries, checked = read(path)
     if crc_check and not checked:
         _LOG.warning(
@@ -558,30 +536,6 @@ def _read_ckpt(path: str) -> tuple[list[tuple[str, Any]], bool]:
             f"Failed to read the checkpoint file {path!r}: the file may be corrupted or truncated ({error})."
         ) from error
     return entries, _ckpt_format.split_crc_trailer(data)[1] is not None
-
-
-def _read_safetensors(path: str) -> tuple[list[tuple[str, Any]], bool]:
-    """Return the file's entries (tensors, then metadata strings, by name), and whether a CRC was checked."""
-    try:
-        with safetensors.safe_open(path, framework="numpy") as file:
-            metadata = dict(file.metadata() or {})
-            tensors = {
-                name: file.get_tensor(name)
-                for name in file.keys()  # noqa: SIM118 - a safetensors handle, not a dict
-            }
-    except Exception as error:
-        raise ValueError(
-            f"Failed to read the checkpoint file {path!r}: the file may be corrupted or truncated ({error})."
-        ) from error
-    metadata.pop(_SAFETENSORS_FORMAT_KEY, None)
-    stored = metadata.pop(_SAFETENSORS_CRC_KEY, None)
-    if stored is not None and stored != str(_safetensors_crc(tensors)):
-        raise _ckpt_format.ChecksumError(
-            f"Failed to read the checkpoint file {path!r}: the CRC-32 of its tensors differs from the "
-            f"one stored in its crc_num metadata ({stored!r}): the file is damaged."
-        )
-    entries = [*tensors.items(), *metadata.items()]
-    return sorted(entries, key=lambda entry: entry[0]), stored is not None
 
 
 # --- load into a network -------------------------------------------------------------
