@@ -168,13 +168,20 @@ class BackupAndRestore(Callback):
             EPOCH_ENTRY: int(epoch),
             STATE_ENTRY: json.dumps(states, sort_keys=True),
         }
-        save_checkpoint(entries, self.backup_file, append_dict=append)
+        # With MindSpore's CRC: a damaged backup is refused at restore, never resumed from.
+        save_checkpoint(entries, self.backup_file, append_dict=append, crc_check=True)
 
     # --- restoring --------------------------------------------------------------------------
 
     def _restore(self, run_context: RunContext) -> None:
         cb = run_context.original_args()
-        params = load_checkpoint(self.backup_file)
+        try:
+            params = load_checkpoint(self.backup_file)
+        except ValueError as error:
+            raise ValueError(
+                f"For '{_OWNER}', the backup {self.backup_file!r} cannot be restored: {error} "
+                "Delete it to train from the start."
+            ) from error
         epoch_param = params.pop(EPOCH_ENTRY, None)
         state_text = params.pop(STATE_ENTRY, "{}")
         optimizer_params = {

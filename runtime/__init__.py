@@ -185,6 +185,10 @@ del fixup_module_metadata
 
 
 def __getattr__(name: str) -> Any:
+    if name == "__version__":  # from the installed distribution, read on first use
+        from importlib.metadata import version
+
+        return version("cadence")
     # MindSpore re-exports its callbacks at the top level; so do we, lazily, so that
     # `import cadence` stays free of the callbacks package.
     import cadence.callbacks as _callbacks
