@@ -18,6 +18,7 @@ from cadence.validation import check_bool, check_positive_int
 from ._checkpoint_files import ensure_directory
 from ._checkpoint_warnings import warn
 from ._checkpoint_writer import snapshot_parameters
+from ._finite import finite_weights
 
 if TYPE_CHECKING:
     from cadence import RunContext, Subscription
@@ -154,6 +155,14 @@ class BackupAndRestore(Callback):
         cb = run_context.original_args()
         epoch = cb.get("cur_epoch_num", 0)
         if epoch % self.save_freq:
+            return
+        if not finite_weights(cb["train_network"]):
+            # Overwriting the backup would lose the last good state for good.
+            warn(
+                f"BackupAndRestore kept the backup of an earlier epoch instead of backing up epoch {epoch}: "
+                "a weight is NaN or infinite (training has diverged).",
+                stacklevel=2,
+            )
             return
         entries = snapshot_parameters(cb["train_network"])
         optimizer = _separate_optimizer(cb)
