@@ -155,19 +155,22 @@ _cleaned_lock = threading.Lock()
 
 
 def remove_stale_temporaries(
-    directory: str | os.PathLike[str], *, older_than: float = STALE_AFTER_SECONDS
+    directory: str | os.PathLike[str], *, older_than: float | None = None
 ) -> list[str]:
     """Remove the temporary files killed writers left in `directory`; return their paths.
 
     A file is removed only if its name is one this module makes, no writer holds
     its lock (every live writer does, in any process on this machine), and it
-    was last modified more than `older_than` seconds ago. Files that vanish or
+    was last modified more than `older_than` seconds ago (default
+    `STALE_AFTER_SECONDS`, read at the call). Files that vanish or
     cannot be opened meanwhile are skipped. Returns `[]` where `flock` does not
     exist (Windows).
     """
     if sys.platform == "win32":
         return []
     removed = []
+    if older_than is None:
+        older_than = STALE_AFTER_SECONDS
     now = time.time()
     try:
         names = os.listdir(directory)
