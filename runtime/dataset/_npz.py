@@ -74,7 +74,12 @@ class NpzDataset(InMemoryDataset):
 def _load(path: Path, keys: list[str]) -> list[np.ndarray[Any, Any]]:
     if not path.is_file():
         raise FileNotFoundError(f"NpzDataset: the file {str(path)!r} does not exist.")
-    if file_kind(path) != "npz":
+    kind = file_kind(path)
+    if kind == "npy":
+        raise ValueError(
+            f"{str(path)!r} holds a single array, not an .npz archive of named arrays (numpy.savez)."
+        )
+    if kind != "npz":
         raise ValueError(
             f"Cannot read {str(path)!r} as an .npz file (written by numpy.savez): it is not a zip "
             "archive (an .npz file is one)."
