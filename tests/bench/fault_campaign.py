@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -129,9 +130,19 @@ def _verify_committed(root: Path) -> tuple[int, list[str]]:
 
 
 def sigkill_campaign(kills: int, rng: random.Random, epochs: int) -> dict[str, Any]:
-    import cadence as ms
 
     work = Path(tempfile.mkdtemp(prefix="cadence-campaign-"))
+    try:
+        return _sigkill_campaign(work, kills, rng, epochs)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _sigkill_campaign(
+    work: Path, kills: int, rng: random.Random, epochs: int
+) -> dict[str, Any]:
+    import cadence as ms
+
     script = work / "trainer.py"
     script.write_text(TRAINER)
     reference = work / "reference"
@@ -205,12 +216,21 @@ def _same_value(a: Any, b: Any) -> bool:
 
 
 def damage_campaign(flips: int, rng: random.Random) -> list[dict[str, Any]]:
+    work = Path(tempfile.mkdtemp(prefix="cadence-damage-"))
+    try:
+        return _damage_campaign(work, flips, rng)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _damage_campaign(
+    work: Path, flips: int, rng: random.Random
+) -> list[dict[str, Any]]:
     import logging
 
     import cadence as ms
 
     logging.getLogger("cadence.serialization").setLevel(logging.ERROR)
-    work = Path(tempfile.mkdtemp(prefix="cadence-damage-"))
     rows = []
     for fmt in ("ckpt", "safetensors"):
         for crc in (True, False):
