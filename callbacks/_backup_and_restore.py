@@ -18,6 +18,7 @@ from cadence.validation import check_bool, check_positive_int
 from ._checkpoint_files import ensure_directory
 from ._checkpoint_warnings import warn
 from ._checkpoint_writer import snapshot_parameters
+from ._finite import finite_weights
 
 if TYPE_CHECKING:
     from cadence import RunContext, Subscription
@@ -155,6 +156,14 @@ class BackupAndRestore(Callback):
         epoch = cb.get("cur_epoch_num", 0)
         if epoch % self.save_freq:
             return
+        if not finite_weights(cb["train_network"]):
+            # Overwriting the backup would lose the last good state for good.
+            warn(
+                f"BackupAndRestore kept the backup of an earlier epoch instead of backing up epoch {epoch}: "
+                "a weight is NaN or infinite (training has diverged).",
+                stacklevel=2,
+            )
+            return
         entries = snapshot_parameters(cb["train_network"])
         optimizer = _separate_optimizer(cb)
         if optimizer is not None:
@@ -168,13 +177,20 @@ class BackupAndRestore(Callback):
             EPOCH_ENTRY: int(epoch),
             STATE_ENTRY: json.dumps(states, sort_keys=True),
         }
-        save_checkpoint(entries, self.backup_file, append_dict=append)
+        # With MindSpore's CRC: a damaged backup is refused at restore, never resumed from.
+        save_checkpoint(entries, self.backup_file, append_dict=append, crc_check=True)
 
     # --- restoring --------------------------------------------------------------------------
 
     def _restore(self, run_context: RunContext) -> None:
         cb = run_context.original_args()
-        params = load_checkpoint(self.backup_file)
+        try:
+            params = load_checkpoint(self.backup_file)
+        except ValueError as error:
+            raise ValueError(
+                f"For '{_OWNER}', the backup {self.backup_file!r} cannot be restored: {error} "
+                "Delete it to train from the start."
+            ) from error
         epoch_param = params.pop(EPOCH_ENTRY, None)
         state_text = params.pop(STATE_ENTRY, "{}")
         optimizer_params = {

@@ -151,7 +151,7 @@ class CheckpointConfig:
         enc_key: Must stay None to save (cadence does not encrypt checkpoints).
         enc_mode: Encryption mode, used only with `enc_key`.
         exception_save: Save a `*_breakpoint.ckpt` file when training raises.
-        crc_check: Must stay False to save (cadence writes no CRC trailer).
+        crc_check: Store MindSpore's CRC-32 in every file (see `save_checkpoint`).
         remove_redundancy: Accepted for compatibility (no model parallelism here).
         format: `"ckpt"` (MindSpore's container) or `"safetensors"`; checked when saving.
         monitor: The value that ranks checkpoints for top-k saving: `"loss"` (the last

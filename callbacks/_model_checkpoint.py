@@ -33,6 +33,7 @@ from ._checkpoint_files import (
 )
 from ._checkpoint_warnings import warn
 from ._checkpoint_writer import CheckpointWriter
+from ._finite import finite_loss, finite_weights
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -100,6 +101,11 @@ class ModelCheckpoint(Callback):
       epoch end (see `best_k_models`, `best_model_path`).
     - `exception_save` works however `callbacks` was passed; nothing happens in
       `Model.eval` (MindSpore raises KeyError there).
+    - A save is skipped, with a warning (once per run), when the last step's loss
+      or a floating-point weight is NaN or infinite: training has diverged, and
+      writing the weights would let retention delete the last good checkpoints.
+      Saving resumes when all is finite again. (MindSpore saves them.) The check
+      costs one summing pass over the parameters per save.
     - Saving stalls training only for a copy of the parameters (a
       `CheckpointSnapshot` captured at the save point, so the file holds exactly
       that step's values, in memory reused from one save to the next): a writer
@@ -180,6 +186,9 @@ class ModelCheckpoint(Callback):
         self._best: dict[str, float] = {}
         self._in_training = False
         self._missing_warned = False
+        self._skipped_non_finite = (
+            0  # saves skipped this run because the loss was NaN or infinite
+        )
         self._evaluated = False  # this run had an evaluation pass for `monitor` to read
 
     # --- public surface ---------------------------------------------------------------
@@ -301,6 +310,7 @@ class ModelCheckpoint(Callback):
         """Start counting steps and seconds for this run."""
         self._in_training = True
         self._evaluated = False
+        self._skipped_non_finite = 0
         if self._config.monitor is not None:
             self._check_order(run_context.original_args().get("list_callback", []))
         self._triggered(0)
@@ -382,6 +392,10 @@ class ModelCheckpoint(Callback):
         if step == self._last_triggered_step or not self._due(step, force):
             return
         self._triggered(step)
+        network = self._config.saved_network or cb["train_network"]
+        if not (finite_loss(cb) and finite_weights(network)):
+            self._skip_non_finite(step)
+            return
         prefix, directory = self._resolve(cb)
         fmt = self._checked_format()
         epoch = cb.get("cur_epoch_num", 1)
@@ -425,12 +439,24 @@ class ModelCheckpoint(Callback):
                 f"For '{_OWNER}', the checkpoint format must be 'ckpt' or 'safetensors', but got {config.format!r} "
                 "(CheckpointConfig 'format')."
             )
-        if config.enc_key is not None or config.crc_check:
+        if config.enc_key is not None:
             raise NotImplementedError(
-                f"For '{_OWNER}', encrypted checkpoints ('enc_key') and CRC trailers ('crc_check') are not "
-                "supported by cadence; leave them at their defaults in CheckpointConfig."
+                f"For '{_OWNER}', encrypted checkpoints ('enc_key') are not supported by cadence; leave "
+                "'enc_key' at its default in CheckpointConfig."
             )
         return config.format
+
+    def _skip_non_finite(self, step: int) -> None:
+        # Saving would write diverged weights and let retention delete the last good files.
+        self._skipped_non_finite += 1
+        if self._skipped_non_finite == 1:
+            kept = self._latest or "none yet"
+            warn(
+                f"ModelCheckpoint skipped the save at step {step}: the loss or a weight is NaN or infinite "
+                f"(training has diverged). The checkpoints saved before are kept (the latest: {kept}); "
+                "later saves are skipped too while that lasts (this warning is not repeated).",
+                stacklevel=5,
+            )
 
     # --- top-k by a monitored value -----------------------------------------------------------
 
@@ -557,7 +583,12 @@ class ModelCheckpoint(Callback):
         """Copy the job's parameters (and append values) into a snapshot, on the calling thread."""
         snapshot = self._writer.snapshot()
         try:
-            snapshot.capture(job.save_obj, job.append, format=self._config.format)
+            snapshot.capture(
+                job.save_obj,
+                job.append,
+                format=self._config.format,
+                crc_check=self._config.crc_check,
+            )
         except BaseException:
             self._writer.release(snapshot)
             raise

@@ -222,7 +222,14 @@ class ProgressBar(Callback):
         bar = self._bar
         if bar is None:
             return
-        bar.set_postfix_str(_join(self._status(cb), extra), refresh=False)
+        status = self._status(cb)
+        columns = _columns(self._out)  # None: not a terminal, nothing is cut
+        if (
+            extra and columns is not None
+        ):  # the epoch's last draw: its metrics must show
+            _fit(bar, status, extra, columns or _FALLBACK_COLUMNS)
+        else:
+            bar.set_postfix_str(_join(status, extra), refresh=False)
         bar.update(self._n - self._shown)
         self._shown = self._n
         self._next_draw = _monotonic() + self._refresh
@@ -330,6 +337,34 @@ def _bar_class() -> type[tqdm[Any]]:
         monitor_interval = 0
 
     return Bar
+
+
+# The meter without the rate and the time left: an epoch's last line needs neither.
+_COMPACT = "{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}{postfix}]"
+_BAR_WIDTH = 10  # what tqdm draws for `{bar}` when it is given no width
+
+
+def _fit(bar: tqdm[Any], status: list[str], metrics: str, columns: int) -> None:
+    """Set the postfix (and format) that shows `metrics` within `columns`, dropping the least useful first.
+
+    tqdm cuts a line longer than the terminal at its right end, where the
+    evaluation metrics are. Tried in order: everything; without the samples
+    rate; the compact meter (no rate or time left); the compact meter without
+    the training loss. The last is used if nothing fits.
+    """
+    loss = status[:1]
+    candidates = [
+        (None, _join(status, metrics)),
+        (None, _join(loss, metrics)),
+        (_COMPACT, _join(loss, metrics)),
+        (_COMPACT, metrics),
+    ]
+    for bar_format, postfix in candidates:
+        bar.bar_format = bar_format
+        bar.set_postfix_str(postfix, refresh=False)
+        meter = bar.format_meter(**{**bar.format_dict, "ncols": None})
+        if len(meter) - _BAR_WIDTH + 1 <= columns:  # a bar of one cell still fits
+            return
 
 
 def _join(parts: list[str], extra: str) -> str:

@@ -82,6 +82,7 @@ from .checkpoint._serialization import (
     save_checkpoint,
 )
 from .checkpoint._snapshot import CheckpointSnapshot
+from .common.api import jit, ms_function
 from .compute._context import (
     GRAPH_MODE,
     PYNATIVE_MODE,
@@ -115,7 +116,6 @@ from .compute._targets import (
     register_target,
 )
 from .compute._tensor import Parameter, ParameterTuple, Tensor
-from .common.api import jit, ms_function
 
 __all__ = [
     "GRAPH_MODE",
@@ -212,6 +212,10 @@ del fixup_module_metadata
 
 
 def __getattr__(name: str) -> Any:
+    if name == "__version__":  # from the installed distribution, read on first use
+        from importlib.metadata import version
+
+        return version("cadence")
     # MindSpore re-exports its callbacks at the top level; so do we, lazily, so that
     # `import cadence` stays free of the callbacks package.
     import cadence.callbacks as _callbacks

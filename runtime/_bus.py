@@ -395,6 +395,8 @@ class EventBus:
     def _blame(
         self, exc: BaseException, cls: type[Event], call: object, event: Event
     ) -> None:
+        if isinstance(exc, KeyboardInterrupt):
+            return  # Ctrl-C (or the CLI's SIGTERM) landed in the subscriber: not its failure
         entries = self._entries.get(cls, ())
         index = next((i for i, entry in enumerate(entries) if entry[0] is call), None)
         if index is None or getattr(exc, "_cadence_blamed", False):

@@ -33,6 +33,8 @@ _KWARGS = (
     "acc_level",
 )
 _AMP_LEVELS = ("O0", "O1", "O2", "O3", "auto")
+DEFAULT_DRAIN_TIMEOUT = 600.0
+"""Seconds a run waits at its end for worker subscribers, unless `Model(drain_timeout=...)` says otherwise."""
 
 
 class Model:
@@ -49,7 +51,11 @@ class Model:
         amp_level: Accepted for compatibility; cadence computes in the network's own dtypes.
         boost_level: Accepted for compatibility (`"O0"` only does anything here: nothing).
         bus: The event bus to publish on; a new one by default (see `Model.bus`).
-        drain_timeout: Seconds to wait at run end for worker subscribers; None waits as long as needed.
+        drain_timeout: Seconds to wait at run end for worker subscribers to handle what is
+            queued (default 600, `DEFAULT_DRAIN_TIMEOUT`); then the run fails with
+            `DrainTimeoutError`. None waits as long as needed. While it waits, the
+            `cadence.bus` logger says every 5 s which subscriber holds the run and how
+            many events it still has queued.
         **kwargs: MindSpore's `loss_scale_manager`, `keep_batchnorm_fp32`, `boost_config_dict`, `acc_level`.
 
     Example:
@@ -72,7 +78,7 @@ class Model:
         boost_level: str = "O0",
         *,
         bus: EventBus | None = None,
-        drain_timeout: float | None = None,
+        drain_timeout: float | None = DEFAULT_DRAIN_TIMEOUT,
         **kwargs: Any,
     ) -> None:
         if not callable(network):
@@ -124,7 +130,7 @@ class Model:
         self._boost_level = boost_level
         self._kwargs = kwargs
         self._bus = bus if bus is not None else EventBus()
-        self._drain_timeout = drain_timeout
+        self._drain_timeout = _check_drain_timeout(drain_timeout)
         self._train_network = self._build_train_network()
         self._eval_network, self._eval_indexes = self._build_eval_network(
             eval_network, eval_indexes
@@ -558,3 +564,14 @@ def _checked_size(dataset: Any, name: str, where: str) -> int:
             f"For '{where}', the argument '{name}' has no data (size {size}); check the dataset's source."
         )
     return size
+
+
+def _check_drain_timeout(value: object) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+        raise ValueError(
+            f"For 'Model', the argument 'drain_timeout' must be a number of seconds > 0, or None to wait "
+            f"as long as needed, but got {value!r}."
+        )
+    return float(value)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 import threading
 import time
 import weakref
@@ -24,6 +25,9 @@ __all__ = ["WorkerPool"]
 
 # How long workers may finish queued events after the block or run they serve failed.
 ABORT_DRAIN_S = 30.0
+# While a drain waits, it says every this many seconds who holds it up.
+REPORT_EVERY_S = 5.0
+_LOG = logging.getLogger("cadence.bus")
 
 
 class WorkerPool:
@@ -194,20 +198,26 @@ class WorkerPool:
         if host is not None:
             for queue in queues:
                 queue.wake()
-        deadline = None if timeout is None else time.monotonic() + timeout
+        start = time.monotonic()
+        deadline = None if timeout is None else start + timeout
+        report_at = start + REPORT_EVERY_S
         with self._idle:
             while True:
                 busy = [q for q in queues if q.unfinished and q.host is not None]
                 if not busy:
                     break
-                remaining = None if deadline is None else deadline - time.monotonic()
-                if remaining is not None and remaining <= 0:
+                now = time.monotonic()
+                if deadline is not None and now >= deadline:
                     pending = {q.sub.name: q.unfinished for q in busy}
                     raise DrainTimeoutError(
                         f"Worker subscribers did not finish within {timeout} s; still queued: {pending}.",
                         pending,
                     )
-                self._idle.wait(remaining if remaining is not None else 0.1)
+                if now >= report_at:
+                    _report_waiting(busy, now - start, timeout)
+                    report_at = now + REPORT_EVERY_S
+                until = report_at if deadline is None else min(report_at, deadline)
+                self._idle.wait(max(until - now, 0.0))
         self.raise_errors(only=None if only is None else queues)
 
     async def drain(
@@ -255,3 +265,18 @@ class WorkerPool:
         if len(errors) == 1:
             raise errors[0]
         raise ExceptionGroup(f"{len(errors)} worker subscriber failures", errors)
+
+
+def _report_waiting(
+    busy: list[WorkerQueue], waited: float, timeout: float | None
+) -> None:
+    """Log which worker subscribers a drain still waits for, and how many events each has queued."""
+    holders = ", ".join(f"{q.sub.name!r} ({q.unfinished} queued)" for q in busy)
+    bound = "no drain_timeout" if timeout is None else f"drain_timeout {timeout:g} s"
+    _LOG.warning(
+        "cadence: waiting for worker subscriber%s %s for %.0f s (%s)",
+        "s" if len(busy) > 1 else "",
+        holders,
+        waited,
+        bound,
+    )

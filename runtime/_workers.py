@@ -15,6 +15,7 @@ worker subscriber in a synchronous program (`PortalHost`).
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections import deque
@@ -27,6 +28,12 @@ import anyio.to_thread
 
 from ._errors import QueueFullError, SubscriberError
 from ._subscription import describe_event
+
+# A publisher blocked by a full queue (overflow="block") reports every REPORT_EVERY_S
+# seconds whom it waits for, and gives up with QueueFullError after BLOCK_LIMIT_S.
+REPORT_EVERY_S = 5.0
+BLOCK_LIMIT_S = 600.0
+_LOG = logging.getLogger("cadence.bus")
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -188,8 +195,27 @@ class WorkerQueue:
                 )
             self._waiting = False
             self.wake()
-            while len(self._items) >= self.maxsize:
-                self._not_full.wait()
+            self._wait_not_full()
+
+    def _wait_not_full(self) -> None:
+        # Called with the lock held: a bounded wait, reported while it lasts.
+        start = time.monotonic()
+        while len(self._items) >= self.maxsize:
+            waited = time.monotonic() - start
+            if waited >= BLOCK_LIMIT_S:
+                raise QueueFullError(
+                    f"The queue of worker subscriber {self.sub.name!r} stayed full ({self.maxsize} events) "
+                    f"for {BLOCK_LIMIT_S:g} s with overflow='block': the worker is stuck or far too slow."
+                )
+            signalled = self._not_full.wait(min(REPORT_EVERY_S, BLOCK_LIMIT_S - waited))
+            if not signalled and len(self._items) >= self.maxsize:
+                _LOG.warning(
+                    "cadence: publishing waits for worker subscriber %r (%d queued, queue full) "
+                    "for %.0f s (overflow='block')",
+                    self.sub.name,
+                    self.unfinished,
+                    time.monotonic() - start,
+                )
 
     def wake(self) -> None:
         """Wake the worker task now if it waits (thread-safe)."""

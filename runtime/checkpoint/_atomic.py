@@ -9,7 +9,11 @@ untouched (an existing file keeps its old content).
 
 A process killed mid-write leaves at most a hidden temporary file named
 `.<name>.<random>.tmp` beside the destination, never a partial file under the
-destination's name.
+destination's name. A writer holds an exclusive `flock` on its temporary file
+until it is renamed or removed, and the first write a process makes into a
+directory removes the temporaries there that nobody holds and that are older
+than `STALE_AFTER_SECONDS` (see `remove_stale_temporaries`): what killed
+writers left behind does not pile up.
 
 `atomic_write_chunks` does the same for a large payload given as chunks (a
 checkpoint): where the file system allows it, the bytes go to the disk with
@@ -26,7 +30,10 @@ import errno
 import functools
 import os
 import random
+import re
+import sys
 import threading
+import time
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 import numpy as np
@@ -35,15 +42,27 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
 
 __all__ = [
+    "STALE_AFTER_SECONDS",
     "TEMP_SUFFIX",
     "FileImage",
     "atomic_write",
     "atomic_write_chunks",
     "fsync_directory",
+    "remove_stale_temporaries",
 ]
 
 TEMP_SUFFIX = ".tmp"
 """Suffix of the temporary files `atomic_write` creates (they also start with a dot)."""
+
+STALE_AFTER_SECONDS = 60.0
+"""Age after which an unlocked temporary file counts as left by a killed writer.
+
+The lock alone decides in all but one case: between creating its file and
+locking it (microseconds) a live writer holds no lock yet; the age keeps a
+cleaner from removing such a file."""
+
+if sys.platform != "win32":  # Windows has no flock: temporaries are not cleaned there
+    import fcntl
 
 
 @contextlib.contextmanager
@@ -126,6 +145,79 @@ _CREATE = (
     | getattr(os, "O_BINARY", 0)
 )
 _NAME_CHARACTERS = "abcdefghijklmnopqrstuvwxyz0123456789_"
+_RANDOM_LENGTH = 8
+# Only names this module makes: `.<name>.<8 random characters>.tmp`.
+_TEMP_NAME = re.compile(
+    rf"\..+\.[{_NAME_CHARACTERS}]{{{_RANDOM_LENGTH}}}{re.escape(TEMP_SUFFIX)}"
+)
+_cleaned: set[str] = set()  # directories this process has cleaned (once each)
+_cleaned_lock = threading.Lock()
+
+
+def remove_stale_temporaries(
+    directory: str | os.PathLike[str], *, older_than: float | None = None
+) -> list[str]:
+    """Remove the temporary files killed writers left in `directory`; return their paths.
+
+    A file is removed only if its name is one this module makes, no writer holds
+    its lock (every live writer does, in any process on this machine), and it
+    was last modified more than `older_than` seconds ago (default
+    `STALE_AFTER_SECONDS`, read at the call). Files that vanish or
+    cannot be opened meanwhile are skipped. Returns `[]` where `flock` does not
+    exist (Windows).
+    """
+    if sys.platform == "win32":
+        return []
+    removed = []
+    if older_than is None:
+        older_than = STALE_AFTER_SECONDS
+    now = time.time()
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return []
+    for name in names:
+        if not _TEMP_NAME.fullmatch(name):
+            continue
+        path = os.path.join(directory, name)
+        if _is_stale(path, now - older_than):
+            removed.append(path)
+    return removed
+
+
+def _is_stale(path: str, cutoff: float) -> bool:
+    """Remove `path` and return True if it is unlocked and older than `cutoff`."""
+    try:
+        fd = os.open(
+            path,
+            os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0),
+        )
+    except OSError:
+        return False
+    try:
+        if os.fstat(fd).st_mtime > cutoff:
+            return False
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return False  # a live writer holds it
+        # Locked by us now: a writer that opened it later could not lock it.
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path)
+        return True
+    finally:
+        os.close(fd)
+
+
+def _clean_once(directory: str) -> None:
+    """Remove stale temporaries in `directory` the first time this process writes there."""
+    with _cleaned_lock:
+        if directory in _cleaned:
+            return
+        _cleaned.add(directory)
+    remove_stale_temporaries(directory)
+
+
 _names = random.Random()  # temporary names cost no system call (as tempfile's)
 if hasattr(os, "register_at_fork"):  # a forked child draws its own names
     os.register_at_fork(after_in_child=_names.seed)
@@ -149,8 +241,9 @@ class _Temporary:
                 f"cannot write {self.final!r}: it is a directory, expected a file name"
             )
         flags = _CREATE | (getattr(os, "O_DIRECT", 0) if direct else 0)
+        _clean_once(self.directory)
         for _ in range(100):
-            random_part = "".join(_names.choices(_NAME_CHARACTERS, k=8))
+            random_part = "".join(_names.choices(_NAME_CHARACTERS, k=_RANDOM_LENGTH))
             self.path = os.path.join(
                 self.directory, f".{name}.{random_part}{TEMP_SUFFIX}"
             )
@@ -170,8 +263,15 @@ class _Temporary:
                 continue
             self.direct = flags != _CREATE
             self.open = True
+            self._lock()
             return
         raise FileExistsError(f"cannot create a temporary file beside {self.final!r}")
+
+    def _lock(self) -> None:
+        # Marks the file as in use for `remove_stale_temporaries`; the lock goes with the
+        # last descriptor, so a killed writer's file is unlocked.
+        if sys.platform != "win32":
+            fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
 
     def write_block(self, stage: _Bytes, fill: int, offset: int) -> None:
         """Write the first `fill` bytes of `stage` at `offset` (padded to whole blocks if direct).
@@ -191,6 +291,7 @@ class _Temporary:
             self.close()
             self.fd = os.open(self.path, os.O_WRONLY | getattr(os, "O_CLOEXEC", 0))
             self.open, self.direct = True, False
+            self._lock()
         _write_all(self.fd, stage[:fill].data, offset)
 
     def sync(self, size: int) -> None:

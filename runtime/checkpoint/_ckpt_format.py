@@ -14,6 +14,11 @@ the entries in file order. Per entry:
   512 MiB is split into several consecutive records with the same tag and the
   full dims, each carrying one slice of the bytes.
 
+A file saved with `crc_check=True` ends with a 17-byte trailer after the last
+record: the 7 ASCII bytes `crc_num`, then the CRC-32 (zlib's) of every byte
+before the trailer as a 10-byte big-endian number. MindSpore writes and reads
+exactly this, so such files load in both directions.
+
 The message classes are built at runtime from a descriptor in a private
 descriptor pool rather than from committed `protoc` output: the schema is four
 small messages, a private pool cannot clash with MindSpore's own
@@ -25,6 +30,7 @@ from __future__ import annotations
 
 import functools
 import math
+import zlib
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -43,11 +49,17 @@ if TYPE_CHECKING:
     from google.protobuf.message import Message
 
 __all__ = [
+    "CRC_TRAILER_BYTES",
     "SLICE_BYTES",
+    "ChecksumError",
+    "crc_trailer",
     "decode",
     "encode",
     "encode_entry",
+    "split_crc_trailer",
     "tensor_type_name",
+    "verify_crc",
+    "with_crc_trailer",
 ]
 
 SLICE_BYTES = 512 * 1024 * 1024
@@ -55,7 +67,14 @@ SLICE_BYTES = 512 * 1024 * 1024
 
 _STR_TYPE = "str"
 _CRC_MARKER = b"crc_num"
-_CRC_TRAILER_BYTES = len(_CRC_MARKER) + 10
+_CRC_DIGITS = 10  # bytes of the big-endian CRC after the marker
+CRC_TRAILER_BYTES = len(_CRC_MARKER) + _CRC_DIGITS
+"""Size of the `crc_num` trailer that `crc_check=True` appends to a `.ckpt` file."""
+
+
+class ChecksumError(ValueError):
+    """The bytes of a checkpoint do not match the checksum stored with them: the file is damaged."""
+
 
 # MindSpore tensor_type name -> little-endian numpy dtype.
 _NUMPY_OF_TYPE: dict[str, np.dtype[Any]] = {
@@ -228,6 +247,52 @@ def _record_header(
     return _KEY_VALUE + _varint(len(value) + size) + value
 
 
+# --- the CRC trailer ----------------------------------------------------------------
+
+
+def crc_trailer(crc: int) -> bytes:
+    """Return the trailer that records `crc` (the CRC-32 of everything before it)."""
+    return _CRC_MARKER + crc.to_bytes(_CRC_DIGITS, "big")
+
+
+def with_crc_trailer(
+    chunks: Iterable[bytes | memoryview],
+) -> Iterator[bytes | memoryview]:
+    """Yield `chunks` unchanged, then the CRC trailer of their concatenation.
+
+    The CRC is computed as the chunks pass (each is read once, while it is hot in
+    the cache), so no second pass over the file is needed.
+    """
+    crc = 0
+    for chunk in chunks:
+        crc = zlib.crc32(chunk, crc)
+        yield chunk
+    yield crc_trailer(crc)
+
+
+def split_crc_trailer(data: bytes) -> tuple[bytes, int | None]:
+    """Split a `.ckpt` file's bytes into the records and the stored CRC (None without a trailer).
+
+    A trailer is recognised as MindSpore does: by the marker 17 bytes before the end.
+    """
+    if len(data) >= CRC_TRAILER_BYTES and data[-CRC_TRAILER_BYTES:].startswith(
+        _CRC_MARKER
+    ):
+        stored = int.from_bytes(data[-_CRC_DIGITS:], "big")
+        return data[:-CRC_TRAILER_BYTES], stored
+    return data, None
+
+
+def verify_crc(records: bytes, stored: int) -> None:
+    """Raise `ChecksumError` unless `records` have the CRC-32 `stored`."""
+    actual = zlib.crc32(records)
+    if actual != stored:
+        raise ChecksumError(
+            f"the CRC-32 of the data ({actual}) differs from the one stored in the file's crc_num "
+            f"trailer ({stored}): the file is damaged"
+        )
+
+
 # --- decoding --------------------------------------------------------------------
 
 
@@ -236,12 +301,16 @@ def decode(data: bytes) -> list[tuple[str, npt.NDArray[Any] | str]]:
 
     Consecutive records with the same tag are joined into one entry (how
     MindSpore stores tensors over 512 MiB). A CRC trailer, if present, is
-    skipped (not verified).
+    always verified: a file that carries a checksum is never loaded damaged.
 
     Raises:
+        ChecksumError: The file has a CRC trailer and its data does not match it.
         ValueError: If the bytes are not a valid checkpoint; the message says what is wrong.
     """
-    message = _parse(data)
+    records, stored = split_crc_trailer(data)
+    if stored is not None:
+        verify_crc(records, stored)
+    message = _parse(records)
     entries: list[tuple[str, npt.NDArray[Any] | str]] = []
     values = list(message.value)
     start = 0
@@ -259,8 +328,6 @@ def _parse(data: bytes) -> Any:
     try:
         message.ParseFromString(data)
     except DecodeError as error:
-        if data[-_CRC_TRAILER_BYTES:].startswith(_CRC_MARKER):
-            return _parse(data[:-_CRC_TRAILER_BYTES])
         raise ValueError(f"invalid protobuf data: {error}") from error
     if _has_unknown_fields(message):
         raise ValueError("the data holds fields outside the checkpoint schema")
@@ -281,18 +348,25 @@ def _has_unknown_fields(message: Any) -> bool:
 
 def _decode_entry(records: list[Any]) -> tuple[str, npt.NDArray[Any] | str]:
     first = records[0]
-    name: str = first.tag
+    name: str = _text(first.tag, "an entry name")
     if first.WhichOneof("value") != "tensor":
         kind = first.WhichOneof("value") or "no value"
         raise ValueError(
             f"entry {name!r} holds {kind}, which cadence cannot load (only tensors)"
         )
-    type_name: str = first.tensor.tensor_type
+    type_name: str = _text(first.tensor.tensor_type, f"the tensor_type of {name!r}")
     dims = [int(d) for d in first.tensor.dims]
     content = b"".join(record.tensor.tensor_content for record in records)
     if type_name == _STR_TYPE:
         return name, _decode_str(name, dims, content)
     return name, _decode_tensor(name, type_name, dims, content)
+
+
+def _text(value: str | bytes, what: str) -> str:
+    # proto2 strings are not validated: invalid UTF-8 comes back as bytes.
+    if not isinstance(value, str):
+        raise ValueError(f"{what} is not valid UTF-8: {bytes(value)[:40]!r}")
+    return value
 
 
 def _decode_str(name: str, dims: list[int], content: bytes) -> str:

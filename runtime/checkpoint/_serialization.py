@@ -14,12 +14,10 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import safetensors
-import safetensors.numpy
 
 from .._util import type_name
 from ..compute._tensor import Parameter, Tensor
-from . import _ckpt_format
+from . import _ckpt_format, _safetensors_format
 from ._atomic import atomic_write_chunks
 
 if TYPE_CHECKING:
@@ -41,8 +39,6 @@ _ASYNC_MODES = ("thread", "process")
 _KNOWN_SAVE_KWARGS = frozenset(
     {"incremental", "enable_redundance", "remove_redundancy"}
 )
-_SAFETENSORS_FORMAT_KEY = "format"
-_SAFETENSORS_METADATA = {_SAFETENSORS_FORMAT_KEY: "ms"}  # what MindSpore writes
 
 
 # --- argument checks ---------------------------------------------------------------
@@ -125,7 +121,10 @@ def save_checkpoint(
         enc_mode: Ignored without `enc_key`.
         choice_func: `choice_func(name) -> bool`; only names it accepts are saved
             (append entries are always saved).
-        crc_check: Must be False (CRC trailers are not supported).
+        crc_check: Store MindSpore's CRC-32 of the data: a `crc_num` trailer
+            after a `.ckpt` file's records, a `crc_num` metadata entry in a
+            safetensors header. `load_checkpoint` (cadence's and MindSpore's
+            with `crc_check=True`) then refuses the file if a bit of it changes.
         format: `"ckpt"` (MindSpore's container) or `"safetensors"`.
         **kwargs: MindSpore's extra options `incremental`, `enable_redundance`,
             `remove_redundancy` are accepted and ignored.
@@ -135,7 +134,7 @@ def save_checkpoint(
             `append_dict` entry or a value that has no checkpoint dtype.
         ValueError: A bad `format`, `async_save` or safetensors option.
         IsADirectoryError: `ckpt_file_name` names a directory.
-        NotImplementedError: `enc_key` or `crc_check=True`.
+        NotImplementedError: `enc_key`.
     """
     func = "save_checkpoint"
     _check_save_obj(func, save_obj)
@@ -154,7 +153,10 @@ def save_checkpoint(
     if not path.endswith("." + format):
         path += "." + format
     atomic_write_chunks(
-        path, checkpoint_chunks(func, save_obj, append_dict, choice_func, format)
+        path,
+        checkpoint_chunks(
+            func, save_obj, append_dict, choice_func, format, crc_check=crc_check
+        ),
     )
 
 
@@ -164,18 +166,21 @@ def checkpoint_chunks(
     append_dict: dict[str, Any] | None,
     choice_func: Callable[[str], bool] | None,
     format: str,
+    *,
+    crc_check: bool = False,
 ) -> Iterable[bytes | memoryview]:
     """Return the bytes of a checkpoint file of checked arguments, as chunks to concatenate.
 
     `func` names the public entry point in error messages. Chunks may be views
     of the live arrays (the parameters' own memory): copy or write them before
-    the arrays change.
+    the arrays change. With `crc_check`, the file carries MindSpore's CRC-32.
     """
     entries = _collect_entries(func, save_obj, choice_func)
     entries.update(_append_entries(func, append_dict or {}))
     if format == "ckpt":
-        return _ckpt_format.encode(entries.items())
-    return [_safetensors_payload(func, entries)]
+        chunks = _ckpt_format.encode(entries.items())
+        return _ckpt_format.with_crc_trailer(chunks) if crc_check else chunks
+    return [_safetensors_payload(func, entries, crc_check)]
 
 
 def _check_save_obj(func: str, save_obj: object) -> None:
@@ -239,20 +244,14 @@ def _check_save_options(
             f"For '{func}', the argument 'enc_mode' must be str, but got {enc_mode!r}."
         )
     _check_bool(func, "crc_check", crc_check)
-    if format == "safetensors" and (
-        enc_key is not None or enc_mode != "AES-GCM" or crc_check
-    ):
+    if format == "safetensors" and (enc_key is not None or enc_mode != "AES-GCM"):
         raise ValueError(
-            f"For '{func}', when format is 'safetensors', 'enc_key', 'enc_mode' and 'crc_check' must keep their "
-            f"defaults (None, 'AES-GCM', False), but got {type_name(enc_key)}, {enc_mode!r}, {crc_check!r}."
+            f"For '{func}', when format is 'safetensors', 'enc_key' and 'enc_mode' must keep their "
+            f"defaults (None, 'AES-GCM'), but got {type_name(enc_key)}, {enc_mode!r}."
         )
     if enc_key is not None:
         raise NotImplementedError(
             f"For '{func}', encrypted checkpoints ('enc_key') are not supported by cadence."
-        )
-    if crc_check:
-        raise NotImplementedError(
-            f"For '{func}', CRC trailers ('crc_check=True') are not supported by cadence."
         )
 
 
@@ -338,21 +337,18 @@ def _append_entries(func: str, append_dict: dict[str, Any]) -> dict[str, Any]:
     return entries
 
 
-def _safetensors_payload(func: str, entries: dict[str, Any]) -> bytes:
+def _safetensors_payload(func: str, entries: dict[str, Any], crc_check: bool) -> bytes:
     strings = {name: value for name, value in entries.items() if isinstance(value, str)}
-    if _SAFETENSORS_FORMAT_KEY in strings:
-        raise ValueError(
-            f"For '{func}', with format 'safetensors' string entries are stored in the header metadata, "
-            f"where the key {_SAFETENSORS_FORMAT_KEY!r} is reserved; rename the entry {_SAFETENSORS_FORMAT_KEY!r}."
-        )
+    for key in _safetensors_format.RESERVED_KEYS:
+        if key in strings:
+            raise ValueError(
+                f"For '{func}', with format 'safetensors' string entries are stored in the header metadata, "
+                f"where the key {key!r} is reserved; rename the entry {key!r}."
+            )
     tensors = {
-        name: np.asarray(value, dtype=value.dtype.newbyteorder("<"), order="C")
-        for name, value in entries.items()
-        if not isinstance(value, str)
+        name: value for name, value in entries.items() if not isinstance(value, str)
     }
-    return safetensors.numpy.save(
-        tensors, metadata={**_SAFETENSORS_METADATA, **strings}
-    )
+    return _safetensors_format.encode(tensors, strings, crc_check)
 
 
 # --- load --------------------------------------------------------------------------
@@ -385,7 +381,9 @@ def load_checkpoint(
         specify_prefix: Only names starting with one of these are loaded
             (deprecated in MindSpore; overrides `choice_func`).
         choice_func: `choice_func(name) -> bool`; only names it accepts are loaded.
-        crc_check: Must be False (a CRC trailer in the file is skipped unchecked).
+        crc_check: Warn (as MindSpore does) when the file carries no CRC. A CRC
+            the file carries is verified whatever this flag says: a damaged
+            file is refused, never loaded.
         remove_redundancy: Accepted for compatibility (no model parallelism here).
         format: `"ckpt"` or `"safetensors"`.
 
@@ -397,7 +395,9 @@ def load_checkpoint(
         TypeError: A wrong argument type.
         ValueError: The file is missing, does not match `format`, is corrupt or
             truncated (the message names the file), or nothing is left after filtering.
-        NotImplementedError: `dec_key` or `crc_check=True`.
+            A file whose CRC does not match its data raises `ChecksumError`, a
+            `ValueError`.
+        NotImplementedError: `dec_key`.
     """
     func = "load_checkpoint"
     path = _check_path(func, "ckpt_file_name", ckpt_file_name)
@@ -426,7 +426,14 @@ def load_checkpoint(
         raise ValueError(
             f"For '{func}', the checkpoint file {path!r} does not exist; check the argument 'ckpt_file_name'."
         )
-    entries = _read_ckpt(path) if format == "ckpt" else _read_safetensors(path)
+    read = _read_ckpt if format == "ckpt" else _safetensors_format.read
+    entries, checked = read(path)
+    if crc_check and not checked:
+        _LOG.warning(
+            "For 'load_checkpoint', the file %r carries no CRC (it was saved without crc_check=True), "
+            "so its integrity cannot be checked.",
+            path,
+        )
     params: dict[str, Parameter | str] = {
         name: value if isinstance(value, str) else Parameter(value, name=name)
         for name, value in entries
@@ -466,10 +473,6 @@ def _check_load_options(
     if dec_key is not None:
         raise NotImplementedError(
             f"For '{func}', encrypted checkpoints ('dec_key') are not supported by cadence."
-        )
-    if crc_check:
-        raise NotImplementedError(
-            f"For '{func}', CRC verification ('crc_check=True') is not supported by cadence."
         )
 
 
@@ -518,32 +521,21 @@ def _selector(
     return lambda name: True
 
 
-def _read_ckpt(path: str) -> list[tuple[str, Any]]:
+def _read_ckpt(path: str) -> tuple[list[tuple[str, Any]], bool]:
+    """Return the file's entries, and whether a CRC was checked."""
     with open(path, "rb") as file:
         data = file.read()
     try:
-        return _ckpt_format.decode(data)
+        entries = _ckpt_format.decode(data)
+    except _ckpt_format.ChecksumError as error:
+        raise _ckpt_format.ChecksumError(
+            f"Failed to read the checkpoint file {path!r}: {error}."
+        ) from None
     except ValueError as error:
         raise ValueError(
             f"Failed to read the checkpoint file {path!r}: the file may be corrupted or truncated ({error})."
         ) from error
-
-
-def _read_safetensors(path: str) -> list[tuple[str, Any]]:
-    try:
-        with safetensors.safe_open(path, framework="numpy") as file:
-            metadata = dict(file.metadata() or {})
-            entries: list[tuple[str, Any]] = [
-                (name, file.get_tensor(name))
-                for name in file.keys()  # noqa: SIM118 - a safetensors handle, not a dict
-            ]
-    except Exception as error:
-        raise ValueError(
-            f"Failed to read the checkpoint file {path!r}: the file may be corrupted or truncated ({error})."
-        ) from error
-    metadata.pop(_SAFETENSORS_FORMAT_KEY, None)
-    entries.extend(metadata.items())
-    return sorted(entries, key=lambda entry: entry[0])
+    return entries, _ckpt_format.split_crc_trailer(data)[1] is not None
 
 
 # --- load into a network -------------------------------------------------------------

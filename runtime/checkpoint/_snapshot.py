@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from ._atomic import FileImage
 from ._serialization import (
     _check_append_dict,
+    _check_bool,
     _check_callable,
     _check_format,
     _check_save_obj,
@@ -74,6 +75,7 @@ class CheckpointSnapshot:
         *,
         choice_func: Callable[[str], bool] | None = None,
         format: str = "ckpt",
+        crc_check: bool = False,
     ) -> None:
         """Serialize `save_obj` (and `append_dict`) into this snapshot, replacing what it held.
 
@@ -84,6 +86,7 @@ class CheckpointSnapshot:
             append_dict: Extra entries after the parameters, as in `save_checkpoint`.
             choice_func: `choice_func(name) -> bool`; only names it accepts are saved.
             format: `"ckpt"` (MindSpore's container) or `"safetensors"`.
+            crc_check: Store MindSpore's CRC-32 of the data, as `save_checkpoint` does.
 
         Raises:
             TypeError: A wrong type for an argument, an `append_dict` entry or a
@@ -96,10 +99,18 @@ class CheckpointSnapshot:
         _check_append_dict(func, append_dict)
         format = _check_format(func, format)
         _check_callable(func, "choice_func", choice_func)
+        _check_bool(func, "crc_check", crc_check)
         with self._exclusive(func):
             self._format = None
             self._image.fill(
-                checkpoint_chunks(func, save_obj, append_dict, choice_func, format)
+                checkpoint_chunks(
+                    func,
+                    save_obj,
+                    append_dict,
+                    choice_func,
+                    format,
+                    crc_check=crc_check,
+                )
             )
             self._format = format
 

@@ -234,7 +234,16 @@ def _npz(path: str, seed: int) -> tuple[Split, Split]:
     try:
         train = _arrays(dataset.NpzDataset(path, shuffle=False), "x", "y")
         test = None
-        if {"x_test", "y_test"} <= _npz_keys(path):
+        keys = _npz_keys(path)
+        if ("x_test" in keys) != ("y_test" in keys):
+            present, absent = (
+                ("x_test", "y_test") if "x_test" in keys else ("y_test", "x_test")
+            )
+            raise UsageError(
+                f"{path!r} has an array {present} but no {absent}; a test split needs both "
+                "(or neither: then part of x, y is held out for testing)."
+            )
+        if {"x_test", "y_test"} <= keys:
             test = _arrays(
                 dataset.NpzDataset(path, ("x_test", "y_test"), shuffle=False),
                 "x_test",

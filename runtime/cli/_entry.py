@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import signal
 import sys
 from typing import TYPE_CHECKING, NoReturn
 
@@ -26,6 +27,18 @@ COMMANDS: dict[str, str] = {
 }
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM arrived (a scheduler stopping the job): handled as gracefully as Ctrl-C.
+
+    A `KeyboardInterrupt`, so a run treats it as one: checkpoints and the backup
+    of the last finished epoch are kept, and the run can be resumed.
+    """
+
+
+def _terminate(signum: int, frame: object) -> None:
+    raise Terminated
+
+
 class _Parser(argparse.ArgumentParser):
     """An argument parser whose errors are one line: what is wrong, and where help is."""
 
@@ -34,24 +47,52 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
 
 
+# The parsers of the subcommands built by the last `build_parser`, by name.
+_SUBCOMMANDS: dict[str, argparse.ArgumentParser] = {}
+
+
 def build_parser(names: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """Return the argument parser with the subcommands in `names` (all by default)."""
     parser = _Parser(
         prog="cadence",
         description="cadence: a training runtime built around an event bus with MindSpore-compatible callbacks.",
     )
+    parser.add_argument("--version", action="version", version=f"cadence {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in names if names is not None else COMMANDS:
         add_command(sub, importlib.import_module(COMMANDS[name]).COMMAND)
+    _SUBCOMMANDS.clear()
+    _SUBCOMMANDS.update(sub.choices)
     return parser
 
 
+def _version() -> str:
+    from importlib.metadata import version
+
+    return version("cadence")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; return the exit status (0 on success)."""
+    """Run the command line; return the exit status (0 on success).
+
+    SIGTERM is handled like Ctrl-C while a command runs (exit status 143 instead
+    of 130); the previous handler is restored afterwards. The library itself
+    installs no signal handler.
+    """
     args_list = list(sys.argv[1:] if argv is None else argv)
     first = next((a for a in args_list if not a.startswith("-")), None)
     parser = build_parser([first] if first in COMMANDS else None)
-    args = parser.parse_args(args_list)
+    args, unknown = parser.parse_known_args(args_list)
+    if unknown:  # reported by the subcommand's parser, whose --help lists its options
+        _SUBCOMMANDS[args.command].error(f"unrecognized arguments: {' '.join(unknown)}")
+    previous = signal.signal(signal.SIGTERM, _terminate)
+    try:
+        return _run(args)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _run(args: argparse.Namespace) -> int:
     try:
         code: int = args.func(args)
     except (
@@ -63,6 +104,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     ) as exc:
         print(f"cadence {args.command}: error: {exc}", file=sys.stderr)
         return 2
+    except Terminated:
+        print(f"cadence {args.command}: terminated (SIGTERM)", file=sys.stderr)
+        return 128 + signal.SIGTERM
     except KeyboardInterrupt:
         print(f"cadence {args.command}: interrupted", file=sys.stderr)
         return 130

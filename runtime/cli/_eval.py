@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._command import CHECKPOINT, Command, UsageError, data_args
 from ._data import DATA_HELP, load_test_split, pipeline
-from ._presets import RunSpec, build_network
+from ._presets import RunSpec, build_network, parameter_count
 
 if TYPE_CHECKING:
     import argparse
@@ -51,16 +51,49 @@ def load_trained_network(path: str) -> tuple[RunSpec, Any]:
     try:
         entries = load_checkpoint(path, format=fmt)
         spec = RunSpec.from_checkpoint(entries, path)
+        _check_size(path, spec, entries)
         net = build_network(spec.model, spec.input_shape, spec.num_classes)
-    except ValueError as exc:
+        missing, _ = load_param_into_net(net, entries)
+    except (
+        ValueError,
+        RuntimeError,
+    ) as exc:  # RuntimeError: a shape or dtype that does not fit
         raise UsageError(str(exc)) from None
-    missing, _ = load_param_into_net(net, entries)
     if missing:
         raise UsageError(
             f"the checkpoint {path!r} lacks the parameters {missing!r} of its {spec.model} network; "
             "the file is damaged or was edited."
         )
+    _check_finite(path, net)
     return spec, net
+
+
+def _check_size(path: str, spec: RunSpec, entries: dict[str, Any]) -> None:
+    """Refuse a run description whose network needs more numbers than the file holds."""
+    import numpy as np
+
+    held = sum(np.size(v) for v in entries.values() if not isinstance(v, str))
+    needed = parameter_count(spec.model, spec.input_shape, spec.num_classes)
+    if needed > held or min(spec.input_shape, default=0) < 1 or spec.num_classes < 1:
+        raise UsageError(
+            f"the checkpoint {path!r} does not fit its own run description: a {spec.model} network for "
+            f"inputs of shape {spec.input_shape} and {spec.num_classes} classes needs {needed} numbers, "
+            f"the file holds {held}; the file is damaged or was edited."
+        )
+
+
+def _check_finite(path: str, net: Any) -> None:
+    """Refuse weights that hold NaN or infinity: what a diverged run leaves."""
+    import numpy as np
+
+    for name, param in net.parameters_and_names():
+        values = param.asnumpy()
+        if not np.isfinite(values).all():
+            raise UsageError(
+                f"the checkpoint {path!r} holds non-finite weights ({param.name or name} has NaN or "
+                "infinity: the training diverged); use a checkpoint saved before that, or train again "
+                "with a smaller --lr."
+            )
 
 
 COMMAND = Command(

@@ -53,8 +53,18 @@ def read_inputs(path: str) -> np.ndarray[Any, Any]:
         raise UsageError(
             f"the input {path!r} {what}; pass a .npy or .npz file of samples."
         )
+    from ..dataset._npy_claims import check_member, check_npy_file, file_kind
+
+    kind = file_kind(path)
     try:
+        if kind == "other":
+            raise ValueError("it is neither a zip archive (.npz) nor a .npy file")
+        if kind == "npy":
+            check_npy_file(path)  # before numpy allocates what the header claims
         loaded = np.load(path, allow_pickle=False)
+        if isinstance(loaded, np.lib.npyio.NpzFile) and loaded.zip is not None:
+            for key in {"x"} & set(loaded.files) or loaded.files[:1]:
+                check_member(loaded.zip, key, path)
     except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
         raise UsageError(
             f"cannot read {path!r} as a .npy or .npz file ({exc}); write the samples with numpy.save or numpy.savez."

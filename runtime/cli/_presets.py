@@ -28,6 +28,7 @@ __all__ = [
     "default_learning_rate",
     "lenet5",
     "mlp",
+    "parameter_count",
     "prepare_inputs",
 ]
 
@@ -78,6 +79,28 @@ def lenet5(input_shape: tuple[int, ...], num_classes: int) -> Any:
         nn.ReLU(),
         nn.Dense(84, num_classes),
     )
+
+
+def parameter_count(name: str, input_shape: tuple[int, ...], num_classes: int) -> int:
+    """How many numbers the preset network `name` holds, computed without building it.
+
+    `cadence eval` compares this with the checkpoint before building: a damaged or
+    edited run description must not make it allocate more than the file can fill.
+    Unknown presets and shapes a preset refuses count as 0 (building reports them).
+    """
+
+    def dense(n_in: int, n_out: int) -> int:
+        return n_in * n_out + n_out
+
+    if name == "mlp":
+        return dense(math.prod(input_shape), 128) + dense(128, num_classes)
+    if name == "lenet5" and len(input_shape) == 3 and min(input_shape[1:]) >= 4:
+        channels, height, width = input_shape
+        kernel = 5 if min(height, width) >= 16 else 3
+        flat = 16 * (height // 4) * (width // 4)
+        convs = dense(channels * kernel * kernel, 6) + dense(6 * kernel * kernel, 16)
+        return convs + dense(flat, 120) + dense(120, 84) + dense(84, num_classes)
+    return 0
 
 
 MODELS: dict[str, Callable[[tuple[int, ...], int], Any]] = {

@@ -70,7 +70,10 @@ def run(args: argparse.Namespace) -> int:
         raise
     elapsed = time.perf_counter() - start
     ms.save_checkpoint(
-        net, str(run_dir.model_file), append_dict={SPEC_KEY: spec.to_json()}
+        net,
+        str(run_dir.model_file),
+        append_dict={SPEC_KEY: spec.to_json()},
+        crc_check=True,
     )
     metrics = model.eval(pipeline(splits.test, spec, 256, shuffle=False))
     return _report(run_dir, metrics, len(splits.test), elapsed, upload, settings)
@@ -138,6 +141,7 @@ def _callbacks(
         keep_checkpoint_max=3,
         append_info=[{SPEC_KEY: spec_json}],
         monitor=None if settings.valid_fraction == 0 else "accuracy",
+        crc_check=True,  # eval, predict and --resume refuse a damaged file
     )
     directory = str(run_dir.checkpoint_dir)
     # A callable directory keeps the prefix: a resumed run goes on naming files

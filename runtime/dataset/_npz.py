@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ._checks import check_column_list, check_optional_bool
+from ._npy_claims import check_member, file_kind
 from ._sources import InMemoryDataset
 
 if TYPE_CHECKING:
@@ -71,6 +72,16 @@ class NpzDataset(InMemoryDataset):
 def _load(path: Path, keys: list[str]) -> list[np.ndarray[Any, Any]]:
     if not path.is_file():
         raise FileNotFoundError(f"NpzDataset: the file {str(path)!r} does not exist.")
+    kind = file_kind(path)
+    if kind == "npy":
+        raise ValueError(
+            f"{str(path)!r} holds a single array, not an .npz archive of named arrays (numpy.savez)."
+        )
+    if kind != "npz":
+        raise ValueError(
+            f"Cannot read {str(path)!r} as an .npz file (written by numpy.savez): it is not a zip "
+            "archive (an .npz file is one)."
+        )
     try:
         archive = np.load(path, allow_pickle=False)
     except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
@@ -92,6 +103,8 @@ def _load(path: Path, keys: list[str]) -> list[np.ndarray[Any, Any]]:
 
 
 def _array(archive: Any, key: str, path: Path) -> np.ndarray[Any, Any]:
+    # Before numpy allocates what the header claims.
+    check_member(archive.zip, key, str(path))
     try:
         array: np.ndarray[Any, Any] = archive[key]
     except ValueError as exc:

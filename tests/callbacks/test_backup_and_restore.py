@@ -355,3 +355,59 @@ def test_sigkilled_process_resumes_to_the_same_weights(tmp_path: Any) -> None:
         (tmp_path / "reference.ckpt.json").read_text()
     )
     assert os.listdir(backup) == []
+
+
+# --- integrity: CRC, diverged weights ---------------------------------------------------------
+
+
+class DivergeAtEpoch(Callback):
+    """Turn every weight into NaN at the end of step 1 of `epoch` (a diverging run)."""
+
+    def __init__(self, epoch: int) -> None:
+        self.epoch = epoch
+
+    def on_train_step_end(self, run_context: RunContext) -> None:
+        cb = run_context.original_args()
+        if cb.cur_epoch_num == self.epoch:
+            for param in cb.train_network.trainable_params():
+                param.set_data(ms.Tensor(np.full(param.shape, np.nan, np.float32)))
+
+
+def test_a_diverged_epoch_does_not_overwrite_the_last_good_backup(
+    tmp_path: Any,
+) -> None:
+    backup = BackupAndRestore(str(tmp_path), delete_checkpoint=False)
+    with pytest.warns(CheckpointWarning) as caught:
+        make_model().train(3, dataset(), callbacks=[backup, DivergeAtEpoch(2)])
+    loaded = ms.load_checkpoint(str(tmp_path / "backup.ckpt"))
+    epoch = loaded["epoch_num"]
+    assert not isinstance(epoch, str) and int(epoch.asnumpy()) == 1
+    for value in loaded.values():
+        assert isinstance(value, str) or np.isfinite(value.asnumpy()).all()
+    assert [str(w.message) for w in caught if w.category is CheckpointWarning] == [
+        f"BackupAndRestore kept the backup of an earlier epoch instead of backing up epoch {n}: "
+        "a weight is NaN or infinite (training has diverged)."
+        for n in (2, 3)
+    ]
+
+
+def test_the_backup_carries_a_crc_and_a_damaged_one_is_refused(tmp_path: Any) -> None:
+    make_model().train(
+        1,
+        dataset(),
+        callbacks=[BackupAndRestore(str(tmp_path), delete_checkpoint=False)],
+    )
+    path = tmp_path / "backup.ckpt"
+    data = bytearray(path.read_bytes())
+    assert data[-17:-10] == b"crc_num"
+    data[40] ^= 0x01  # inside the first weight
+    path.chmod(0o600)
+    path.write_bytes(bytes(data))
+    with pytest.raises(
+        ValueError, match=r"cannot be restored: .* the file is damaged.* Delete it"
+    ):
+        make_model().train(
+            2,
+            dataset(),
+            callbacks=[BackupAndRestore(str(tmp_path), delete_checkpoint=False)],
+        )

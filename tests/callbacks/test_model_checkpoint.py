@@ -1080,3 +1080,53 @@ def test_saves_reuse_their_snapshots_and_each_file_holds_its_steps_values(
             np.testing.assert_array_equal(
                 array(loaded, first), seen[(epoch - 1) * 3 + step_in_epoch]
             )
+
+
+# --- integrity: CRC, non-finite losses -----------------------------------------------------------
+
+
+def test_crc_check_files_carry_mindspores_trailer(tmp_path: Any) -> None:
+    train(tmp_path, epochs=1, crc_check=True)
+    for name in listing(tmp_path):
+        data = (tmp_path / name).read_bytes()
+        assert data[-17:-10] == b"crc_num", name
+        assert sorted(ms.load_checkpoint(str(tmp_path / name), crc_check=True))
+
+
+class _Diverge(Callback):
+    """Set every weight to NaN at the end of step `at` (what a diverging run ends up with)."""
+
+    def __init__(self, at: int) -> None:
+        self.at = at
+
+    def on_train_step_end(self, run_context: RunContext) -> None:
+        cb = run_context.original_args()
+        if cb["cur_step_num"] == self.at:
+            for param in cb["train_network"].trainable_params():
+                param.set_data(ms.Tensor(np.full(param.shape, np.nan, np.float32)))
+
+
+def test_a_non_finite_loss_skips_saves_and_keeps_the_last_finite_files(
+    tmp_path: Any,
+) -> None:
+    ckpt = ModelCheckpoint(
+        directory=str(tmp_path), config=CheckpointConfig(keep_checkpoint_max=2)
+    )
+    with pytest.warns(CheckpointWarning) as caught:
+        # Step 4's loss is finite (computed before the weights break), its weights are not.
+        make_model().train(3, dataset(3), callbacks=[_Diverge(at=4), ckpt])
+    assert listing(tmp_path) == ["CKP-1_2.ckpt", "CKP-1_3.ckpt"]
+    for name in listing(tmp_path):
+        loaded = ms.load_checkpoint(str(tmp_path / name))
+        assert all(
+            np.isfinite(array(loaded, key)).all()
+            for key, value in loaded.items()
+            if not isinstance(value, str)
+        )
+    messages = [str(w.message) for w in caught if w.category is CheckpointWarning]
+    assert messages == [
+        "ModelCheckpoint skipped the save at step 4: the loss or a weight is NaN or infinite (training "
+        f"has diverged). The checkpoints saved before are kept (the latest: {tmp_path / 'CKP-1_3.ckpt'}); "
+        "later saves are skipped too while that lasts (this warning is not repeated)."
+    ]
+    assert ckpt.latest_ckpt_file_name == str(tmp_path / "CKP-1_3.ckpt")

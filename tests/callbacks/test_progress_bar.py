@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import fcntl
 import io
 import os
 import pty
 import re
 import select
+import struct
+import termios
 
 import numpy as np
 import pytest
@@ -283,6 +286,39 @@ def test_a_pseudo_terminal_is_detected_and_gets_the_live_bar():
         os.close(master)
     assert "\r" in out
     assert re.search(r"Epoch 1/1: 100%\|.*\| 4/4 \[.*loss=0\.25\]", out), out
+
+
+@pytest.mark.parametrize("columns", [80, 100])
+def test_an_80_column_terminal_shows_the_evaluation_metrics_uncut(columns):
+    master, slave = pty.openpty()
+    fcntl.ioctl(master, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
+    model = Model(
+        constant_network(0.123456),
+        eval_network=lambda *batch: (Tensor(np.float32(0.7)),),
+        metrics={
+            "accuracy": Scripted(*[0.954321] * 12),
+            "precision": Scripted(*[0.912345] * 12),
+        },
+    )
+    try:
+        with os.fdopen(slave, "w", closefd=True) as tty:
+            model.fit(
+                12,
+                batches(41),
+                ListDataset.of_steps(2),
+                callbacks=ProgressBar(file=tty),
+            )
+        out = _drain(master)
+    finally:
+        os.close(master)
+    final = [
+        seg for seg in re.split(r"[\r\n]", out) if seg.startswith("Epoch 12/12: 100%")
+    ]
+    assert final, out
+    assert len(final[-1]) <= columns, final[-1]
+    assert final[-1].endswith("eval_accuracy=0.9543, eval_precision=0.9123]"), final[-1]
+    if columns == 100:  # room for the training loss too, in the compact meter
+        assert "loss=0.1235, eval_accuracy" in final[-1], final[-1]
 
 
 def _drain(fd: int) -> str:

@@ -10,6 +10,7 @@ error case (one line on stderr, no traceback, exit status 2).
 from __future__ import annotations
 
 import fcntl
+import io
 import json
 import os
 import pty
@@ -19,6 +20,7 @@ import struct
 import subprocess
 import sys
 import termios
+import zipfile
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -43,6 +45,15 @@ class Result:
     stderr: str
 
 
+def _default_sigint() -> None:
+    """Run in the child before exec: give it the default SIGINT disposition.
+
+    A shell starts background jobs with SIGINT ignored and children inherit that, so
+    `pytest &` would start `cadence` deaf to the Ctrl-C the interrupt test sends.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class Runner:
     """Start `cadence` commands in `cwd` and collect them by name."""
 
@@ -60,9 +71,8 @@ class Runner:
         stdout: int = subprocess.PIPE
         if terminal:
             master, stdout = pty.openpty()
-            # A fresh pty reports 0 columns; give it a real size, as a terminal window has.
-            # Wide enough that the bar's postfix (loss, speed, eval metrics) is never cut off.
-            fcntl.ioctl(master, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 250, 0, 0))
+            # A fresh pty reports 0 columns; give it a real size: the classic 80 columns.
+            fcntl.ioctl(master, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
             self.terminals[name] = master
         process = subprocess.Popen(
             [sys.executable, "-m", "cadence", *args],
@@ -71,20 +81,23 @@ class Runner:
             stderr=subprocess.PIPE,
             text=True,
             env={**os.environ, "PYTHONUNBUFFERED": "1"} if unbuffered else None,
+            preexec_fn=_default_sigint,
         )
         if terminal:
             os.close(stdout)
         self.running[name] = (args, process)
 
-    def interrupt_after(self, name: str, line_start: str, count: int) -> None:
-        """Send SIGINT (Ctrl-C) once `count` lines of `name`'s output start with `line_start`."""
+    def interrupt_after(
+        self, name: str, line_start: str, count: int, signum: int = signal.SIGINT
+    ) -> None:
+        """Send `signum` (SIGINT: Ctrl-C) once `count` lines of `name`'s output start with `line_start`."""
         _, process = self.running[name]
         assert process.stdout is not None
         lines = []
         for line in process.stdout:
             lines.append(line)
             if sum(seen.startswith(line_start) for seen in lines) == count:
-                process.send_signal(signal.SIGINT)
+                process.send_signal(signum)
                 break
         self.early_output[name] = "".join(lines)
 
@@ -158,6 +171,39 @@ def write_blobs(path: Path) -> None:
     np.savez(path, x=x, y=y)
 
 
+def npz_claiming_rows(path: Path, rows: int) -> None:
+    """An .npz whose x header claims `rows` rows of 3 float32 values but holds one row."""
+    np.savez(path, y=np.zeros(1, np.int64))
+    header = io.BytesIO()
+    np.lib.format.write_array_header_1_0(
+        header, {"descr": "<f4", "fortran_order": False, "shape": (rows, 3)}
+    )
+    with zipfile.ZipFile(path, "a") as archive:
+        archive.writestr("x.npy", header.getvalue() + np.zeros(3, np.float32).tobytes())
+
+
+def write_trained(path: Path, spec: dict[str, object], *, nan: bool = False) -> None:
+    """A checkpoint as `cadence train` writes it: an MLP for the digits and its run description."""
+    from cadence.cli._presets import SPEC_KEY, RunSpec, build_network
+
+    net = build_network("mlp", (64,), 10)
+    if nan:
+        weight = net[1].weight
+        weight.set_data(ms.Tensor(np.full(weight.shape, np.nan, np.float32)))
+    real = RunSpec(model="mlp", input_shape=(64,), num_classes=10)
+    text = json.dumps({**json.loads(real.to_json()), **spec})
+    ms.save_checkpoint(net, str(path), append_dict={SPEC_KEY: text}, crc_check=True)
+
+
+def write_damaged(path: Path) -> None:
+    """A `cadence train` checkpoint (with its CRC) with one bit flipped in a weight."""
+    write_trained(path, {})
+    data = bytearray(path.read_bytes())
+    data[2000] ^= 0x04
+    path.chmod(0o600)
+    path.write_bytes(bytes(data))
+
+
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runner]:
     root = tmp_path_factory.mktemp("cli")
@@ -178,6 +224,21 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runner]:
         x=np.zeros((4, 3), np.float32),
         y=np.array([0, 0.5, 1, 2]),
     )
+    (root / "text.npz").write_text("x,y\n1,2\n")
+    npz_claiming_rows(root / "huge-rows.npz", 10**12)
+    np.savez(
+        root / "x-test-only.npz",
+        x=np.zeros((4, 3), np.float32),
+        y=np.arange(4) % 2,
+        x_test=np.zeros((2, 3), np.float32),
+    )
+    write_trained(root / "wrong-shape.ckpt", {"input_shape": [63]})
+    write_trained(
+        root / "lenet-on-mlp.ckpt", {"model": "lenet5", "input_shape": [1, 8, 8]}
+    )
+    write_trained(root / "huge-shape.ckpt", {"input_shape": [10**9, 10**9]})
+    write_trained(root / "nan.ckpt", {}, nan=True)
+    write_damaged(root / "damaged.ckpt")
     (root / "a-file").write_text("")
     (root / "occupied").mkdir()
     (root / "occupied" / "run.json").write_text("{}")
@@ -202,9 +263,12 @@ def _start_all(runner: Runner, root: Path) -> None:
     runner.start("terminal", "train", *tty.split(), terminal=True)
     forever = ["--epochs", "1000", "--output-dir", "out-int"]
     runner.start("ctrl-c", "train", *forever, unbuffered=True)
+    forever_term = ["--epochs", "1000", "--output-dir", "out-term"]
+    runner.start("sigterm", "train", *forever_term, unbuffered=True)
     for name, args in ERRORS.items():
         runner.start(name, *args)
     runner.interrupt_after("ctrl-c", "Train epoch time", 2)
+    runner.interrupt_after("sigterm", "Train epoch time", 2, signal.SIGTERM)
     main = runner.result("main")
     assert main.returncode == 0, main.stderr
     # eval and predict read a copy: the resumed run rewrites model.ckpt meanwhile.
@@ -217,8 +281,13 @@ def _start_all(runner: Runner, root: Path) -> None:
     np.save(root / "wrong-shape.npy", np.zeros((3, 7), np.float32))
     runner.start("predict", "predict", "main-model.ckpt", "digits.npy")
     runner.start("predict-wrong-shape", "predict", "main-model.ckpt", "wrong-shape.npy")
+    runner.start("predict-text-input", "predict", "main-model.ckpt", "text.npz")
+    runner.start("predict-huge-rows", "predict", "main-model.ckpt", "huge-rows.npz")
     runner.result("resume")
     runner.result("ctrl-c")  # exited, so its backup is final
+    runner.result("sigterm")
+    again_term = f"--resume --output-dir out-term --epochs {epochs_in_backup(root / 'out-term') + 1}"
+    runner.start("resume-after-sigterm", "train", *again_term.split())
     again = f"--resume --output-dir out-int --epochs {epochs_in_backup(root / 'out-int') + 1}"
     runner.start("resume-after-ctrl-c", "train", *again.split())
     runner.start("resume-too-few", "train", "--resume", "--epochs", "30")
@@ -353,9 +422,12 @@ def test_a_terminal_gets_a_progress_bar_instead_of_lines(runs: Runner) -> None:
     result = runs.result("terminal")
     assert result.returncode == 0, result.stderr
     screen = result.stdout.replace("\r\n", "\n")
+    final = re.findall(r"\rEpoch 2/2: 100%[^\r\n]*", screen)
+    assert final, screen
+    # At 80 columns the epoch's last line keeps the evaluation metrics whole.
+    assert len(final[-1]) - 1 <= 80, final[-1]
     assert re.search(
-        r"\rEpoch 2/2: 100%\|.*\| 41/41 \[.*step/s, loss=.*, eval_accuracy=0\.\d+",
-        screen,
+        r"\| 41/41 \[.*eval_accuracy=0\.\d+, eval_loss=\d\.\d+\]$", final[-1]
     )
     assert "loss is" not in screen  # no LossMonitor lines breaking the bar
     assert "epoch time" not in screen  # nor TimeMonitor's
@@ -413,6 +485,16 @@ ERRORS: dict[str, tuple[str, ...]] = {
     "eval-foreign": ("eval", "foreign.ckpt"),
     "eval-garbage": ("eval", "garbage.ckpt"),
     "predict-missing-input": ("predict", "foreign.ckpt", "missing.npy"),
+    "unknown-option": ("train", "--epochz", "3"),
+    "npz-text": ("train", "--data", "text.npz"),
+    "npz-huge-rows": ("train", "--data", "huge-rows.npz"),
+    "npz-x-test-only": ("train", "--data", "x-test-only.npz"),
+    "eval-wrong-shape": ("eval", "wrong-shape.ckpt"),
+    "eval-lenet-on-mlp": ("eval", "lenet-on-mlp.ckpt"),
+    "eval-huge-shape": ("eval", "huge-shape.ckpt"),
+    "eval-nan": ("eval", "nan.ckpt"),
+    "eval-damaged": ("eval", "damaged.ckpt"),
+    "predict-nan": ("predict", "nan.ckpt", "text.npz"),
 }
 
 EXPECTED = {
@@ -441,6 +523,18 @@ EXPECTED = {
     "predict-wrong-shape": "'wrong-shape.npy': the inputs have shape (3, 7), which is not a whole number of samples of shape (1, 8, 8) (64 values each).",
     "resume-too-few": "--resume: the run in 'runs/train-1' has already trained 32 epochs; pass --epochs N with N > 32",
     "resume-other-model": "was trained with --model 'mlp', which a resumed run cannot change (got 'lenet5')",
+    "unknown-option": "cadence train: error: unrecognized arguments: --epochz 3 (see 'cadence train --help')",
+    "npz-text": "text.npz' as an .npz file (written by numpy.savez): it is not a zip archive",
+    "npz-huge-rows": "claims shape (1000000000000, 3) of float32 (12000000000000 bytes) but holds 12 bytes",
+    "npz-x-test-only": "has an array x_test but no y_test; a test split needs both",
+    "eval-wrong-shape": "the shape of '1.weight' in the argument 'parameter_dict' must equal its shape",
+    "eval-lenet-on-mlp": "does not fit its own run description: a lenet5 network",
+    "eval-huge-shape": "does not fit its own run description: a mlp network for inputs of shape (1000000000, 1000000000)",
+    "eval-nan": "holds non-finite weights (1.weight has NaN or infinity: the training diverged)",
+    "eval-damaged": "differs from the one stored in the file's crc_num trailer",
+    "predict-nan": "holds non-finite weights",
+    "predict-text-input": "it is neither a zip archive (.npz) nor a .npy file",
+    "predict-huge-rows": "claims shape (1000000000000, 3)",
 }
 
 
@@ -453,6 +547,33 @@ def test_bad_input_is_one_line_with_the_fix(runs: Runner, name: str) -> None:
     assert lines[0].startswith(f"cadence {result.args[0]}: error: ")
     assert EXPECTED[name] in lines[0]
     assert result.stdout == ""
+
+
+def test_sigterm_stops_like_ctrl_c_with_exit_143(runs: Runner) -> None:
+    stopped = runs.result("sigterm")
+    assert stopped.returncode == 143, stopped.stderr
+    assert stopped.stderr.splitlines() == [
+        "To continue after the last finished epoch: cadence train --resume --output-dir out-term --epochs 1000",
+        "cadence train: terminated (SIGTERM)",
+    ]
+    leftovers = [
+        p for p in (runs.cwd / "out-term").rglob("*") if p.name.endswith(".tmp")
+    ]
+    assert leftovers == []
+    resumed = runs.result("resume-after-sigterm")
+    assert resumed.returncode == 0, resumed.stderr
+    assert "resuming after epoch" in resumed.stdout
+
+
+def test_version() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "cadence", "--version"],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+    )
+    assert (result.returncode, result.stdout) == (0, f"cadence {ms.__version__}\n")
+    assert re.fullmatch(r"\d+\.\d+\.\d+\S*", ms.__version__)
 
 
 def test_failed_commands_leave_no_run_behind(runs: Runner) -> None:

@@ -140,3 +140,33 @@ def test_npz_errors(tmp_path):
         ds.NpzDataset(single)
     with pytest.raises(TypeError, match="'path' must be a str or Path, but got 'int'"):
         ds.NpzDataset(5)  # type: ignore[arg-type]
+
+
+def test_npz_refuses_a_header_claiming_more_rows_than_it_holds(tmp_path):
+    import io
+    import zipfile
+
+    path = tmp_path / "hostile.npz"
+    np.savez(path, y=np.zeros(1, np.int64))
+    header = io.BytesIO()
+    np.lib.format.write_array_header_1_0(
+        header, {"descr": "<f4", "fortran_order": False, "shape": (10**12, 3)}
+    )
+    with zipfile.ZipFile(path, "a") as archive:
+        archive.writestr("x.npy", header.getvalue() + np.zeros(3, np.float32).tobytes())
+    # numpy would allocate 12 TB for it before reading; the claim is checked first.
+    with pytest.raises(
+        ValueError,
+        match=r"the array 'x' in '.*hostile.npz' claims shape \(1000000000000, 3\) of float32 "
+        r"\(12000000000000 bytes\) but holds 12 bytes of data",
+    ):
+        ds.NpzDataset(path)
+
+
+def test_npz_names_a_file_that_is_not_a_zip_archive(tmp_path):
+    path = tmp_path / "table.npz"
+    path.write_text("x,y\n1,2\n")
+    with pytest.raises(
+        ValueError, match=r"table.npz' as an .npz file .*: it is not a zip archive"
+    ):
+        ds.NpzDataset(path)

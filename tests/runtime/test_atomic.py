@@ -126,6 +126,8 @@ def test_process_killed_mid_write_leaves_no_partial_file(tmp_path, existing):
         assert (
             len(_leftovers(tmp_path)) == 1
         )  # the temporary file, hidden beside the target
+        # A live writer holds its file: even an age limit of zero does not make it stale.
+        assert _atomic.remove_stale_temporaries(tmp_path, older_than=0) == []
         child.kill()
     finally:
         child.wait()
@@ -136,6 +138,47 @@ def test_process_killed_mid_write_leaves_no_partial_file(tmp_path, existing):
         assert target.read_bytes() == existing
     (temp,) = _leftovers(tmp_path)
     assert temp.startswith(".big.ckpt.")
+    # Killed, the writer's lock is gone: the file is stale once old enough.
+    assert _atomic.remove_stale_temporaries(tmp_path, older_than=3600) == []
+    assert _atomic.remove_stale_temporaries(tmp_path, older_than=0) == [
+        str(tmp_path / temp)
+    ]
+    assert _leftovers(tmp_path) == []
+
+
+def _aged(path: Any, seconds: float) -> None:
+    path.write_bytes(b"left by a killed writer")
+    past = path.stat().st_mtime - seconds
+    os.utime(path, (past, past))
+
+
+def test_the_first_write_into_a_directory_removes_stale_temporaries(tmp_path):
+    age = _atomic.STALE_AFTER_SECONDS + 60
+    stale = [
+        tmp_path / ".a.ckpt.abcd_123.tmp",
+        tmp_path / ".b.safetensors.zzzzzzzz.tmp",
+    ]
+    for path in stale:
+        _aged(path, age)
+    young = (
+        tmp_path / ".c.ckpt.young000.tmp"
+    )  # a writer may have created it a moment ago
+    _aged(young, 0)
+    foreign = [tmp_path / "notes.tmp", tmp_path / ".x.tmp", tmp_path / "CKP-1_2.tmp"]
+    for (
+        path
+    ) in foreign:  # not names cadence makes (MindSpore's own temporary is CKP-1_2.tmp)
+        _aged(path, age)
+    with atomic_write(tmp_path / "a.ckpt") as file:
+        file.write(b"new")
+    remaining = sorted(p.name for p in tmp_path.iterdir())
+    assert remaining == sorted(["a.ckpt", young.name, *(p.name for p in foreign)])
+    _aged(
+        stale[0], age
+    )  # once per directory and process: later writes do not list it again
+    with atomic_write(tmp_path / "b.ckpt") as file:
+        file.write(b"new")
+    assert stale[0].exists()
 
 
 # --- atomic_write_chunks: O_DIRECT from a staging buffer, buffered where refused ---------------

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -14,18 +14,8 @@ from google.protobuf import descriptor_pool
 
 from cadence.checkpoint import _ckpt_format as fmt
 
-FIXTURES = Path(
-    os.environ.get(
-        "CADENCE_MINDSPORE_FIXTURES",
-        Path(__file__).resolve().parents[3] / "shared" / "reference" / "fixtures",
-    )
-)
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "mindspore"
 CKPT_FILES = ["net.ckpt", "train_net.ckpt", "append_info-1_2.ckpt"]
-
-needs_fixtures = pytest.mark.skipif(
-    not (FIXTURES / "manifest.json").is_file(),
-    reason=f"MindSpore fixture files not found at {FIXTURES} (set CADENCE_MINDSPORE_FIXTURES)",
-)
 
 
 def _manifest() -> Any:
@@ -66,7 +56,6 @@ def _record(
 # --- real MindSpore files ----------------------------------------------------------
 
 
-@needs_fixtures
 @pytest.mark.parametrize("file_name", CKPT_FILES)
 def test_decode_matches_manifest(file_name):
     expected = _manifest()["files"][file_name]["entries"]
@@ -86,14 +75,12 @@ def test_decode_matches_manifest(file_name):
             assert value.reshape(-1)[0].item() == want["value"], name
 
 
-@needs_fixtures
 @pytest.mark.parametrize("file_name", CKPT_FILES)
 def test_encode_reproduces_mindspore_bytes(file_name):
     original = (FIXTURES / file_name).read_bytes()
     assert b"".join(fmt.encode(fmt.decode(original))) == original
 
 
-@needs_fixtures
 def test_each_record_is_one_checkpoint_message_in_the_file():
     original = (FIXTURES / "append_info-1_2.ckpt").read_bytes()
     records = [_joined(name, value) for name, value in fmt.decode(original)]
@@ -248,10 +235,16 @@ def test_bfloat16_widens_exactly_to_float32():
     np.testing.assert_array_equal(value, expected)
 
 
-def test_crc_trailer_is_skipped():
+def test_a_crc_trailer_is_verified_and_stripped():
     record = _record("w", "Int8", b"\x01\x02", [2])
-    entries = fmt.decode(record + b"crc_num" + b"0000012345")
-    assert entries[0][0] == "w"
+    trailer = b"crc_num" + zlib.crc32(record).to_bytes(10, "big")
+    assert fmt.crc_trailer(zlib.crc32(record)) == trailer
+    assert b"".join(fmt.with_crc_trailer([record[:3], record[3:]])) == record + trailer
+    ((name, value),) = fmt.decode(record + trailer)
+    assert name == "w"
+    np.testing.assert_array_equal(value, [1, 2])
+    with pytest.raises(fmt.ChecksumError, match=r"differs from the one stored"):
+        fmt.decode(record + b"crc_num" + (zlib.crc32(record) ^ 1).to_bytes(10, "big"))
 
 
 def test_empty_data_has_no_entries():

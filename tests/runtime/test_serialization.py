@@ -30,16 +30,7 @@ from cadence.checkpoint._serialization import (
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping
 
-FIXTURES = Path(
-    os.environ.get(
-        "CADENCE_MINDSPORE_FIXTURES",
-        Path(__file__).resolve().parents[3] / "shared" / "reference" / "fixtures",
-    )
-)
-needs_fixtures = pytest.mark.skipif(
-    not (FIXTURES / "manifest.json").is_file(),
-    reason=f"MindSpore fixture files not found at {FIXTURES} (set CADENCE_MINDSPORE_FIXTURES)",
-)
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "mindspore"
 CKPT_FILES = ["net.ckpt", "train_net.ckpt", "append_info-1_2.ckpt"]
 BACKBONE = [
     ("1.weight", (16, 784)),
@@ -97,7 +88,6 @@ def _np(loaded: Mapping[str, Any], name: str) -> Any:
 # --- reading real MindSpore files --------------------------------------------------------
 
 
-@needs_fixtures
 @pytest.mark.parametrize("file_name", [*CKPT_FILES, "net.safetensors"])
 def test_load_matches_manifest(file_name):
     want = _manifest()["files"][file_name]
@@ -118,7 +108,6 @@ def test_load_matches_manifest(file_name):
         assert hashlib.sha256(data.tobytes()).hexdigest() == entry["sha256"]
 
 
-@needs_fixtures
 def test_probe_logits_are_reproduced():
     probe = _manifest()["probe"]
     params = load_checkpoint(str(FIXTURES / "net.ckpt"))
@@ -150,7 +139,6 @@ def _real_backbone() -> Any:
     )
 
 
-@needs_fixtures
 def test_real_network_loads_mindspore_weights_and_saves_them_back(tmp_path):
     net = _real_backbone()
     if net is None:
@@ -174,7 +162,6 @@ def test_real_network_loads_mindspore_weights_and_saves_them_back(tmp_path):
 # --- writing them back byte for byte -----------------------------------------------------
 
 
-@needs_fixtures
 @pytest.mark.parametrize("file_name", CKPT_FILES)
 def test_saving_a_loaded_checkpoint_reproduces_mindspore_bytes(tmp_path, file_name):
     out = tmp_path / file_name
@@ -183,7 +170,6 @@ def test_saving_a_loaded_checkpoint_reproduces_mindspore_bytes(tmp_path, file_na
     assert _mode(out) == 0o400
 
 
-@needs_fixtures
 def test_saving_safetensors_reproduces_mindspore_bytes(tmp_path):
     out = tmp_path / "net.safetensors"
     save_checkpoint(
@@ -194,7 +180,6 @@ def test_saving_safetensors_reproduces_mindspore_bytes(tmp_path):
     assert out.read_bytes() == (FIXTURES / "net.safetensors").read_bytes()
 
 
-@needs_fixtures
 def test_append_dict_reproduces_model_checkpoint_append_info(tmp_path):
     loaded = load_checkpoint(str(FIXTURES / "train_net.ckpt"))
     out = tmp_path / "append_info-1_2.ckpt"
@@ -206,7 +191,6 @@ def test_append_dict_reproduces_model_checkpoint_append_info(tmp_path):
     assert out.read_bytes() == (FIXTURES / "append_info-1_2.ckpt").read_bytes()
 
 
-@needs_fixtures
 @pytest.mark.parametrize("shape", ["cell", "parameter_list", "dict_list"])
 def test_every_save_obj_shape_reproduces_net_ckpt(tmp_path, shape):
     loaded = load_checkpoint(str(FIXTURES / "net.ckpt"))
@@ -374,14 +358,8 @@ def test_async_save_writes_the_file_before_returning(tmp_path):
             r"argument 'enc_key' must be None or bytes, but got str",
         ),
         ({"enc_key": b"1" * 16}, NotImplementedError, r"encrypted checkpoints"),
-        ({"crc_check": True}, NotImplementedError, r"CRC trailers"),
         (
             {"enc_key": b"1" * 16, "format": "safetensors"},
-            ValueError,
-            r"when format is 'safetensors'",
-        ),
-        (
-            {"crc_check": True, "format": "safetensors"},
             ValueError,
             r"when format is 'safetensors'",
         ),
@@ -629,7 +607,6 @@ def test_loading_with_net_loads_it(ckpt):
         ),
         ({"net": 1}, TypeError, r"argument 'net' must be None or a Cell, but got 1"),
         ({"dec_key": b"k" * 16}, NotImplementedError, "encrypted checkpoints"),
-        ({"crc_check": True}, NotImplementedError, "CRC verification"),
     ],
 )
 def test_load_argument_errors(ckpt, kwargs, error, match):
@@ -836,3 +813,107 @@ def test_functions_are_exported():
 # --- documentation -----------------------------------------------------------------------
 
 # docs/checkpoints.md's examples run in tests/docs/test_examples.py, with every other page's.
+
+
+# --- crc_check: MindSpore's CRC-32, byte for byte -------------------------------------------
+
+
+@pytest.mark.parametrize("fmt", ["ckpt", "safetensors"])
+def test_crc_check_writes_what_mindspore_writes(tmp_path, fmt):
+    # net-crc.* were written by MindSpore 2.10 with crc_check=True from net.* (see the fixtures' README).
+    params = load_checkpoint(str(FIXTURES / f"net.{fmt}"), format=fmt)
+    out = tmp_path / f"net.{fmt}"
+    save_checkpoint(params, str(out), crc_check=True, format=fmt)
+    assert _comparable(out) == _comparable(FIXTURES / f"net-crc.{fmt}")
+
+
+def _comparable(path: Path) -> Any:
+    """A file's bytes; for safetensors, the parsed header and the data after it.
+
+    The safetensors library writes the metadata map in a random order (MindSpore's
+    files too), so two equal files may differ in the order of two header keys.
+    cadence adds its header checksum `cadence_crc32`, which MindSpore ignores.
+    """
+    data = path.read_bytes()
+    if path.suffix != ".safetensors":
+        return data
+    size = int.from_bytes(data[:8], "little")
+    header = json.loads(data[8 : 8 + size])
+    header["__metadata__"].pop("cadence_crc32", None)
+    return header, data[8 + size :]
+
+
+@pytest.mark.parametrize("fmt", ["ckpt", "safetensors"])
+def test_mindspore_crc_files_load_verified(fmt, caplog):
+    with caplog.at_level(logging.WARNING, logger=LOG):
+        loaded = load_checkpoint(
+            str(FIXTURES / f"net-crc.{fmt}"), crc_check=True, format=fmt
+        )
+    assert caplog.records == []  # the file carries a CRC: nothing to warn about
+    plain = load_checkpoint(str(FIXTURES / f"net.{fmt}"), format=fmt)
+    assert list(loaded) == list(plain)  # the trailer / metadata entry is not an entry
+    for name, value in plain.items():
+        assert isinstance(value, Parameter)
+        np.testing.assert_array_equal(np.asarray(loaded[name]), value.asnumpy())
+
+
+def _flip_bit(path: Path, offset: int) -> None:
+    data = bytearray(path.read_bytes())
+    data[offset] ^= 0x10
+    path.chmod(0o600)
+    path.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize("fmt", ["ckpt", "safetensors"])
+@pytest.mark.parametrize("crc_check", [True, False])
+def test_a_flipped_bit_in_a_file_with_a_crc_is_refused(tmp_path, fmt, crc_check):
+    path = tmp_path / f"net.{fmt}"
+    path.write_bytes((FIXTURES / f"net-crc.{fmt}").read_bytes())
+    _flip_bit(path, 30_000)  # inside 1.weight's data in both files
+    # A CRC the file carries is checked whatever crc_check says.
+    with pytest.raises(ValueError, match=r"CRC-32 .* differs .* the file is damaged"):
+        load_checkpoint(str(path), crc_check=crc_check, format=fmt)
+
+
+@pytest.mark.parametrize("fmt", ["ckpt", "safetensors"])
+def test_crc_check_on_a_file_without_a_crc_warns_as_mindspore(fmt, caplog):
+    with caplog.at_level(logging.WARNING, logger=LOG):
+        loaded = load_checkpoint(
+            str(FIXTURES / f"net.{fmt}"), crc_check=True, format=fmt
+        )
+    assert sorted(loaded) == ["1.bias", "1.weight", "3.bias", "3.weight"]
+    assert [r.getMessage() for r in caplog.records] == [
+        f"For 'load_checkpoint', the file {str(FIXTURES / f'net.{fmt}')!r} carries no CRC (it was saved "
+        "without crc_check=True), so its integrity cannot be checked."
+    ]
+
+
+def test_crc_check_covers_append_entries_and_strings(tmp_path):
+    path = tmp_path / "a.ckpt"
+    save_checkpoint(
+        Dense_like(),
+        str(path),
+        append_dict={"tag": "abc", "epoch_num": 3},
+        crc_check=True,
+    )
+    data = path.read_bytes()
+    assert data[-17:-10] == b"crc_num"
+    loaded = load_checkpoint(str(path))
+    assert loaded["tag"] == "abc"
+    tag_at = data.index("abc".encode("utf-32-le"))
+    _flip_bit(path, tag_at)
+    with pytest.raises(ValueError, match="the file is damaged"):
+        load_checkpoint(str(path))
+
+
+def Dense_like() -> dict[str, Any]:  # noqa: N802 - reads as the network it stands for
+    return {"w": Parameter(np.arange(6, dtype=np.float32).reshape(2, 3), name="w")}
+
+
+def test_reserved_safetensors_metadata_key_is_refused(tmp_path):
+    with pytest.raises(ValueError, match=r"the key 'crc_num' is reserved"):
+        save_checkpoint(
+            {"w": np.zeros(2, np.float32), "crc_num": "x"},
+            str(tmp_path / "a.safetensors"),
+            format="safetensors",
+        )

@@ -332,3 +332,43 @@ def test_a_stop_at_any_step_follows_the_table(epochs, steps, k):
     assert type(terminal(events)).__name__ == expected
     names = events.names()
     assert names[names.index("TrainEnd") :] == ["TrainEnd", expected]
+
+
+# --- Ctrl-C is not a subscriber failure; the library installs no signal handler ----------------
+
+
+class _InterruptAt(Callback):
+    """Raise KeyboardInterrupt in a step-end hook, as a Ctrl-C landing there does."""
+
+    def on_train_step_end(self, run_context: Any) -> None:
+        if run_context.original_args().cur_step_num == 2:
+            raise KeyboardInterrupt
+
+
+class _Failing(Callback):
+    def on_train_step_end(self, run_context: Any) -> None:
+        raise OSError("disk full")
+
+
+def test_a_keyboard_interrupt_in_a_hook_is_not_blamed_on_it():
+    with pytest.raises(KeyboardInterrupt) as info:
+        run_train([_InterruptAt()])
+    notes = getattr(info.value, "__notes__", [])
+    assert not any("raised by subscriber" in note for note in notes), notes
+
+
+def test_a_real_hook_failure_is_still_attributed():
+    with pytest.raises(OSError, match="disk full") as info:
+        run_train([_Failing()])
+    assert any(
+        "raised by subscriber '_Failing.on_train_step_end'" in note
+        for note in getattr(info.value, "__notes__", [])
+    )
+
+
+def test_a_run_installs_no_signal_handler():
+    import signal
+
+    before = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    run_train([])
+    assert {sig: signal.getsignal(sig) for sig in before} == before

@@ -402,3 +402,88 @@ def test_a_removed_worker_finishes_its_queue_before_close_returns():
     threading.Timer(0.02, gate.set).start()
     bus.close()
     assert seen == [1, 2]
+
+
+# --- bounded waits, reported while they last -------------------------------------------------
+
+
+def test_a_drain_reports_who_holds_it_while_it_waits(monkeypatch, caplog):
+    from cadence import _worker_pool
+
+    monkeypatch.setattr(_worker_pool, "REPORT_EVERY_S", 0.01)
+    bus = EventBus()
+    gate, _, _ = blocked_worker(bus, name="slow")
+    bus.publish(step(1))
+    with (
+        caplog.at_level("WARNING", logger="cadence.bus"),
+        pytest.raises(DrainTimeoutError),
+    ):
+        bus.drain_sync(timeout=0.3)
+    gate.set()
+    bus.close()
+    reports = [r.getMessage() for r in caplog.records]
+    assert reports, "no report while the drain waited"
+    for report in reports:
+        assert report.startswith(
+            "cadence: waiting for worker subscriber 'slow' (1 queued) for "
+        )
+        assert report.endswith(" s (drain_timeout 0.3 s)")
+
+
+def test_a_publisher_blocked_by_a_full_queue_reports_and_gives_up(monkeypatch, caplog):
+    from cadence import _workers
+
+    monkeypatch.setattr(_workers, "REPORT_EVERY_S", 0.01)
+    monkeypatch.setattr(_workers, "BLOCK_LIMIT_S", 0.3)
+    bus = EventBus()
+    gate, _, _ = blocked_worker(bus, name="stuck", overflow="block")
+    for n in range(1, 4):  # one being handled, two queued: the queue is full
+        bus.publish(step(n))
+    with (
+        caplog.at_level("WARNING", logger="cadence.bus"),
+        pytest.raises(
+            QueueFullError, match=r"'stuck' stayed full \(2 events\) for 0.3 s"
+        ),
+    ):
+        bus.publish(step(4))
+    gate.set()
+    bus.close()
+    reports = [r.getMessage() for r in caplog.records]
+    assert reports
+    assert all("publishing waits for worker subscriber 'stuck' (" in r for r in reports)
+
+
+def test_model_bounds_its_drain_by_default():
+    import inspect
+
+    from cadence import Model
+
+    default = inspect.signature(Model).parameters["drain_timeout"].default
+    assert default == 600.0
+    with pytest.raises(
+        ValueError, match=r"'drain_timeout' must be a number of seconds > 0, or None"
+    ):
+        Model(lambda x: x, drain_timeout=0)
+
+
+def test_a_hook_that_never_returns_fails_the_run_at_the_drain_timeout():
+    import numpy as np
+
+    from cadence import Callback, Model, nn
+    from cadence.dataset import NumpySlicesDataset
+
+    class Stuck(Callback):
+        async def on_train_epoch_end(self, run_context):
+            await anyio.sleep_forever()
+
+    net = nn.Dense(3, 2)
+    model = Model(
+        net, nn.MSELoss(), nn.SGD(net.trainable_params(), 0.1), drain_timeout=0.2
+    )
+    data = NumpySlicesDataset(
+        {"x": np.zeros((8, 3), np.float32), "y": np.zeros((8, 2), np.float32)},
+        shuffle=False,
+    ).batch(4)
+    with pytest.raises(DrainTimeoutError) as info:
+        model.train(1, data, callbacks=[Stuck()])
+    assert info.value.pending == {"Stuck.on_train_epoch_end": 1}
