@@ -20,8 +20,8 @@ from cadence import (
     encode_event,
 )
 
-from ._checkpoint_config import CheckpointConfig
-from ._checkpoint_files import (
+from .checkpoint._config import CheckpointConfig
+from .checkpoint._files import (
     BREAKPOINT_SUFFIX,
     InFlight,
     atomic_write_text,
@@ -33,8 +33,8 @@ from ._checkpoint_files import (
     oldest_first,
     step_in_epoch,
 )
-from ._checkpoint_warnings import warn
-from ._checkpoint_writer import CheckpointWriter
+from .checkpoint._warnings import warn
+from .checkpoint._writer import CheckpointWriter
 
 if TYPE_CHECKING:
     from collections.abc import Callable
