@@ -4,6 +4,11 @@ The table of contents of the public API. Importing `cadence` does not import
 numba, CUDA support or `cadence.callbacks`; the built-in callbacks are still
 reachable as `cadence.LossMonitor` and friends (loaded on first use), as in
 MindSpore where they are re-exported at the top level.
+
+Layer rule: the top of the runtime, the only module that imports every
+layer (`bus`, `compute`, `checkpoint`, the training core) to re-export its
+public names; nothing below imports it back at import time. See
+docs/architecture.md for the layers and what each may import.
 """
 
 from __future__ import annotations
@@ -11,10 +16,8 @@ from __future__ import annotations
 from typing import Any
 
 from . import common as common, dataset as dataset, dtype as dtype, ops as ops
-from ._bus import EventBus
 from ._callback import Callback
 from ._cb_params import CallbackParams
-from ._codec import decode_event, encode_event, event_types
 from ._errors import (
     CadenceError,
     CadenceInternalError,
@@ -24,7 +27,16 @@ from ._errors import (
     QueueFullError,
     SubscriberError,
 )
-from ._events import (
+from ._loss_value import loss_value
+from ._model import LegacyHookWarning, Model
+from ._run_context import RunContext
+from ._run_events import RunEvents
+from ._run_handle import RunHandle, start_run
+from ._run_progress import RunProgress
+from ._util import fixup_module_metadata
+from .bus._bus import EventBus
+from .bus._codec import decode_event, encode_event, event_types
+from .bus._events import (
     CheckpointSaved,
     CheckpointUploaded,
     EvalBegin,
@@ -47,15 +59,8 @@ from ._events import (
     TrainStepBegin,
     TrainStepEnd,
 )
-from ._loss_value import loss_value
-from ._model import LegacyHookWarning, Model
-from ._run_context import RunContext
-from ._run_events import RunEvents
-from ._run_handle import RunHandle, start_run
-from ._run_progress import RunProgress
-from ._statistics import BusStatistics, SubscriberStatistics
-from ._subscription import Subscription
-from ._util import fixup_module_metadata
+from .bus._statistics import BusStatistics, SubscriberStatistics
+from .bus._subscription import Subscription
 from .checkpoint._atomic import atomic_write
 from .checkpoint._serialization import (
     load_checkpoint,

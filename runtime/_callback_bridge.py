@@ -7,17 +7,17 @@ import warnings
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, TypeGuard
 
-from . import _events as ev
 from ._callback import LEGACY_HOOKS, NEW_HOOKS, Callback
 from ._cb_params import CallbackParams
 from ._errors import CadenceWarning
 from ._run_context import RunContext
+from .bus import _events as ev
 
 if TYPE_CHECKING:
     from contextlib import ExitStack
 
-    from ._bus import EventBus
-    from ._subscription import Subscription
+    from .bus._bus import EventBus
+    from .bus._subscription import Subscription
 
 __all__ = ["CallbackSet", "effective_hook", "normalize_callbacks"]
 

@@ -13,18 +13,18 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from . import _events as ev
 from ._callback_bridge import EVAL_HOOKS, TRAIN_HOOKS, CallbackSet
 from ._loss_value import loss_value
 from ._run_context import RunContext
+from .bus import _events as ev
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
 
-    from ._bus import EventBus
     from ._callback import Callback
     from ._cb_params import CallbackParams
-    from ._events import RunKind
+    from .bus._bus import EventBus
+    from .bus._events import RunKind
 
 __all__ = ["Cancelled", "EvalSpec", "Run"]
 

@@ -11,12 +11,12 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import anyio.to_thread
 
-from ._bus import EventBus
 from ._callback_bridge import legacy_methods, normalize_callbacks
 from ._cb_params import CallbackParams
 from ._errors import CadenceWarning
 from ._loop import EvalSpec, Run, dataset_size
-from ._workers import current_call_soon
+from .bus._bus import EventBus
+from .bus._workers import current_call_soon
 from .validation import check_bool, check_non_negative_int, check_positive_int
 
 if TYPE_CHECKING:

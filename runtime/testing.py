@@ -22,8 +22,8 @@ from ._callback import NEW_HOOKS, Callback
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
 
-    from ._events import Event
     from ._run_context import RunContext
+    from .bus._events import Event
 
 __all__ = [
     "BatchCounter",

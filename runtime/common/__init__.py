@@ -1,4 +1,7 @@
-"""MindSpore's `mindspore.common` namespace: parameter initializers (`cadence.common.initializer`)."""
+"""MindSpore's `mindspore.common` namespace: parameter initializers (`cadence.common.initializer`).
+
+Layer rule: builds on the compute package only.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,8 @@
-"""Functional tensor ops with MindSpore's names (`cadence.ops`); all are differentiable."""
+"""Functional tensor ops with MindSpore's names (`cadence.ops`); all are differentiable.
+
+Layer rule: builds on the compute package only (plus `cadence._util`), and
+hands its functions to `Tensor` (`bind_functional`) instead of being imported by it.
+"""
 
 from __future__ import annotations
 

@@ -2,6 +2,8 @@
 
 They work on numpy arrays: eagerly on one image (`vision.HWC2CHW()(image)`) or
 inside `Dataset.map`, where cadence applies them to many images at once.
+
+Layer rule: as `cadence.dataset`, of which it is a part.
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ import anyio.from_thread
 import anyio.lowlevel
 import anyio.to_thread
 
-from ._errors import QueueFullError, SubscriberError
+from .._errors import QueueFullError, SubscriberError
 from ._subscription import describe_event
 
 if TYPE_CHECKING:
