@@ -15,10 +15,10 @@ from cadence import (
 )
 from cadence.validation import check_bool, check_positive_int
 
-from ._checkpoint_files import ensure_directory
-from ._checkpoint_warnings import warn
-from ._checkpoint_writer import snapshot_parameters
 from ._finite import finite_weights
+from .checkpoint._files import ensure_directory
+from .checkpoint._warnings import warn
+from .checkpoint._writer import snapshot_parameters
 
 if TYPE_CHECKING:
     from cadence import RunContext, Subscription

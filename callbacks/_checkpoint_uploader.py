@@ -28,20 +28,24 @@ from cadence.validation import (
     check_type,
 )
 
-from ._object_store import ChecksumMismatchError, ObjectStore, is_transient, open_store
-from ._upload_ledger import LEDGER_NAME, LedgerRecord, UploadLedger
-from ._upload_report import UploadIncompleteError, UploadIncompleteWarning, UploadReport
+from .upload._ledger import LEDGER_NAME, LedgerRecord, UploadLedger
+from .upload._object_store import (
+    ChecksumMismatchError,
+    ObjectStore,
+    is_transient,
+    open_store,
+)
+from .upload._remote import LATEST_POINTER
+from .upload._report import UploadIncompleteError, UploadIncompleteWarning, UploadReport
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
 
     from cadence import EventBus, RunContext, Subscription
 
-__all__ = ["LATEST_POINTER", "CheckpointUploader"]
+__all__ = ["CheckpointUploader"]
 
 _OWNER = "CheckpointUploader"
-LATEST_POINTER = "cadence-latest.json"
-"""Object rewritten after every confirmed upload: the `CheckpointUploaded` event (JSON) of the newest copy."""
 _MIN_PART = 5 << 20  # S3's smallest multipart part
 _FIRST = -(
     2**62

@@ -19,8 +19,9 @@ from cadence import (
     CheckpointSnapshot,
 )
 
-from ._checkpoint_config import CheckpointConfig
-from ._checkpoint_files import (
+from ._finite import finite_loss, finite_weights
+from .checkpoint._config import CheckpointConfig
+from .checkpoint._files import (
     BREAKPOINT_SUFFIX,
     InFlight,
     check_prefix,
@@ -31,9 +32,8 @@ from ._checkpoint_files import (
     oldest_first,
     step_in_epoch,
 )
-from ._checkpoint_warnings import warn
-from ._checkpoint_writer import CheckpointWriter
-from ._finite import finite_loss, finite_weights
+from .checkpoint._warnings import warn
+from .checkpoint._writer import CheckpointWriter
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 from cadence import Callback, load_checkpoint, save_checkpoint
 
-from ._checkpoint_files import ensure_directory
-from ._checkpoint_warnings import warn
+from .checkpoint._files import ensure_directory
+from .checkpoint._warnings import warn
 
 if TYPE_CHECKING:
     from types import FrameType

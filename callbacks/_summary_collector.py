@@ -23,8 +23,8 @@ from cadence import (
 )
 from cadence.validation import check_bool, check_positive_int, check_type
 
-from ._histogram import HistogramStats, histogram_stats
-from ._summary_writer import EventFileSink, SummaryBatch, SummaryRecord, file_suffix
+from .summary._histogram import HistogramStats, histogram_stats
+from .summary._writer import EventFileSink, SummaryBatch, SummaryRecord, file_suffix
 
 if TYPE_CHECKING:
     from cadence import EventBus, Subscription

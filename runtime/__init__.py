@@ -4,6 +4,11 @@ The table of contents of the public API. Importing `cadence` does not import
 numba, CUDA support or `cadence.callbacks`; the built-in callbacks are still
 reachable as `cadence.LossMonitor` and friends (loaded on first use), as in
 MindSpore where they are re-exported at the top level.
+
+Layer rule: the top of the runtime, the only module that imports every
+layer (`bus`, `compute`, `checkpoint`, the training core) to re-export its
+public names; nothing below imports it back at import time. See
+docs/architecture.md for the layers and what each may import.
 """
 
 from __future__ import annotations
@@ -21,12 +26,8 @@ from . import (
     ops as ops,
     train as train,
 )
-
-# --- runtime core: events, bus, callbacks, model ---------------------------------
-from ._bus import EventBus
 from ._callback import Callback
 from ._cb_params import CallbackParams
-from ._codec import decode_event, encode_event, event_types
 from ._errors import (
     CadenceError,
     CadenceInternalError,
@@ -36,7 +37,25 @@ from ._errors import (
     QueueFullError,
     SubscriberError,
 )
-from ._events import (
+from ._export import export
+from ._loss_value import loss_value
+from ._model import LegacyHookWarning, Model
+from ._parallel_context import (
+    ParallelMode,
+    get_auto_parallel_context,
+    reset_auto_parallel_context,
+    set_auto_parallel_context,
+)
+from ._run_context import RunContext
+from ._run_events import RunEvents
+from ._run_handle import RunHandle, start_run
+from ._run_progress import RunProgress
+from ._util import fixup_module_metadata
+
+# --- runtime core: events, bus, callbacks, model ---------------------------------
+from .bus._bus import EventBus
+from .bus._codec import decode_event, encode_event, event_types
+from .bus._events import (
     CheckpointSaved,
     CheckpointUploaded,
     EvalBegin,
@@ -59,22 +78,8 @@ from ._events import (
     TrainStepBegin,
     TrainStepEnd,
 )
-from ._export import export
-from ._loss_value import loss_value
-from ._model import LegacyHookWarning, Model
-from ._parallel_context import (
-    ParallelMode,
-    get_auto_parallel_context,
-    reset_auto_parallel_context,
-    set_auto_parallel_context,
-)
-from ._run_context import RunContext
-from ._run_events import RunEvents
-from ._run_handle import RunHandle, start_run
-from ._run_progress import RunProgress
-from ._statistics import BusStatistics, SubscriberStatistics
-from ._subscription import Subscription
-from ._util import fixup_module_metadata
+from .bus._statistics import BusStatistics, SubscriberStatistics
+from .bus._subscription import Subscription
 from .checkpoint._atomic import atomic_write
 from .checkpoint._serialization import (
     load_checkpoint,

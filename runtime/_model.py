@@ -11,18 +11,18 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import anyio.to_thread
 
-from ._bus import EventBus
 from ._callback_bridge import LegacyHookWarning
 from ._loop import Run, dataset_size
 from ._run_spec import EvalSpec, RunSpec
-from ._workers import current_call_soon
+from .bus._bus import EventBus
+from .bus._workers import current_call_soon
 from .validation import check_bool, check_non_negative_int, check_positive_int
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
 
     from ._callback import Callback
-    from ._events import RunKind
+    from .bus._events import RunKind
 
 __all__ = ["LegacyHookWarning", "Model"]
 

@@ -7,13 +7,13 @@ from typing import TYPE_CHECKING, Any, final
 
 import anyio
 
-from ._events import Event, RunEnded
+from .bus._events import Event, RunEnded
 
 if TYPE_CHECKING:
     from types import TracebackType
 
     from ._run_handle import RunHandle
-    from ._subscription import Subscription
+    from .bus._subscription import Subscription
 
 __all__ = ["RunEvents"]
 

@@ -20,7 +20,11 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, ParamSpec, TypeVar, fin
 import anyio
 import msgspec
 
-from ._events import (
+from ._loop import Cancelled, terminal_event
+from ._model import Model
+from ._run_events import RunEvents
+from ._run_progress import RunProgress
+from .bus._events import (
     CheckpointSaved,
     EvalBegin,
     EvalEnd,
@@ -31,17 +35,13 @@ from ._events import (
     TrainEpochEnd,
     TrainStepEnd,
 )
-from ._loop import Cancelled, terminal_event
-from ._model import Model
-from ._run_events import RunEvents
-from ._run_progress import RunProgress
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
 
-    from ._bus import EventBus
     from ._loop import Run
-    from ._subscription import Subscription
+    from .bus._bus import EventBus
+    from .bus._subscription import Subscription
 
 __all__ = ["RunHandle", "RunStatus", "start_run"]
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from ._events import RunKind
+    from .bus._events import RunKind
 
 __all__ = ["EvalSpec", "RunSpec"]
 

@@ -10,7 +10,7 @@ __all__ = ["fixup_module_metadata", "type_name"]
 def fixup_module_metadata(module_name: str, namespace: dict[str, Any]) -> None:
     """Set `__module__` of every public class and function in `namespace` to `module_name`.
 
-    Tracebacks and reprs then show `cadence.EventBus`, not `cadence._bus.EventBus`.
+    Tracebacks and reprs then show `cadence.EventBus`, not `cadence.bus._bus.EventBus`.
     """
     seen: set[int] = set()
 

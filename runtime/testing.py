@@ -1,7 +1,8 @@
 """Helpers for testing callbacks and subscribers without real compute.
 
 `ListDataset` and `constant_network` let a `Model` run its full loop with no
-tensors at all; `HookRecorder` and `EventRecorder` record what a run did.
+tensors at all; `ScriptedMetric` reports chosen values to callbacks that watch
+a metric; `HookRecorder` and `EventRecorder` record what a run did.
 
 Example:
     >>> from cadence import Model
@@ -22,14 +23,15 @@ from ._callback import NEW_HOOKS, Callback
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
 
-    from ._events import Event
     from ._run_context import RunContext
+    from .bus._events import Event
 
 __all__ = [
     "BatchCounter",
     "EventRecorder",
     "HookRecorder",
     "ListDataset",
+    "ScriptedMetric",
     "constant_network",
 ]
 
@@ -185,3 +187,39 @@ class EventRecorder:
     def names(self) -> list[str]:
         """Return the class names of the events received, in order."""
         return [type(e).__name__ for e in self.events]
+
+
+class ScriptedMetric:
+    """A metric that reports chosen values, one per evaluation pass (for callbacks that watch metrics).
+
+    Pass it to `Model(..., metrics={"acc": ScriptedMetric(0.5, 0.7)})`: the first
+    evaluation reports 0.5, the second 0.7. Once the values are used up, `eval()`
+    raises `IndexError` (a test sees an unexpected pass), or with `repeat_last`
+    keeps reporting the last one.
+
+    Args:
+        *values: The values successive evaluation passes report.
+        repeat_last: Report the last value forever instead of raising when they run out.
+
+    Example:
+        >>> from cadence.testing import ScriptedMetric
+        >>> metric = ScriptedMetric(0.5, 0.7, repeat_last=True)
+        >>> [metric.eval() for _ in range(3)]
+        [0.5, 0.7, 0.7]
+    """
+
+    def __init__(self, *values: Any, repeat_last: bool = False) -> None:
+        self.values = list(values)
+        self.repeat_last = repeat_last
+
+    def clear(self) -> None:
+        """Start a pass (nothing to reset)."""
+
+    def update(self, *inputs: object) -> None:
+        """Take a batch's outputs (ignored: the values are scripted)."""
+
+    def eval(self) -> Any:
+        """Return this pass's value."""
+        if self.repeat_last and len(self.values) == 1:
+            return self.values[0]
+        return self.values.pop(0)

@@ -3,6 +3,8 @@
 Each MindSpore submodule path has its module here (`common.dtype`, `common.tensor`,
 `common.parameter`, `common.api`, `common.initializer`), holding the same objects
 as the top level of `cadence`.
+
+Layer rule: builds on the compute package only.
 """
 
 from __future__ import annotations

@@ -8,6 +8,9 @@ Operations (`batch`, `shuffle`, `map`, `repeat`, `take`, `skip`, `project`,
 `rename`) return new datasets; `create_tuple_iterator`, `create_dict_iterator`
 and plain iteration yield rows of `cadence.Tensor`. Image and general
 operations live in `cadence.dataset.vision` and `cadence.dataset.transforms`.
+
+Layer rule: builds on the compute package (tensors, the seed in the context)
+and `cadence._util`; never the bus, the training core or the callbacks.
 """
 
 from __future__ import annotations

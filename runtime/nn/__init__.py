@@ -1,4 +1,9 @@
-"""Cells, losses, optimizers, learning-rate schedules and metrics with MindSpore's names (`cadence.nn`)."""
+"""Cells, losses, optimizers, learning-rate schedules and metrics with MindSpore's names (`cadence.nn`).
+
+Layer rule: builds on the compute package and `cadence.ops` (plus
+`cadence.common`, `cadence._errors`, `cadence._util`, `cadence.validation`);
+never the bus, the training core, checkpoint I/O or the callbacks.
+"""
 
 from __future__ import annotations
 

@@ -8,6 +8,9 @@
   ...), also in `cadence.ops.composite` (MindSpore's `C`).
 
 Everything is differentiable where the math is, through one define-by-run tape.
+
+Layer rule: builds on the compute package only (plus `cadence._util`), and
+hands its functions to `Tensor` (`bind_functional`) instead of being imported by it.
 """
 
 from __future__ import annotations

@@ -3,6 +3,10 @@
 Needs the `service` extra (`pip install 'cadence[service]'`: Starlette and uvicorn).
 `create_app(output_dir)` returns the ASGI application; `cadence serve` runs it.
 See docs/embedding.md.
+
+Layer rule: an application of cadence: the public API (`cadence`,
+`cadence.callbacks`, `cadence.nn`, `cadence.dataset`), `cadence._util` and the
+command line's model presets; nothing in cadence imports it but `cadence serve`.
 """
 
 from __future__ import annotations

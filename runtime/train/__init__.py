@@ -2,6 +2,10 @@
 
 The callbacks are also importable from `cadence.train.callback`, as from
 `mindspore.train.callback`.
+
+Layer rule: a facade for MindSpore's import path, so it may re-export from
+any layer (the training core, checkpoint I/O, `cadence.nn`, `cadence.callbacks`);
+nothing in cadence imports it.
 """
 
 from __future__ import annotations

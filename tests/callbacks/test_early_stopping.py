@@ -12,23 +12,7 @@ import pytest
 import cadence as ms
 from cadence import Callback, Model, RunContext, dataset as ds, nn
 from cadence.callbacks import EarlyStopping, MonitorUnavailableWarning
-from cadence.testing import ListDataset, constant_network
-
-
-class Scripted:
-    """A metric returning the next of `values` at each evaluation pass."""
-
-    def __init__(self, *values: Any) -> None:
-        self.values = list(values)
-
-    def clear(self) -> None:
-        pass
-
-    def update(self, *inputs: object) -> None:
-        pass
-
-    def eval(self) -> Any:
-        return self.values.pop(0)
+from cadence.testing import ListDataset, ScriptedMetric, constant_network
 
 
 class Epochs(Callback):
@@ -53,7 +37,7 @@ def fit(
     model = Model(
         constant_network(),
         eval_network=lambda *b: (eval_loss,),
-        metrics={"acc": Scripted(*values)},
+        metrics={"acc": ScriptedMetric(*values)},
     )
     n = len(values) * valid_frequency
     model.fit(
@@ -136,7 +120,7 @@ def test_mode_auto_minimizes_eval_loss_and_max_overrides_it():
     model = Model(
         constant_network(),
         eval_network=lambda *b: (next(losses),),
-        metrics={"acc": Scripted(0, 0, 0, 0)},
+        metrics={"acc": ScriptedMetric(0, 0, 0, 0)},
     )
     model.fit(
         4,
@@ -199,7 +183,7 @@ def test_no_hooks_in_model_eval():
     model = Model(
         constant_network(),
         eval_network=lambda *b: (0.5,),
-        metrics={"acc": Scripted(1.0)},
+        metrics={"acc": ScriptedMetric(1.0)},
     )
     assert model.eval(ListDataset.of_steps(1), callbacks=EarlyStopping()) == {
         "acc": 1.0
@@ -231,7 +215,7 @@ def test_restore_best_weights_loads_the_best_epoch(capsys):
         net,
         nn.MSELoss(),
         nn.SGD(net.trainable_params(), 0.01),
-        metrics={"acc": Scripted(0.2, 0.5, 0.4, 0.3)},
+        metrics={"acc": ScriptedMetric(0.2, 0.5, 0.4, 0.3)},
     )
     weights = Weights()
     stopper = EarlyStopping(
@@ -360,7 +344,7 @@ def test_state_loaded_during_the_run_does_not_leak_into_the_next_run():
     model = Model(
         constant_network(),
         eval_network=lambda *b: (0.5,),
-        metrics={"acc": Scripted(0.5, 0.6, 0.7)},
+        metrics={"acc": ScriptedMetric(0.5, 0.6, 0.7)},
     )
     model.fit(
         1,

@@ -9,26 +9,10 @@ import numpy as np
 
 from cadence import Model, Tensor
 from cadence.callbacks import History
-from cadence.testing import ListDataset
+from cadence.testing import ListDataset, ScriptedMetric
 
 if TYPE_CHECKING:
     from collections.abc import Callable
-
-
-class Scripted:
-    """A metric returning the next of `values` at each evaluation."""
-
-    def __init__(self, *values: float) -> None:
-        self.values = list(values)
-
-    def clear(self) -> None:
-        pass
-
-    def update(self, *inputs: object) -> None:
-        pass
-
-    def eval(self) -> float:
-        return self.values.pop(0)
 
 
 def step_losses(*losses: float) -> Callable[..., Tensor]:
@@ -51,7 +35,7 @@ def test_fit_records_metrics_only_after_eval_passes():
     model = Model(
         step_losses(*[1.0] * 3),
         eval_network=lambda *batch: (Tensor(np.float32(0.7)),),
-        metrics={"acc": Scripted(0.25), "loss": Scripted(0.75)},
+        metrics={"acc": ScriptedMetric(0.25), "loss": ScriptedMetric(0.75)},
     )
     history = History()
     model.fit(
@@ -73,7 +57,7 @@ def test_model_eval_records_one_epoch_and_the_last_eval_loss():
     model = Model(
         step_losses(),
         eval_network=step_losses(0.5, 0.25),
-        metrics={"acc": Scripted(1.0)},
+        metrics={"acc": ScriptedMetric(1.0)},
     )
     history = History()
     model.eval(ListDataset.of_steps(2), callbacks=history)

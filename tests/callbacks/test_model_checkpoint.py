@@ -769,7 +769,7 @@ def test_deletion_gate_holds_files_until_allowed(tmp_path: Any) -> None:
 
 
 def test_retention_ignores_temporary_and_in_flight_files(tmp_path: Any) -> None:
-    from cadence.callbacks._checkpoint_files import InFlight
+    from cadence.callbacks.checkpoint._files import InFlight
 
     temp = tmp_path / ".CKP-0_1.ckpt.abc.tmp"
     temp.write_bytes(b"partial")
@@ -1042,7 +1042,7 @@ def test_state_dict_round_trip(tmp_path: Any) -> None:
 def test_saves_reuse_their_snapshots_and_each_file_holds_its_steps_values(
     tmp_path: Any, monkeypatch: pytest.MonkeyPatch, async_save: bool, most: int
 ) -> None:
-    import cadence.callbacks._checkpoint_writer as writer_module
+    import cadence.callbacks.checkpoint._writer as writer_module
 
     made: list[Any] = []
 

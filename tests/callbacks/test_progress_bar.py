@@ -16,26 +16,10 @@ import pytest
 
 from cadence import Model, RunContext, Tensor
 from cadence.callbacks import ProgressBar
-from cadence.testing import HookRecorder, ListDataset, constant_network
+from cadence.testing import HookRecorder, ListDataset, ScriptedMetric, constant_network
 
 TIME = r"\d+\.\d s"
 RATE = r"\d+\.\d steps/s"
-
-
-class Scripted:
-    """A metric returning the next of `values` at each evaluation."""
-
-    def __init__(self, *values: float) -> None:
-        self.values = list(values)
-
-    def clear(self) -> None:
-        pass
-
-    def update(self, *inputs: object) -> None:
-        pass
-
-    def eval(self) -> float:
-        return self.values.pop(0)
 
 
 def batches(steps: int, rows: int = 4) -> ListDataset:
@@ -106,7 +90,10 @@ def test_fit_summary_line_carries_the_eval_metrics(capsys):
     model = Model(
         constant_network(0.5),
         eval_network=lambda *batch: (Tensor(np.float32(0.7)),),
-        metrics={"acc": Scripted(0.25, 0.75), "loss": Scripted(0.125, 0.0625)},
+        metrics={
+            "acc": ScriptedMetric(0.25, 0.75),
+            "loss": ScriptedMetric(0.125, 0.0625),
+        },
     )
     model.fit(
         2,
@@ -140,7 +127,9 @@ def test_fit_epoch_time_and_rates_leave_the_evaluation_pass_out(capsys, monkeypa
         now[0] += 10.0  # an evaluation step ten
         return (Tensor(np.float32(0.7)),)
 
-    model = Model(train_step, eval_network=eval_step, metrics={"acc": Scripted(0.5)})
+    model = Model(
+        train_step, eval_network=eval_step, metrics={"acc": ScriptedMetric(0.5)}
+    )
     model.fit(1, batches(4), batches(2), callbacks=ProgressBar(lines_per_epoch=1))
     (line,) = lines(capsys.readouterr().out)
     assert line == (
@@ -152,7 +141,7 @@ def test_model_eval_gets_its_own_lines_with_metrics(capsys):
     model = Model(
         constant_network(),
         eval_network=lambda *batch: (Tensor(np.float32(0.7)),),
-        metrics={"acc": Scripted(0.5)},
+        metrics={"acc": ScriptedMetric(0.5)},
     )
     model.eval(ListDataset.of_steps(4), callbacks=ProgressBar(lines_per_epoch=2))
     out = lines(capsys.readouterr().out)
@@ -244,7 +233,7 @@ def test_terminal_bar_shows_fit_metrics_at_the_epoch_end():
     model = Model(
         constant_network(0.5),
         eval_network=lambda *batch: (Tensor(np.float32(0.7)),),
-        metrics={"acc": Scripted(0.75)},
+        metrics={"acc": ScriptedMetric(0.75)},
     )
     model.fit(
         1,
@@ -296,8 +285,8 @@ def test_an_80_column_terminal_shows_the_evaluation_metrics_uncut(columns):
         constant_network(0.123456),
         eval_network=lambda *batch: (Tensor(np.float32(0.7)),),
         metrics={
-            "accuracy": Scripted(*[0.954321] * 12),
-            "precision": Scripted(*[0.912345] * 12),
+            "accuracy": ScriptedMetric(*[0.954321] * 12),
+            "precision": ScriptedMetric(*[0.912345] * 12),
         },
     )
     try:

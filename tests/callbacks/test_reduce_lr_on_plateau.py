@@ -11,23 +11,7 @@ import pytest
 
 from cadence import Model, dataset as ds, nn
 from cadence.callbacks import MonitorUnavailableWarning, ReduceLROnPlateau
-from cadence.testing import ListDataset, constant_network
-
-
-class Scripted:
-    """A metric returning the next of `values` at each evaluation pass (the last one forever)."""
-
-    def __init__(self, *values: float) -> None:
-        self.values = list(values)
-
-    def clear(self) -> None:
-        pass
-
-    def update(self, *inputs: object) -> None:
-        pass
-
-    def eval(self) -> float:
-        return self.values.pop(0) if len(self.values) > 1 else self.values[0]
+from cadence.testing import ListDataset, ScriptedMetric, constant_network
 
 
 def data() -> Any:
@@ -40,7 +24,9 @@ def data() -> Any:
 def sgd_model(*acc: float, lr: Any = 0.01) -> tuple[Model, nn.SGD]:
     net = nn.Dense(4, 1)
     opt = nn.SGD(net.trainable_params(), lr)
-    return Model(net, nn.MSELoss(), opt, metrics={"acc": Scripted(*acc)}), opt
+    return Model(
+        net, nn.MSELoss(), opt, metrics={"acc": ScriptedMetric(*acc, repeat_last=True)}
+    ), opt
 
 
 def lr_of(opt: nn.SGD) -> float:

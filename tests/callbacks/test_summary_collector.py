@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator  # type: ignore[import-untyped]
 
-import cadence.callbacks._summary_writer as summary_writer
+import cadence.callbacks.summary._writer as summary_writer
 from cadence import Model, SubscriberError, Tensor, nn
 from cadence.callbacks import LambdaCallback, SummaryCollector
-from cadence.callbacks._histogram import histogram
+from cadence.callbacks.summary._histogram import histogram
 from cadence.dataset import NumpySlicesDataset
 from cadence.testing import HookRecorder, ListDataset, constant_network
 

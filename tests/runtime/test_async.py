@@ -190,7 +190,7 @@ async def test_validation_errors_raise_before_anything_starts():
 
 
 def _call_soon():
-    from cadence._workers import current_call_soon
+    from cadence.bus._workers import current_call_soon
 
     return current_call_soon()
 

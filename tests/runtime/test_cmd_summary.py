@@ -14,26 +14,12 @@ from tensorboardX import SummaryWriter  # type: ignore[import-untyped]
 from cadence import Model, Tensor
 from cadence.callbacks import SummaryCollector
 from cadence.cli._entry import main
-from cadence.testing import ListDataset
+from cadence.testing import ListDataset, ScriptedMetric
 
 if TYPE_CHECKING:
     from pathlib import Path
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-
-
-class Scripted:
-    def __init__(self, *values: float) -> None:
-        self.values = list(values)
-
-    def clear(self) -> None:
-        pass
-
-    def update(self, *inputs: object) -> None:
-        pass
-
-    def eval(self) -> float:
-        return self.values.pop(0)
 
 
 def write_fit_summaries(logdir: Path) -> None:
@@ -42,7 +28,7 @@ def write_fit_summaries(logdir: Path) -> None:
     model = Model(
         lambda *batch: Tensor(np.float32(next(losses))),
         eval_network=lambda *batch: (Tensor(np.float32(0.5)),),
-        metrics={"acc": Scripted(0.5, 0.7, 0.9)},
+        metrics={"acc": ScriptedMetric(0.5, 0.7, 0.9)},
     )
     model.fit(
         3,

@@ -408,7 +408,7 @@ def test_a_removed_worker_finishes_its_queue_before_close_returns():
 
 
 def test_a_drain_reports_who_holds_it_while_it_waits(monkeypatch, caplog):
-    from cadence import _worker_pool
+    from cadence.bus import _worker_pool
 
     monkeypatch.setattr(_worker_pool, "REPORT_EVERY_S", 0.01)
     bus = EventBus()
@@ -431,7 +431,7 @@ def test_a_drain_reports_who_holds_it_while_it_waits(monkeypatch, caplog):
 
 
 def test_a_publisher_blocked_by_a_full_queue_reports_and_gives_up(monkeypatch, caplog):
-    from cadence import _workers
+    from cadence.bus import _workers
 
     monkeypatch.setattr(_workers, "REPORT_EVERY_S", 0.01)
     monkeypatch.setattr(_workers, "BLOCK_LIMIT_S", 0.3)

@@ -1,4 +1,7 @@
-"""General dataset operations with MindSpore's names (`cadence.dataset.transforms`)."""
+"""General dataset operations with MindSpore's names (`cadence.dataset.transforms`).
+
+Layer rule: as `cadence.dataset`, of which it is a part.
+"""
 
 from __future__ import annotations
 

@@ -4,6 +4,8 @@ They work on numpy arrays: eagerly on one image (`vision.HWC2CHW()(image)`) or
 inside `Dataset.map`, where cadence applies them to many images at once. The
 older spellings `vision.c_transforms` and `vision.py_transforms` hold the same
 operations.
+
+Layer rule: as `cadence.dataset`, of which it is a part.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ from typing import Any
 from cadence import Tensor
 from cadence.validation import check_bool, check_non_negative_int
 
-from ._checkpoint_warnings import warn
+from ._warnings import warn
 
 __all__ = ["LOSS_LIKE_METRICS", "CheckpointConfig"]
 

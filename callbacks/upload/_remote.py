@@ -8,13 +8,20 @@ from typing import TYPE_CHECKING, Any
 
 from cadence import CheckpointUploaded, decode_event
 
-from ._checkpoint_uploader import LATEST_POINTER
 from ._object_store import ChecksumMismatchError, ObjectStore, open_store
 
 if TYPE_CHECKING:
     from datetime import datetime
 
-__all__ = ["RemoteCheckpoint", "download_checkpoint", "list_remote_checkpoints"]
+__all__ = [
+    "LATEST_POINTER",
+    "RemoteCheckpoint",
+    "download_checkpoint",
+    "list_remote_checkpoints",
+]
+
+LATEST_POINTER = "cadence-latest.json"
+"""Object rewritten after every confirmed upload: the `CheckpointUploaded` event (JSON) of the newest copy."""
 
 _EXTENSIONS = (".ckpt", ".safetensors")
 

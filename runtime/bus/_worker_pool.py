@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import anyio.to_thread
 
-from ._errors import DrainTimeoutError, SubscriberError
+from .._errors import DrainTimeoutError, SubscriberError
 from ._workers import LoopHost, PortalHost, WorkerQueue
 
 if TYPE_CHECKING:

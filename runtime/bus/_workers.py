@@ -26,7 +26,7 @@ import anyio.from_thread
 import anyio.lowlevel
 import anyio.to_thread
 
-from ._errors import QueueFullError, SubscriberError
+from .._errors import QueueFullError, SubscriberError
 from ._subscription import describe_event
 
 # A publisher blocked by a full queue (overflow="block") reports every REPORT_EVERY_S
