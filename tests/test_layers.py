@@ -93,6 +93,7 @@ LAYERS = {
             "cadence._errors",
             "cadence._util",
             "cadence.validation",
+            "cadence.dtype",  # MindSpore's `common.dtype` path re-exports the public dtypes
         ),
     ),
     "callbacks": Layer(holds=("cadence.callbacks",), public_only=True),
@@ -103,6 +104,9 @@ LAYERS = {
         may_import=(
             "cadence.cli",
             "cadence.compute",
+            # `cadence predict` checks an .npy/.npz input's header against its size, as
+            # the datasets do, before reading it.
+            "cadence.dataset._npy_claims",
             "cadence._errors",
             "cadence._util",
         ),

@@ -2,6 +2,8 @@
 
 `mindspore.nn.loss.loss`, where model-zoo code imports `LossBase` from, is the
 submodule `loss` here.
+
+Layer rule: as `cadence.nn`, of which it is a part.
 """
 
 from __future__ import annotations
