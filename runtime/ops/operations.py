@@ -113,6 +113,8 @@ OneHot = primitive("OneHot", lambda indices, depth, on_value, off_value, *, axis
 Conv2D = primitive("Conv2D", w.conv2d, "2-D convolution with a given weight.", out_channel=REQUIRED, kernel_size=REQUIRED, mode=1, pad_mode="valid", pad=Sizes(0), stride=Sizes(1), dilation=Sizes(1), group=1, data_format="NCHW")
 MaxPool = primitive("MaxPool", w.max_pool, "Max pooling ('valid' or 'same').", kernel_size=Sizes(1), strides=Sizes(1), pad_mode="valid", data_format="NCHW")
 AvgPool = primitive("AvgPool", w.avg_pool, "Average pooling ('valid').", kernel_size=Sizes(1), strides=Sizes(1), pad_mode="valid", data_format="NCHW")
+Dense = primitive("Dense", c.dense_op, "x @ w.T + b, the fully connected layer's computation.")
+BatchNorm = primitive("BatchNorm", c.batch_norm_with_statistics, "Per-channel normalization; returns (y, 0, 0, batch mean, batch variance).", is_training=False, epsilon=1e-5, momentum=0.1, data_format="NCHW")
 # --- training ----------------------------------------------------------------------------------------
 Dropout = primitive("Dropout", lambda x, *, keep_prob, **_: c.dropout_with_mask(x, keep_prob=keep_prob), "Randomly zero elements; returns (output, mask).", keep_prob=0.5, Seed0=0, Seed1=0)
 SoftmaxCrossEntropyWithLogits = primitive("SoftmaxCrossEntropyWithLogits", c.softmax_cross_entropy_with_backprop, "Per-sample loss of (N, C) logits and dense labels, and its gradient: (loss, backprop).")
@@ -135,11 +137,13 @@ __all__ = [
     "AssignSub",
     "AvgPool",
     "BatchMatMul",
+    "BatchNorm",
     "BiasAdd",
     "Cast",
     "Concat",
     "Conv2D",
     "DType",
+    "Dense",
     "Div",
     "Dropout",
     "Equal",

@@ -74,6 +74,9 @@ def cases(ms: Any, ops: Any, Tensor: Any) -> dict[str, Any]:  # noqa: N803 (the 
         "MaxPool": lambda: ops.MaxPool(kernel_size=2, strides=2)(images),
         "MaxPool same": lambda: ops.MaxPool(kernel_size=3, strides=2, pad_mode="SAME")(images),
         "AvgPool": lambda: ops.AvgPool(kernel_size=(2, 3), strides=(1, 2))(images),
+        "Dense": lambda: ops.Dense()(x, y, y[0, :3]),
+        "BatchNorm inference": lambda: ops.BatchNorm()(images, kernel[0, :, 0, 0], kernel[1, :, 0, 0], kernel[2, :, 0, 0], ops.Abs()(kernel[3, :, 0, 0])),
+        "BatchNorm training": lambda: _batch_norm_training(ms, ops, Tensor, images, kernel),
         "GradOperation get_all": lambda: ops.GradOperation(get_all=True)(
             lambda a, b: (a * b).sum()
         )(x, y),
@@ -83,6 +86,22 @@ def cases(ms: Any, ops: Any, Tensor: Any) -> dict[str, Any]:  # noqa: N803 (the 
             lambda a: (a * ops.stop_gradient(a)).sum()
         )(x),
     }  # fmt: skip
+
+
+def _batch_norm_training(
+    ms: Any,
+    ops: Any,
+    Tensor: Any,  # noqa: N803
+    images: Any,
+    kernel: Any,
+) -> Any:
+    """BatchNorm in training mode, and the moving statistics it updated."""
+    mean = ms.Parameter(Tensor(np.array([1.0, 0.0, -1.0], np.float32)), name="mean")
+    var = ms.Parameter(Tensor(np.array([4.0, 1.0, 0.5], np.float32)), name="var")
+    out = ops.BatchNorm(is_training=True, momentum=0.2)(
+        images, kernel[0, :, 0, 0], kernel[1, :, 0, 0], mean, var
+    )
+    return (*out, mean, var)
 
 
 def encode(value: Any) -> Any:
