@@ -25,6 +25,19 @@ from ._composed import (
     stop_gradient,
     tuple_to_array,
 )
+from ._elementwise import (
+    ceil,
+    cos,
+    erf,
+    expm1,
+    floor,
+    log1p,
+    logical_and,
+    logical_not,
+    logical_or,
+    select,
+    sin,
+)
 from ._functional import (
     abs,
     add,
@@ -70,6 +83,7 @@ from ._functional import (
     zeros_like,
 )
 from ._nn import dense, dropout, log_softmax, relu, sigmoid, softmax, tanh
+from ._slicing import cumsum, strided_slice, tile
 
 # MindSpore's other names for the same functions.
 cat = concat
@@ -79,6 +93,7 @@ tensor_add = add
 tensor_sub = sub
 tensor_mul = mul
 tensor_div = div
+where = select
 
 __all__ = [
     "abs",
@@ -90,19 +105,25 @@ __all__ = [
     "bias_add",
     "cast",
     "cat",
+    "ceil",
     "clip",
     "clip_by_value",
     "concat",
+    "cos",
+    "cumsum",
     "dense",
     "depend",
     "div",
     "dropout",
     "dtype",
     "equal",
+    "erf",
     "exp",
     "expand_dims",
+    "expm1",
     "fill",
     "flatten",
+    "floor",
     "floor_divide",
     "gather",
     "grad",
@@ -111,7 +132,11 @@ __all__ = [
     "less",
     "less_equal",
     "log",
+    "log1p",
     "log_softmax",
+    "logical_and",
+    "logical_not",
+    "logical_or",
     "matmul",
     "maximum",
     "mean",
@@ -132,9 +157,11 @@ __all__ = [
     "relu",
     "reshape",
     "rsqrt",
+    "select",
     "shape",
     "sigmoid",
     "sign",
+    "sin",
     "softmax",
     "sqrt",
     "square",
@@ -142,6 +169,7 @@ __all__ = [
     "squeeze",
     "stack",
     "stop_gradient",
+    "strided_slice",
     "sub",
     "sum",
     "tanh",
@@ -149,9 +177,11 @@ __all__ = [
     "tensor_div",
     "tensor_mul",
     "tensor_sub",
+    "tile",
     "transpose",
     "tuple_to_array",
     "value_and_grad",
+    "where",
     "zeros",
     "zeros_like",
 ]

@@ -20,13 +20,36 @@ from __future__ import annotations
 from typing import Any
 
 from .. import _dtype
-from . import _composed as c, _functional as f, _nn as n, _windowed as w
+from . import (
+    _composed as c,
+    _elementwise as e,
+    _functional as f,
+    _nn as n,
+    _slicing as sl,
+    _windowed as w,
+)
 from ._primitive import REQUIRED, Primitive, Sizes, primitive
 
 
 def _reduce(fn: Any) -> Any:
     def impl(x: Any, axis: Any = (), *, keep_dims: bool, **_: Any) -> Any:
         return fn(x, axis, keep_dims)
+
+    return impl
+
+
+def _strided_slice(x: Any, begin: Any, end: Any, strides: Any, **masks: int) -> Any:
+    used = {k: v for k, v in masks.items() if v}
+    if used:
+        raise ValueError(
+            f"For 'StridedSlice', the masks must be 0 on cadence (use Python slicing), but got {used}."
+        )
+    return sl.strided_slice(x, begin, end, strides)
+
+
+def _reduce_logic(name: str) -> Any:
+    def impl(x: Any, axis: Any = (), *, keep_dims: bool) -> Any:
+        return getattr(f.as_tensor(x), name)(axis if axis != () else None, keep_dims)
 
     return impl
 
@@ -59,13 +82,26 @@ FloorDiv = primitive("FloorDiv", f.floor_divide, "Elementwise floor division; no
 FloorMod = primitive("FloorMod", f.mod, "Elementwise remainder with the divisor's sign; no gradient.")
 Mod = primitive("Mod", c.truncated_mod, "Elementwise remainder with the dividend's sign (C's fmod); no gradient.")
 SquaredDifference = primitive("SquaredDifference", c.squared_difference, "Elementwise (x - y) ** 2.")
-# --- comparisons (Bool results, no gradient) ---------------------------------------------
+Sin = primitive("Sin", e.sin, "Elementwise sine.")
+Cos = primitive("Cos", e.cos, "Elementwise cosine.")
+Erf = primitive("Erf", e.erf, "Elementwise Gauss error function.")
+Log1p = primitive("Log1p", e.log1p, "Elementwise log(1 + x).")
+Expm1 = primitive("Expm1", e.expm1, "Elementwise exp(x) - 1.")
+Floor = primitive("Floor", e.floor, "Elementwise floor; no gradient.")
+Ceil = primitive("Ceil", e.ceil, "Elementwise ceiling; no gradient.")
+# --- comparisons and logic (Bool results, no gradient) ---------------------------------------------
 Equal = primitive("Equal", f.equal, "Elementwise x == y.")
 NotEqual = primitive("NotEqual", f.not_equal, "Elementwise x != y.")
 Less = primitive("Less", f.less, "Elementwise x < y.")
 LessEqual = primitive("LessEqual", f.less_equal, "Elementwise x <= y.")
 Greater = primitive("Greater", f.greater, "Elementwise x > y.")
 GreaterEqual = primitive("GreaterEqual", f.greater_equal, "Elementwise x >= y.")
+LogicalAnd = primitive("LogicalAnd", e.logical_and, "Elementwise AND.")
+LogicalOr = primitive("LogicalOr", e.logical_or, "Elementwise OR.")
+LogicalNot = primitive("LogicalNot", e.logical_not, "Elementwise NOT.")
+ReduceAll = primitive("ReduceAll", _reduce_logic("all"), "AND over `axis` (all axes when empty).", keep_dims=False)
+ReduceAny = primitive("ReduceAny", _reduce_logic("any"), "OR over `axis` (all axes when empty).", keep_dims=False)
+Select = primitive("Select", e.select, "`x` where the condition holds, else `y`; gradients flow to the chosen side.")
 # --- activations -----------------------------------------------------------------------------
 ReLU = primitive("ReLU", n.relu, "max(x, 0).")
 Sigmoid = primitive("Sigmoid", n.sigmoid, "1 / (1 + exp(-x)).")
@@ -94,6 +130,10 @@ Flatten = primitive("Flatten", lambda x: f.flatten(x), "Flatten to (N, -1), keep
 Concat = primitive("Concat", _join(f.concat), "Join tensors along an existing axis.", axis=0)
 Stack = primitive("Stack", _join(f.stack), "Join tensors along a new axis.", axis=0)
 Pack = primitive("Pack", _join(f.stack), "The name `Stack` had in MindSpore 1.x.", axis=0)
+Tile = primitive("Tile", sl.tile, "Repeat the input along each axis.")
+Split = primitive("Split", lambda x, *, axis, output_num: sl.split(x, axis, output_num), "Split into equal parts along `axis`.", axis=0, output_num=1)
+StridedSlice = primitive("StridedSlice", _strided_slice, "x[begin:end:strides] per axis (masks 0).", begin_mask=0, end_mask=0, ellipsis_mask=0, new_axis_mask=0, shrink_axis_mask=0)
+CumSum = primitive("CumSum", sl.cumsum, "Cumulative sum along an axis.", exclusive=False, reverse=False)
 Gather = primitive("Gather", c.gather, "Take slices along `axis` at integer indices.", batch_dims=0)
 Pad = primitive("Pad", lambda x, *, paddings: f.pad(x, paddings), "Pad each axis by (before, after) zeros.", paddings=REQUIRED)
 Cast = primitive("Cast", f.cast, "Convert to a dtype; the gradient is converted back.")
@@ -140,17 +180,23 @@ __all__ = [
     "BatchNorm",
     "BiasAdd",
     "Cast",
+    "Ceil",
     "Concat",
     "Conv2D",
+    "Cos",
+    "CumSum",
     "DType",
     "Dense",
     "Div",
     "Dropout",
     "Equal",
+    "Erf",
     "Exp",
     "ExpandDims",
+    "Expm1",
     "Fill",
     "Flatten",
+    "Floor",
     "FloorDiv",
     "FloorMod",
     "Gather",
@@ -160,7 +206,11 @@ __all__ = [
     "Less",
     "LessEqual",
     "Log",
+    "Log1p",
     "LogSoftmax",
+    "LogicalAnd",
+    "LogicalNot",
+    "LogicalOr",
     "MatMul",
     "MaxPool",
     "Maximum",
@@ -180,27 +230,34 @@ __all__ = [
     "ReLU",
     "RealDiv",
     "Reciprocal",
+    "ReduceAll",
+    "ReduceAny",
     "ReduceMax",
     "ReduceMean",
     "ReduceMin",
     "ReduceSum",
     "Reshape",
     "Rsqrt",
+    "Select",
     "Shape",
     "Sigmoid",
     "Sign",
+    "Sin",
     "Size",
     "Softmax",
     "SoftmaxCrossEntropyWithLogits",
     "SparseSoftmaxCrossEntropyWithLogits",
+    "Split",
     "Sqrt",
     "Square",
     "SquaredDifference",
     "Squeeze",
     "Stack",
+    "StridedSlice",
     "Sub",
     "Tanh",
     "TensorAdd",
+    "Tile",
     "Transpose",
     "Zeros",
     "ZerosLike",

@@ -74,6 +74,17 @@ def cases(ms: Any, ops: Any, Tensor: Any) -> dict[str, Any]:  # noqa: N803 (the 
         "MaxPool": lambda: ops.MaxPool(kernel_size=2, strides=2)(images),
         "MaxPool same": lambda: ops.MaxPool(kernel_size=3, strides=2, pad_mode="SAME")(images),
         "AvgPool": lambda: ops.AvgPool(kernel_size=(2, 3), strides=(1, 2))(images),
+        "Sin Cos Erf": lambda: (ops.Sin()(x), ops.Cos()(x), ops.Erf()(x)),
+        "Log1p Expm1 Floor Ceil": lambda: (ops.Log1p()(y), ops.Expm1()(x), ops.Floor()(x), ops.Ceil()(x)),
+        "Logic": lambda: (ops.LogicalAnd()(x > 0, y > 1.5), ops.LogicalNot()(x > 0), ops.ReduceAny(keep_dims=True)(x > 1, 1), ops.ReduceAll()(x > -5)),
+        "Select": lambda: ops.Select()(x > 0, x, y),
+        "Tile": lambda: ops.Tile()(x, (2, 1, 3)),
+        "Split": lambda: ops.Split(axis=1, output_num=2)(x),
+        "StridedSlice": lambda: ops.StridedSlice()(x, (0, 1), (3, 4), (2, 2)),
+        "CumSum": lambda: (ops.CumSum()(x, 1), ops.CumSum(exclusive=True, reverse=True)(x, 0)),
+        "GradOperation through Tile and Select": lambda: ops.GradOperation(get_all=True)(
+            lambda a, b: (ops.Tile()(ops.Select()(a > 0, a, b), (2, 2)) * 3).sum()
+        )(x, y),
         "Dense": lambda: ops.Dense()(x, y, y[0, :3]),
         "BatchNorm inference": lambda: ops.BatchNorm()(images, kernel[0, :, 0, 0], kernel[1, :, 0, 0], kernel[2, :, 0, 0], ops.Abs()(kernel[3, :, 0, 0])),
         "BatchNorm training": lambda: _batch_norm_training(ms, ops, Tensor, images, kernel),
