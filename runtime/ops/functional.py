@@ -9,6 +9,7 @@ from __future__ import annotations
 from functools import partial
 
 from .._grad import grad, value_and_grad
+from ._activations import elu, gelu, hardsigmoid, hardswish, relu6, softplus, softsign
 from ._composed import (
     bias_add,
     depend,
@@ -116,6 +117,7 @@ __all__ = [
     "div",
     "dropout",
     "dtype",
+    "elu",
     "equal",
     "erf",
     "exp",
@@ -126,9 +128,12 @@ __all__ = [
     "floor",
     "floor_divide",
     "gather",
+    "gelu",
     "grad",
     "greater",
     "greater_equal",
+    "hardsigmoid",
+    "hardswish",
     "less",
     "less_equal",
     "log",
@@ -155,6 +160,7 @@ __all__ = [
     "rank",
     "reciprocal",
     "relu",
+    "relu6",
     "reshape",
     "rsqrt",
     "select",
@@ -163,6 +169,8 @@ __all__ = [
     "sign",
     "sin",
     "softmax",
+    "softplus",
+    "softsign",
     "sqrt",
     "square",
     "squared_difference",

@@ -21,6 +21,7 @@ from typing import Any
 
 from .. import _dtype
 from . import (
+    _activations as a,
     _composed as c,
     _elementwise as e,
     _functional as f,
@@ -106,6 +107,13 @@ Select = primitive("Select", e.select, "`x` where the condition holds, else `y`;
 ReLU = primitive("ReLU", n.relu, "max(x, 0).")
 Sigmoid = primitive("Sigmoid", n.sigmoid, "1 / (1 + exp(-x)).")
 Tanh = primitive("Tanh", n.tanh, "Hyperbolic tangent.")
+ReLU6 = primitive("ReLU6", a.relu6, "min(max(x, 0), 6).")
+GeLU = primitive("GeLU", lambda x: a.gelu(x, "tanh"), "GELU, with the tanh approximation as MindSpore's operator computes it.")
+Elu = primitive("Elu", lambda x, *, alpha: a.elu(x, alpha), "x for x > 0, alpha * (exp(x) - 1) otherwise.", alpha=1.0)
+Softplus = primitive("Softplus", a.softplus, "log(1 + exp(x)).")
+HSigmoid = primitive("HSigmoid", a.hardsigmoid, "relu6(x + 3) / 6.")
+HSwish = primitive("HSwish", a.hardswish, "x * relu6(x + 3) / 6.")
+Softsign = primitive("Softsign", a.softsign, "x / (1 + |x|).")
 Softmax = primitive("Softmax", lambda x, *, axis: n.softmax(x, axis), "Softmax along `axis`.", axis=-1)
 LogSoftmax = primitive("LogSoftmax", lambda x, *, axis: n.log_softmax(x, axis), "log(softmax(x)) along `axis`.", axis=-1)
 # --- matrix products -------------------------------------------------------------------------
@@ -159,6 +167,7 @@ BatchNorm = primitive("BatchNorm", c.batch_norm_with_statistics, "Per-channel no
 Dropout = primitive("Dropout", lambda x, *, keep_prob, **_: c.dropout_with_mask(x, keep_prob=keep_prob), "Randomly zero elements; returns (output, mask).", keep_prob=0.5, Seed0=0, Seed1=0)
 SoftmaxCrossEntropyWithLogits = primitive("SoftmaxCrossEntropyWithLogits", c.softmax_cross_entropy_with_backprop, "Per-sample loss of (N, C) logits and dense labels, and its gradient: (loss, backprop).")
 SparseSoftmaxCrossEntropyWithLogits = primitive("SparseSoftmaxCrossEntropyWithLogits", c.sparse_softmax_cross_entropy, "Mean loss of (N, C) logits and class indices (with `is_grad`, its gradient).", is_grad=False)
+SigmoidCrossEntropyWithLogits = primitive("SigmoidCrossEntropyWithLogits", a.sigmoid_cross_entropy_with_logits, "Per-element binary cross-entropy of sigmoid(logits) and labels.")
 Assign = primitive("Assign", c.assign, "Set a Parameter's value; returns the Parameter.")
 AssignAdd = primitive("AssignAdd", c.assign_add, "Add to a Parameter in place.")
 AssignSub = primitive("AssignSub", c.assign_sub, "Subtract from a Parameter in place.")
@@ -189,6 +198,7 @@ __all__ = [
     "Dense",
     "Div",
     "Dropout",
+    "Elu",
     "Equal",
     "Erf",
     "Exp",
@@ -200,8 +210,11 @@ __all__ = [
     "FloorDiv",
     "FloorMod",
     "Gather",
+    "GeLU",
     "Greater",
     "GreaterEqual",
+    "HSigmoid",
+    "HSwish",
     "Identity",
     "Less",
     "LessEqual",
@@ -228,6 +241,7 @@ __all__ = [
     "Primitive",
     "Rank",
     "ReLU",
+    "ReLU6",
     "RealDiv",
     "Reciprocal",
     "ReduceAll",
@@ -241,11 +255,14 @@ __all__ = [
     "Select",
     "Shape",
     "Sigmoid",
+    "SigmoidCrossEntropyWithLogits",
     "Sign",
     "Sin",
     "Size",
     "Softmax",
     "SoftmaxCrossEntropyWithLogits",
+    "Softplus",
+    "Softsign",
     "SparseSoftmaxCrossEntropyWithLogits",
     "Split",
     "Sqrt",

@@ -85,6 +85,14 @@ def cases(ms: Any, ops: Any, Tensor: Any) -> dict[str, Any]:  # noqa: N803 (the 
         "GradOperation through Tile and Select": lambda: ops.GradOperation(get_all=True)(
             lambda a, b: (ops.Tile()(ops.Select()(a > 0, a, b), (2, 2)) * 3).sum()
         )(x, y),
+        "Activation classes": lambda: (ops.ReLU6()(x * 4), ops.GeLU()(x), ops.Elu()(x), ops.Softplus()(x * 20),
+                                       ops.HSigmoid()(x * 3), ops.HSwish()(x * 3), ops.Softsign()(x)),
+        "Activation functions": lambda: (ops.gelu(x), ops.gelu(x, approximate="tanh"), ops.elu(x, 1.0), ops.softplus(x * 20),
+                                         ops.relu6(x * 4), ops.softsign(x)),
+        "SigmoidCrossEntropyWithLogits": lambda: ops.SigmoidCrossEntropyWithLogits()(x * 10, ops.Sigmoid()(y)),
+        "GradOperation through activations": lambda: ops.GradOperation()(
+            lambda a: (ops.GeLU()(a) + ops.Elu()(a) + ops.Softplus()(a) + ops.HSwish()(a)).sum()
+        )(x),
         "Dense": lambda: ops.Dense()(x, y, y[0, :3]),
         "BatchNorm inference": lambda: ops.BatchNorm()(images, kernel[0, :, 0, 0], kernel[1, :, 0, 0], kernel[2, :, 0, 0], ops.Abs()(kernel[3, :, 0, 0])),
         "BatchNorm training": lambda: _batch_norm_training(ms, ops, Tensor, images, kernel),

@@ -136,6 +136,9 @@ GRADIENT_CASES = [
     (_Bound(P.StridedSlice(), (0, 1), (3, 4), (2, 2)), X), (_Bound(P.CumSum(), 1), X),
     (_Bound(P.CumSum(exclusive=True, reverse=True), 0), X),
     (_Bound(P.Select(), t(X > 0), ..., t(Y)), X), (_Bound(P.Select(), t(X > 0), t(Y), ...), X),
+    (P.GeLU(), X), (P.Elu(), X), (P.Softplus(), X), (P.HSwish(), X), (P.HSigmoid(), X),
+    (P.Softsign(), X), (P.ReLU6(), X * 4), (_Bound(P.SigmoidCrossEntropyWithLogits(), ..., t(Y / 5)), X),
+    (_Bound(ops.gelu), X), (_Bound(ops.elu, ..., 0.3), X), (_Bound(ops.softplus, ..., 2.0, 1.0), X),
 ]  # fmt: skip
 
 
