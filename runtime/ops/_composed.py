@@ -33,9 +33,11 @@ __all__ = [
     "gather",
     "matmul_transposed",
     "one_hot",
+    "print_",
     "rank",
     "reciprocal",
     "rsqrt",
+    "scalar_to_tensor",
     "shape",
     "sign",
     "softmax_cross_entropy_with_backprop",
@@ -288,3 +290,14 @@ def batch_norm_with_statistics(
         if isinstance(running, Parameter):
             running.set_data(running._data * (1 - momentum) + batch * momentum)
     return y, zeros, zeros, Tensor._wrap(batch_mean), Tensor._wrap(batch_var)
+
+
+def print_(*values: Any) -> None:
+    """Print each value on its own line, tensors in their repr, as MindSpore's `Print` operator."""
+    for value in values:
+        print(repr(value) if isinstance(value, Tensor) else value)  # noqa: T201 (printing is its job)
+
+
+def scalar_to_tensor(input_x: Any, dtype: Any = _dtype.float32) -> Tensor:
+    """A 0-d tensor of a Python number (float32 by default, as MindSpore)."""
+    return Tensor(input_x, dtype)

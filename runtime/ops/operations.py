@@ -145,6 +145,7 @@ CumSum = primitive("CumSum", sl.cumsum, "Cumulative sum along an axis.", exclusi
 Gather = primitive("Gather", c.gather, "Take slices along `axis` at integer indices.", batch_dims=0)
 Pad = primitive("Pad", lambda x, *, paddings: f.pad(x, paddings), "Pad each axis by (before, after) zeros.", paddings=REQUIRED)
 Cast = primitive("Cast", f.cast, "Convert to a dtype; the gradient is converted back.")
+Print = primitive("Print", c.print_, "Print each argument on its own line (tensors as their repr).")
 Identity = primitive("Identity", lambda x: x, "Return the input.")
 Shape = primitive("Shape", c.shape, "The shape, as a tuple of ints.")
 Rank = primitive("Rank", c.rank, "The number of dimensions.")
@@ -239,6 +240,7 @@ __all__ = [
     "Pad",
     "Pow",
     "Primitive",
+    "Print",
     "Rank",
     "ReLU",
     "ReLU6",

@@ -405,3 +405,14 @@ def test_split_returns_equal_parts_and_joins_their_gradients():
         P.Split(1, 3)(x)
     with pytest.raises(ValueError, match="masks must be 0"):
         P.StridedSlice(begin_mask=1)(x, (0,), (1,), (1,))
+
+
+def test_print_writes_each_argument_on_its_own_line(capsys):
+    P.Print()("loss:", t(np.array([1.5, 2.0], np.float32)), 3)
+    assert capsys.readouterr().out.splitlines() == [
+        "loss:",
+        "Tensor(shape=[2], dtype=Float32, value= [ 1.50000000e+00,  2.00000000e+00])",
+        "3",
+    ]
+    assert ops.scalar_to_tensor(3).dtype == ms.float32
+    assert ops.scalar_to_tensor(3, ms.int32).asnumpy().item() == 3
