@@ -16,14 +16,16 @@ from ..compute import _dtype
 from ..compute._context import rng
 from ..compute._tensor import Parameter, Tensor
 from . import _functional as f
-from ._nn import softmax, softmax_cross_entropy
+from ._nn import batch_norm, dense, softmax, softmax_cross_entropy
 
 __all__ = [
     "arg_with_value",
     "assign",
     "assign_add",
     "assign_sub",
+    "batch_norm_with_statistics",
     "bias_add",
+    "dense_op",
     "depend",
     "dropout_with_mask",
     "dtype",
@@ -31,9 +33,11 @@ __all__ = [
     "gather",
     "matmul_transposed",
     "one_hot",
+    "print_",
     "rank",
     "reciprocal",
     "rsqrt",
+    "scalar_to_tensor",
     "shape",
     "sign",
     "softmax_cross_entropy_with_backprop",
@@ -238,3 +242,62 @@ def assign_add(variable: Any, value: Any) -> Tensor:
 def assign_sub(variable: Any, value: Any) -> Tensor:
     """Subtract `value` from `variable` in place and return `variable`."""
     return _assign_to(variable, f.sub(stop_gradient(variable), stop_gradient(value)))
+
+
+def dense_op(x: Any, w: Any, b: Any = None) -> Tensor:
+    """X @ w.T + b, as MindSpore's `ops.Dense` primitive computes it."""
+    return dense(x, f.as_tensor(w), None if b is None else f.as_tensor(b))
+
+
+def _per_channel(t: Tensor, ndim: int) -> Tensor:
+    return f.reshape(t, (1, t.shape[0]) + (1,) * (ndim - 2))
+
+
+def batch_norm_with_statistics(
+    x: Any, scale: Any, bias: Any, mean: Any, variance: Any, *,
+    is_training: bool, epsilon: float, momentum: float, data_format: str,
+) -> tuple[Tensor, Tensor, Tensor, Tensor, Tensor]:  # fmt: skip
+    """Normalize (N, C, ...) input per channel, as MindSpore's `ops.BatchNorm` primitive.
+
+    Training normalizes with the batch's statistics and moves the `mean` and
+    `variance` Parameters toward them (`new = (1 - momentum) * old + momentum * batch`,
+    the unbiased variance); inference uses `mean` and `variance` as given. Returns
+    (y, 0, 0, batch mean, batch variance) in training and (y, 0, 0, 0, 0) in inference.
+    """
+    if data_format != "NCHW":
+        raise ValueError(
+            f"For 'BatchNorm', only data_format='NCHW' is supported, but got {data_format!r}."
+        )
+    t, g, b = f.as_tensor(x), f.as_tensor(scale), f.as_tensor(bias)
+    m, v = f.as_tensor(mean), f.as_tensor(variance)
+    zeros = Tensor._wrap(np.zeros(m.shape, m._data.dtype))
+    if not is_training:
+        norm = f.div(
+            f.sub(t, _per_channel(m, t.ndim)),
+            f.sqrt(f.add(_per_channel(v, t.ndim), epsilon)),
+        )
+        return (
+            f.add(f.mul(norm, _per_channel(g, t.ndim)), _per_channel(b, t.ndim)),
+            zeros,
+            zeros,
+            zeros,
+            zeros,
+        )
+    y, batch_mean, batch_var = batch_norm(t, g, b, epsilon)
+    count = t.size // t.shape[1]
+    unbiased = batch_var * (count / max(count - 1, 1))
+    for running, batch in ((mean, batch_mean), (variance, unbiased)):
+        if isinstance(running, Parameter):
+            running.set_data(running._data * (1 - momentum) + batch * momentum)
+    return y, zeros, zeros, Tensor._wrap(batch_mean), Tensor._wrap(batch_var)
+
+
+def print_(*values: Any) -> None:
+    """Print each value on its own line, tensors in their repr, as MindSpore's `Print` operator."""
+    for value in values:
+        print(repr(value) if isinstance(value, Tensor) else value)  # noqa: T201 (printing is its job)
+
+
+def scalar_to_tensor(input_x: Any, dtype: Any = _dtype.float32) -> Tensor:
+    """A 0-d tensor of a Python number (float32 by default, as MindSpore)."""
+    return Tensor(input_x, dtype)

@@ -68,6 +68,8 @@ class Primitive:
 class _TableOperator(Primitive):
     """The base `primitive` builds on: its constructor takes the table's attributes."""
 
+    _call_kwargs: dict[str, Any]
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         raise NotImplementedError  # replaced in every class `primitive` builds
 
@@ -134,7 +136,7 @@ def primitive(
     ]
     signature = inspect.Signature(params)
 
-    def __init__(self: Primitive, *args: Any, **kwargs: Any) -> None:  # noqa: N807
+    def __init__(self: _TableOperator, *args: Any, **kwargs: Any) -> None:  # noqa: N807
         Primitive.__init__(self, name)
         try:
             bound = signature.bind(*args, **kwargs)
@@ -147,9 +149,12 @@ def primitive(
             checked = _check_attr(name, key, value, attrs[key])
             self.attrs[key] = checked
             setattr(self, key, checked)
+        # The keyword arguments of every call, built once: a call costs about one
+        # function call more than the functional op (`add_prim_attr` adds none).
+        self._call_kwargs = dict(self.attrs)
 
-    def __call__(self: Primitive, *inputs: Any) -> Any:  # noqa: N807
-        return impl(*inputs, **{key: self.attrs[key] for key in attrs})
+    def __call__(self: _TableOperator, *inputs: Any) -> Any:  # noqa: N807
+        return impl(*inputs, **self._call_kwargs)
 
     __init__.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
         [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD), *params]

@@ -20,13 +20,37 @@ from __future__ import annotations
 from typing import Any
 
 from ..compute import _dtype
-from . import _composed as c, _functional as f, _nn as n, _windowed as w
+from . import (
+    _activations as a,
+    _composed as c,
+    _elementwise as e,
+    _functional as f,
+    _nn as n,
+    _slicing as sl,
+    _windowed as w,
+)
 from ._primitive import REQUIRED, Primitive, Sizes, primitive
 
 
 def _reduce(fn: Any) -> Any:
     def impl(x: Any, axis: Any = (), *, keep_dims: bool, **_: Any) -> Any:
         return fn(x, axis, keep_dims)
+
+    return impl
+
+
+def _strided_slice(x: Any, begin: Any, end: Any, strides: Any, **masks: int) -> Any:
+    used = {k: v for k, v in masks.items() if v}
+    if used:
+        raise ValueError(
+            f"For 'StridedSlice', the masks must be 0 on cadence (use Python slicing), but got {used}."
+        )
+    return sl.strided_slice(x, begin, end, strides)
+
+
+def _reduce_logic(name: str) -> Any:
+    def impl(x: Any, axis: Any = (), *, keep_dims: bool) -> Any:
+        return getattr(f.as_tensor(x), name)(axis if axis != () else None, keep_dims)
 
     return impl
 
@@ -59,17 +83,37 @@ FloorDiv = primitive("FloorDiv", f.floor_divide, "Elementwise floor division; no
 FloorMod = primitive("FloorMod", f.mod, "Elementwise remainder with the divisor's sign; no gradient.")
 Mod = primitive("Mod", c.truncated_mod, "Elementwise remainder with the dividend's sign (C's fmod); no gradient.")
 SquaredDifference = primitive("SquaredDifference", c.squared_difference, "Elementwise (x - y) ** 2.")
-# --- comparisons (Bool results, no gradient) ---------------------------------------------
+Sin = primitive("Sin", e.sin, "Elementwise sine.")
+Cos = primitive("Cos", e.cos, "Elementwise cosine.")
+Erf = primitive("Erf", e.erf, "Elementwise Gauss error function.")
+Log1p = primitive("Log1p", e.log1p, "Elementwise log(1 + x).")
+Expm1 = primitive("Expm1", e.expm1, "Elementwise exp(x) - 1.")
+Floor = primitive("Floor", e.floor, "Elementwise floor; no gradient.")
+Ceil = primitive("Ceil", e.ceil, "Elementwise ceiling; no gradient.")
+# --- comparisons and logic (Bool results, no gradient) ---------------------------------------------
 Equal = primitive("Equal", f.equal, "Elementwise x == y.")
 NotEqual = primitive("NotEqual", f.not_equal, "Elementwise x != y.")
 Less = primitive("Less", f.less, "Elementwise x < y.")
 LessEqual = primitive("LessEqual", f.less_equal, "Elementwise x <= y.")
 Greater = primitive("Greater", f.greater, "Elementwise x > y.")
 GreaterEqual = primitive("GreaterEqual", f.greater_equal, "Elementwise x >= y.")
+LogicalAnd = primitive("LogicalAnd", e.logical_and, "Elementwise AND.")
+LogicalOr = primitive("LogicalOr", e.logical_or, "Elementwise OR.")
+LogicalNot = primitive("LogicalNot", e.logical_not, "Elementwise NOT.")
+ReduceAll = primitive("ReduceAll", _reduce_logic("all"), "AND over `axis` (all axes when empty).", keep_dims=False)
+ReduceAny = primitive("ReduceAny", _reduce_logic("any"), "OR over `axis` (all axes when empty).", keep_dims=False)
+Select = primitive("Select", e.select, "`x` where the condition holds, else `y`; gradients flow to the chosen side.")
 # --- activations -----------------------------------------------------------------------------
 ReLU = primitive("ReLU", n.relu, "max(x, 0).")
 Sigmoid = primitive("Sigmoid", n.sigmoid, "1 / (1 + exp(-x)).")
 Tanh = primitive("Tanh", n.tanh, "Hyperbolic tangent.")
+ReLU6 = primitive("ReLU6", a.relu6, "min(max(x, 0), 6).")
+GeLU = primitive("GeLU", lambda x: a.gelu(x, "tanh"), "GELU, with the tanh approximation as MindSpore's operator computes it.")
+Elu = primitive("Elu", lambda x, *, alpha: a.elu(x, alpha), "x for x > 0, alpha * (exp(x) - 1) otherwise.", alpha=1.0)
+Softplus = primitive("Softplus", a.softplus, "log(1 + exp(x)).")
+HSigmoid = primitive("HSigmoid", a.hardsigmoid, "relu6(x + 3) / 6.")
+HSwish = primitive("HSwish", a.hardswish, "x * relu6(x + 3) / 6.")
+Softsign = primitive("Softsign", a.softsign, "x / (1 + |x|).")
 Softmax = primitive("Softmax", lambda x, *, axis: n.softmax(x, axis), "Softmax along `axis`.", axis=-1)
 LogSoftmax = primitive("LogSoftmax", lambda x, *, axis: n.log_softmax(x, axis), "log(softmax(x)) along `axis`.", axis=-1)
 # --- matrix products -------------------------------------------------------------------------
@@ -94,9 +138,14 @@ Flatten = primitive("Flatten", lambda x: f.flatten(x), "Flatten to (N, -1), keep
 Concat = primitive("Concat", _join(f.concat), "Join tensors along an existing axis.", axis=0)
 Stack = primitive("Stack", _join(f.stack), "Join tensors along a new axis.", axis=0)
 Pack = primitive("Pack", _join(f.stack), "The name `Stack` had in MindSpore 1.x.", axis=0)
+Tile = primitive("Tile", sl.tile, "Repeat the input along each axis.")
+Split = primitive("Split", lambda x, *, axis, output_num: sl.split(x, axis, output_num), "Split into equal parts along `axis`.", axis=0, output_num=1)
+StridedSlice = primitive("StridedSlice", _strided_slice, "x[begin:end:strides] per axis (masks 0).", begin_mask=0, end_mask=0, ellipsis_mask=0, new_axis_mask=0, shrink_axis_mask=0)
+CumSum = primitive("CumSum", sl.cumsum, "Cumulative sum along an axis.", exclusive=False, reverse=False)
 Gather = primitive("Gather", c.gather, "Take slices along `axis` at integer indices.", batch_dims=0)
 Pad = primitive("Pad", lambda x, *, paddings: f.pad(x, paddings), "Pad each axis by (before, after) zeros.", paddings=REQUIRED)
 Cast = primitive("Cast", f.cast, "Convert to a dtype; the gradient is converted back.")
+Print = primitive("Print", c.print_, "Print each argument on its own line (tensors as their repr).")
 Identity = primitive("Identity", lambda x: x, "Return the input.")
 Shape = primitive("Shape", c.shape, "The shape, as a tuple of ints.")
 Rank = primitive("Rank", c.rank, "The number of dimensions.")
@@ -113,10 +162,13 @@ OneHot = primitive("OneHot", lambda indices, depth, on_value, off_value, *, axis
 Conv2D = primitive("Conv2D", w.conv2d, "2-D convolution with a given weight.", out_channel=REQUIRED, kernel_size=REQUIRED, mode=1, pad_mode="valid", pad=Sizes(0), stride=Sizes(1), dilation=Sizes(1), group=1, data_format="NCHW")
 MaxPool = primitive("MaxPool", w.max_pool, "Max pooling ('valid' or 'same').", kernel_size=Sizes(1), strides=Sizes(1), pad_mode="valid", data_format="NCHW")
 AvgPool = primitive("AvgPool", w.avg_pool, "Average pooling ('valid').", kernel_size=Sizes(1), strides=Sizes(1), pad_mode="valid", data_format="NCHW")
+Dense = primitive("Dense", c.dense_op, "x @ w.T + b, the fully connected layer's computation.")
+BatchNorm = primitive("BatchNorm", c.batch_norm_with_statistics, "Per-channel normalization; returns (y, 0, 0, batch mean, batch variance).", is_training=False, epsilon=1e-5, momentum=0.1, data_format="NCHW")
 # --- training ----------------------------------------------------------------------------------------
 Dropout = primitive("Dropout", lambda x, *, keep_prob, **_: c.dropout_with_mask(x, keep_prob=keep_prob), "Randomly zero elements; returns (output, mask).", keep_prob=0.5, Seed0=0, Seed1=0)
 SoftmaxCrossEntropyWithLogits = primitive("SoftmaxCrossEntropyWithLogits", c.softmax_cross_entropy_with_backprop, "Per-sample loss of (N, C) logits and dense labels, and its gradient: (loss, backprop).")
 SparseSoftmaxCrossEntropyWithLogits = primitive("SparseSoftmaxCrossEntropyWithLogits", c.sparse_softmax_cross_entropy, "Mean loss of (N, C) logits and class indices (with `is_grad`, its gradient).", is_grad=False)
+SigmoidCrossEntropyWithLogits = primitive("SigmoidCrossEntropyWithLogits", a.sigmoid_cross_entropy_with_logits, "Per-element binary cross-entropy of sigmoid(logits) and labels.")
 Assign = primitive("Assign", c.assign, "Set a Parameter's value; returns the Parameter.")
 AssignAdd = primitive("AssignAdd", c.assign_add, "Add to a Parameter in place.")
 AssignSub = primitive("AssignSub", c.assign_sub, "Subtract from a Parameter in place.")
@@ -135,28 +187,44 @@ __all__ = [
     "AssignSub",
     "AvgPool",
     "BatchMatMul",
+    "BatchNorm",
     "BiasAdd",
     "Cast",
+    "Ceil",
     "Concat",
     "Conv2D",
+    "Cos",
+    "CumSum",
     "DType",
+    "Dense",
     "Div",
     "Dropout",
+    "Elu",
     "Equal",
+    "Erf",
     "Exp",
     "ExpandDims",
+    "Expm1",
     "Fill",
     "Flatten",
+    "Floor",
     "FloorDiv",
     "FloorMod",
     "Gather",
+    "GeLU",
     "Greater",
     "GreaterEqual",
+    "HSigmoid",
+    "HSwish",
     "Identity",
     "Less",
     "LessEqual",
     "Log",
+    "Log1p",
     "LogSoftmax",
+    "LogicalAnd",
+    "LogicalNot",
+    "LogicalOr",
     "MatMul",
     "MaxPool",
     "Maximum",
@@ -172,31 +240,43 @@ __all__ = [
     "Pad",
     "Pow",
     "Primitive",
+    "Print",
     "Rank",
     "ReLU",
+    "ReLU6",
     "RealDiv",
     "Reciprocal",
+    "ReduceAll",
+    "ReduceAny",
     "ReduceMax",
     "ReduceMean",
     "ReduceMin",
     "ReduceSum",
     "Reshape",
     "Rsqrt",
+    "Select",
     "Shape",
     "Sigmoid",
+    "SigmoidCrossEntropyWithLogits",
     "Sign",
+    "Sin",
     "Size",
     "Softmax",
     "SoftmaxCrossEntropyWithLogits",
+    "Softplus",
+    "Softsign",
     "SparseSoftmaxCrossEntropyWithLogits",
+    "Split",
     "Sqrt",
     "Square",
     "SquaredDifference",
     "Squeeze",
     "Stack",
+    "StridedSlice",
     "Sub",
     "Tanh",
     "TensorAdd",
+    "Tile",
     "Transpose",
     "Zeros",
     "ZerosLike",

@@ -74,6 +74,28 @@ def cases(ms: Any, ops: Any, Tensor: Any) -> dict[str, Any]:  # noqa: N803 (the 
         "MaxPool": lambda: ops.MaxPool(kernel_size=2, strides=2)(images),
         "MaxPool same": lambda: ops.MaxPool(kernel_size=3, strides=2, pad_mode="SAME")(images),
         "AvgPool": lambda: ops.AvgPool(kernel_size=(2, 3), strides=(1, 2))(images),
+        "Sin Cos Erf": lambda: (ops.Sin()(x), ops.Cos()(x), ops.Erf()(x)),
+        "Log1p Expm1 Floor Ceil": lambda: (ops.Log1p()(y), ops.Expm1()(x), ops.Floor()(x), ops.Ceil()(x)),
+        "Logic": lambda: (ops.LogicalAnd()(x > 0, y > 1.5), ops.LogicalNot()(x > 0), ops.ReduceAny(keep_dims=True)(x > 1, 1), ops.ReduceAll()(x > -5)),
+        "Select": lambda: ops.Select()(x > 0, x, y),
+        "Tile": lambda: ops.Tile()(x, (2, 1, 3)),
+        "Split": lambda: ops.Split(axis=1, output_num=2)(x),
+        "StridedSlice": lambda: ops.StridedSlice()(x, (0, 1), (3, 4), (2, 2)),
+        "CumSum": lambda: (ops.CumSum()(x, 1), ops.CumSum(exclusive=True, reverse=True)(x, 0)),
+        "GradOperation through Tile and Select": lambda: ops.GradOperation(get_all=True)(
+            lambda a, b: (ops.Tile()(ops.Select()(a > 0, a, b), (2, 2)) * 3).sum()
+        )(x, y),
+        "Activation classes": lambda: (ops.ReLU6()(x * 4), ops.GeLU()(x), ops.Elu()(x), ops.Softplus()(x * 20),
+                                       ops.HSigmoid()(x * 3), ops.HSwish()(x * 3), ops.Softsign()(x)),
+        "Activation functions": lambda: (ops.gelu(x), ops.gelu(x, approximate="tanh"), ops.elu(x, 1.0), ops.softplus(x * 20),
+                                         ops.relu6(x * 4), ops.softsign(x)),
+        "SigmoidCrossEntropyWithLogits": lambda: ops.SigmoidCrossEntropyWithLogits()(x * 10, ops.Sigmoid()(y)),
+        "GradOperation through activations": lambda: ops.GradOperation()(
+            lambda a: (ops.GeLU()(a) + ops.Elu()(a) + ops.Softplus()(a) + ops.HSwish()(a)).sum()
+        )(x),
+        "Dense": lambda: ops.Dense()(x, y, y[0, :3]),
+        "BatchNorm inference": lambda: ops.BatchNorm()(images, kernel[0, :, 0, 0], kernel[1, :, 0, 0], kernel[2, :, 0, 0], ops.Abs()(kernel[3, :, 0, 0])),
+        "BatchNorm training": lambda: _batch_norm_training(ms, ops, Tensor, images, kernel),
         "GradOperation get_all": lambda: ops.GradOperation(get_all=True)(
             lambda a, b: (a * b).sum()
         )(x, y),
@@ -83,6 +105,22 @@ def cases(ms: Any, ops: Any, Tensor: Any) -> dict[str, Any]:  # noqa: N803 (the 
             lambda a: (a * ops.stop_gradient(a)).sum()
         )(x),
     }  # fmt: skip
+
+
+def _batch_norm_training(
+    ms: Any,
+    ops: Any,
+    Tensor: Any,  # noqa: N803
+    images: Any,
+    kernel: Any,
+) -> Any:
+    """BatchNorm in training mode, and the moving statistics it updated."""
+    mean = ms.Parameter(Tensor(np.array([1.0, 0.0, -1.0], np.float32)), name="mean")
+    var = ms.Parameter(Tensor(np.array([4.0, 1.0, 0.5], np.float32)), name="var")
+    out = ops.BatchNorm(is_training=True, momentum=0.2)(
+        images, kernel[0, :, 0, 0], kernel[1, :, 0, 0], mean, var
+    )
+    return (*out, mean, var)
 
 
 def encode(value: Any) -> Any:

@@ -75,6 +75,26 @@ CASES = [
     (P.Gather(), (X, np.array([2, 0, 2]), 0), X[[2, 0, 2]]),
     (P.Gather(), (X, np.array([1, 3]), 1), X[:, [1, 3]]),
     (P.Pad(((1, 0), (0, 2))), (X,), np.pad(X, ((1, 0), (0, 2)))),
+    (P.Sin(), (X,), np.sin(X)),
+    (P.Cos(), (X,), np.cos(X)),
+    (P.Log1p(), (Y,), np.log1p(Y)),
+    (P.Expm1(), (X,), np.expm1(X)),
+    (P.Floor(), (X,), np.floor(X)),
+    (P.Ceil(), (X,), np.ceil(X)),
+    (P.LogicalAnd(), (X > 0, Y > 3.5), (X > 0) & (Y > 3.5)),
+    (P.LogicalOr(), (X > 0, Y > 3.5), (X > 0) | (Y > 3.5)),
+    (P.LogicalNot(), (X > 0,), X <= 0),
+    (P.ReduceAll(), (X > -5,), True),
+    (P.ReduceAny(keep_dims=True), (X > 1, 1), (X > 1).any(1, keepdims=True)),
+    (P.Select(), (X > 0, X, Y), np.where(X > 0, X, Y)),
+    (P.Tile(), (X, (2, 1, 3)), np.tile(X, (2, 1, 3))),
+    (P.StridedSlice(), (X, (0, 1), (3, 4), (2, 2)), X[0:3:2, 1:4:2]),
+    (P.CumSum(), (X, 1), np.cumsum(X, 1)),
+    (
+        P.CumSum(exclusive=True, reverse=True),
+        (X, 0),
+        np.flip(np.cumsum(np.flip(X, 0), 0), 0) - X,
+    ),
     (P.ZerosLike(), (X,), np.zeros_like(X)),
     (P.OnesLike(), (X,), np.ones_like(X)),
     (P.Identity(), (X,), X),
@@ -92,12 +112,33 @@ def test_operator_matches_numpy(op, args, expected):
     np.testing.assert_allclose(out.asnumpy(), expected, rtol=1e-5, atol=1e-6)
 
 
+class _Bound:
+    """An operator with its other arguments fixed; `...` marks where the differentiated input goes."""
+
+    def __init__(self, op, *args):
+        has_slot = any(a is ... for a in args)
+        self.op, self.args = op, args if has_slot else (..., *args)
+
+    def __call__(self, x):
+        return self.op(*(x if a is ... else a for a in self.args))
+
+    def __repr__(self):
+        return f"{self.op!r}{self.args}"
+
+
 # Differentiable operators: the gradient through the class equals a finite difference.
 GRADIENT_CASES = [
     (P.Abs(), X), (P.Exp(), X), (P.Log(), Y), (P.Sqrt(), Y), (P.Rsqrt(), Y), (P.Reciprocal(), Y),
     (P.Square(), X), (P.Sigmoid(), X), (P.Tanh(), X), (P.Softmax(), X), (P.LogSoftmax(0), X),
     (P.ReduceMean(keep_dims=True), X), (P.ReduceSum(), X), (P.ReduceMax(), X),
-    (P.Flatten(), X), (P.Identity(), X),
+    (P.Flatten(), X), (P.Identity(), X), (P.Sin(), X), (P.Cos(), X), (P.Erf(), X),
+    (P.Log1p(), Y), (P.Expm1(), X), (_Bound(P.Tile(), (2, 3)), X),
+    (_Bound(P.StridedSlice(), (0, 1), (3, 4), (2, 2)), X), (_Bound(P.CumSum(), 1), X),
+    (_Bound(P.CumSum(exclusive=True, reverse=True), 0), X),
+    (_Bound(P.Select(), t(X > 0), ..., t(Y)), X), (_Bound(P.Select(), t(X > 0), t(Y), ...), X),
+    (P.GeLU(), X), (P.Elu(), X), (P.Softplus(), X), (P.HSwish(), X), (P.HSigmoid(), X),
+    (P.Softsign(), X), (P.ReLU6(), X * 4), (_Bound(P.SigmoidCrossEntropyWithLogits(), ..., t(Y / 5)), X),
+    (_Bound(ops.gelu), X), (_Bound(ops.elu, ..., 0.3), X), (_Bound(ops.softplus, ..., 2.0, 1.0), X),
 ]  # fmt: skip
 
 
@@ -347,3 +388,31 @@ def test_conv2d_operator_passes_gradients_to_input_and_weight():
             )
     np.testing.assert_allclose(dw.asnumpy(), expected_dw, rtol=1e-6)
     assert dx.shape == IMAGES.shape and np.abs(dx.asnumpy()).sum() > 0
+
+
+def test_split_returns_equal_parts_and_joins_their_gradients():
+    x = t(X.astype(np.float64))
+    left, right = P.Split(axis=1, output_num=2)(x)
+    np.testing.assert_array_equal(left.asnumpy(), X[:, :2])
+    np.testing.assert_array_equal(right.asnumpy(), X[:, 2:])
+    weights = t(np.arange(6, dtype=np.float64).reshape(3, 2))
+    grad = ops.GradOperation()(lambda a: ops.sum(P.Split(1, 2)(a)[1] * weights))(x)
+    assert grad.asnumpy()[:, :2].tolist() == [[0, 0]] * 3
+    np.testing.assert_array_equal(grad.asnumpy()[:, 2:], weights.asnumpy())
+    with pytest.raises(
+        ValueError, match=r"'Split'.*divisible by 'output_num', but got 3"
+    ):
+        P.Split(1, 3)(x)
+    with pytest.raises(ValueError, match="masks must be 0"):
+        P.StridedSlice(begin_mask=1)(x, (0,), (1,), (1,))
+
+
+def test_print_writes_each_argument_on_its_own_line(capsys):
+    P.Print()("loss:", t(np.array([1.5, 2.0], np.float32)), 3)
+    assert capsys.readouterr().out.splitlines() == [
+        "loss:",
+        "Tensor(shape=[2], dtype=Float32, value= [ 1.50000000e+00,  2.00000000e+00])",
+        "3",
+    ]
+    assert ops.scalar_to_tensor(3).dtype == ms.float32
+    assert ops.scalar_to_tensor(3, ms.int32).asnumpy().item() == 3

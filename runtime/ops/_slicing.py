@@ -1,0 +1,87 @@
+"""Ops that repeat, split or slice tensors: `tile`, `split`, `strided_slice`, `cumsum`.
+
+All are differentiable: the gradient of a repetition sums the copies, of a split
+joins the pieces, of a slice scatters back into zeros.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ._functional import GradFn, as_tensor, getitem, record
+
+if TYPE_CHECKING:
+    from ..compute._tensor import Tensor
+
+__all__ = ["cumsum", "split", "strided_slice", "tile"]
+
+
+def tile(input: Any, dims: Any) -> Tensor:
+    """Repeat `input` `dims[i]` times along axis i (`dims` may be longer than the rank)."""
+    t = as_tensor(input)
+    reps = tuple(int(d) for d in dims)
+    src = (1,) * (len(reps) - t.ndim) + t.shape
+    out = np.tile(t._data, reps)
+
+    def grad_fn() -> GradFn:
+        def backward(g: Any) -> tuple[Any]:
+            # Axis i of the output is (reps[i], src[i]): sum over the copies.
+            split_shape = [n for pair in zip(reps, src, strict=True) for n in pair]
+            summed = g.reshape(split_shape).sum(axis=tuple(range(0, 2 * len(reps), 2)))
+            return (summed.reshape(t.shape),)
+
+        return backward
+
+    return record(out, (t,), grad_fn)
+
+
+def split(input_x: Any, axis: int = 0, output_num: int = 1) -> tuple[Tensor, ...]:
+    """Split into `output_num` equal parts along `axis`."""
+    t = as_tensor(input_x)
+    if t.shape[axis] % output_num:
+        raise ValueError(
+            f"For 'Split', the size of axis {axis} ({t.shape[axis]}) must be divisible by "
+            f"'output_num', but got {output_num}."
+        )
+    size = t.shape[axis] // output_num
+    index = [slice(None)] * t.ndim
+    parts = []
+    for i in range(output_num):
+        index[axis % t.ndim] = slice(i * size, (i + 1) * size)
+        parts.append(getitem(t, tuple(index)))
+    return tuple(parts)
+
+
+def strided_slice(input_x: Any, begin: Any, end: Any, strides: Any) -> Tensor:
+    """`input_x[begin[0]:end[0]:strides[0], ...]` (the masks of MindSpore's operator must be 0)."""
+    index = tuple(slice(b, e, s) for b, e, s in zip(begin, end, strides, strict=True))
+    return getitem(input_x, index)
+
+
+def cumsum(
+    input: Any, axis: int, exclusive: bool = False, reverse: bool = False
+) -> Tensor:
+    """Cumulative sum along `axis` (`exclusive` leaves out each element itself, `reverse` runs from the end)."""
+    t = as_tensor(input)
+
+    def scan(a: Any) -> Any:
+        a = np.flip(a, axis) if reverse else a
+        out = np.cumsum(a, axis=axis)
+        if exclusive:
+            out = out - a
+        return np.flip(out, axis) if reverse else out
+
+    # The gradient of a (forward) cumulative sum is the reverse cumulative sum, and back.
+    def grad_fn() -> GradFn:
+        def backward(g: Any) -> tuple[Any]:
+            gf = np.flip(g, axis) if not reverse else g
+            out = np.cumsum(gf, axis=axis)
+            if exclusive:
+                out = out - gf
+            return (np.flip(out, axis) if not reverse else out,)
+
+        return backward
+
+    return record(np.asarray(scan(t._data)), (t,), grad_fn)
