@@ -8,7 +8,7 @@ Coordinates follow OpenCV's `cv2.resize` (which MindSpore uses): output pixel
 from __future__ import annotations
 
 import enum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
     from .._block import Array
 
-__all__ = ["Inter", "Resize"]
+__all__ = ["Inter", "Resize", "check_interpolation", "resize_images"]
 
 
 class Inter(enum.IntEnum):
@@ -66,29 +66,13 @@ class Resize(UnaryOperation):
         self, size: int | Sequence[int], interpolation: Inter = Inter.LINEAR
     ) -> None:
         self.size = check_size(size, "Resize")
-        if not isinstance(interpolation, Inter):
-            raise TypeError(
-                f"For 'Resize', the argument 'interpolation' must be an Inter, but got {interpolation!r}."
-            )
-        if interpolation not in _SUPPORTED:
-            raise NotImplementedError(
-                f"For 'Resize', the interpolation {interpolation!r} is not supported by cadence yet; use one of {[m.name for m in _SUPPORTED]}."
-            )
-        self.interpolation = interpolation
+        self.interpolation = check_interpolation(interpolation, "Resize")
 
     def _apply(self, x: Array, batched: bool) -> Array:
         ndim = sample_ndim(x, batched, "Resize", "<H, W> or <H, W, C>")
         h_axis = x.ndim - ndim
         out_h, out_w = self._target(x.shape[h_axis], x.shape[h_axis + 1])
-        work = x if x.dtype.kind == "f" else x.astype(np.float32)
-        out = _resize_axis(work, h_axis, out_h, self.interpolation)
-        out = _resize_axis(out, h_axis + 1, out_w, self.interpolation)
-        if x.dtype.kind == "f":
-            return out.astype(x.dtype, copy=False)
-        info = np.iinfo(x.dtype) if x.dtype.kind in "iu" else None
-        if info is not None:
-            out = np.clip(np.rint(out), info.min, info.max)
-        return out.astype(x.dtype)
+        return resize_images(x, h_axis, out_h, out_w, self.interpolation)
 
     def _target(self, h: int, w: int) -> tuple[int, int]:
         if len(self.size) == 2:
@@ -97,6 +81,32 @@ class Resize(UnaryOperation):
         if h <= w:
             return s, max(1, int(w * s / h))
         return max(1, int(h * s / w)), s
+
+
+def check_interpolation(interpolation: Any, owner: str) -> Inter:
+    """Return `interpolation` if it is an `Inter` mode cadence implements."""
+    if not isinstance(interpolation, Inter):
+        raise TypeError(
+            f"For '{owner}', the argument 'interpolation' must be an Inter, but got {interpolation!r}."
+        )
+    if interpolation not in _SUPPORTED:
+        raise NotImplementedError(
+            f"For '{owner}', the interpolation {interpolation!r} is not supported by cadence yet; use one of {[m.name for m in _SUPPORTED]}."
+        )
+    return interpolation
+
+
+def resize_images(x: Array, h_axis: int, out_h: int, out_w: int, mode: Inter) -> Array:
+    """Resize the height and width axes (`h_axis`, `h_axis + 1`) of `x`, keeping its dtype."""
+    work = x if x.dtype.kind == "f" else x.astype(np.float32)
+    out = _resize_axis(work, h_axis, out_h, mode)
+    out = _resize_axis(out, h_axis + 1, out_w, mode)
+    if x.dtype.kind == "f":
+        return out.astype(x.dtype, copy=False)
+    info = np.iinfo(x.dtype) if x.dtype.kind in "iu" else None
+    if info is not None:
+        out = np.clip(np.rint(out), info.min, info.max)
+    return out.astype(x.dtype)
 
 
 def _resize_axis(x: Array, axis: int, out_len: int, mode: Inter) -> Array:
