@@ -196,4 +196,25 @@ def test_random_resized_crop_in_map_and_decoding():
     with pytest.raises(ValueError, match=r"'ratio' must be in \(0.0, inf\]"):
         vision.RandomResizedCrop(4, ratio=(0, 1))
     with pytest.raises(NotImplementedError, match="interpolation"):
-        vision.RandomResizedCrop(4, interpolation=vision.Inter.BICUBIC)
+        vision.RandomResizedCrop(4, interpolation=vision.Inter.AREA)
+
+
+def test_bicubic_resize_matches_mindspore():
+    # reference outputs printed by MindSpore 2.10 (OpenCV's cubic convolution) for these inputs
+    f = (np.arange(12, dtype=np.float32).reshape(3, 4) ** 2) / 10
+    expected = [
+        [-0.15561, -0.16293, -0.1037, 0.02443, 0.32532, 0.55273],
+        [0.24458, 0.39978, 0.72489, 1.04224, 1.60903, 1.99895],
+        [1.52188, 1.94688, 2.71343, 3.34491, 4.35312, 5.01285],
+        [4.52718, 5.22198, 6.42996, 7.37558, 8.82523, 9.75475],
+        [6.70656, 7.56387, 9.03775, 10.17258, 11.88812, 12.98016],
+    ]
+    out = vision.Resize((5, 6), vision.Inter.BICUBIC)(f)
+    np.testing.assert_allclose(out, expected, atol=2e-5)
+    u = np.arange(16, dtype=np.uint8).reshape(4, 4) * 16
+    down = vision.Resize((2, 3), vision.Inter.BICUBIC)(u)
+    assert np.abs(down.astype(int) - [[28, 50, 72], [168, 190, 212]]).max() <= 1
+    assert (
+        vision.Resize((6, 6), vision.Inter.CUBIC)(np.full((3, 3), 7, np.uint8)).tolist()
+        == [[7] * 6] * 6
+    )

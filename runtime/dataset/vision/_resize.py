@@ -1,8 +1,9 @@
 """`Resize` and the interpolation modes `Inter`, in numpy.
 
 Coordinates follow OpenCV's `cv2.resize` (which MindSpore uses): output pixel
-`i` samples input position `(i + 0.5) * in / out - 0.5` for LINEAR and
-`floor(i * in / out)` for NEAREST.
+`i` samples input position `(i + 0.5) * in / out - 0.5` for LINEAR and BICUBIC
+(cubic convolution with a = -0.75, edges replicated) and `floor(i * in / out)`
+for NEAREST.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ class Inter(enum.IntEnum):
     PILCUBIC = 5
 
 
-_SUPPORTED = (Inter.NEAREST, Inter.LINEAR)
+_SUPPORTED = (Inter.NEAREST, Inter.LINEAR, Inter.BICUBIC)
 
 
 class Resize(UnaryOperation):
@@ -45,7 +46,8 @@ class Resize(UnaryOperation):
     Args:
         size: (height, width), or one int: the shorter side becomes `size` and
             the other keeps the aspect ratio (rounded down).
-        interpolation: `Inter.LINEAR` (= `Inter.BILINEAR`) or `Inter.NEAREST`.
+        interpolation: `Inter.LINEAR` (= `Inter.BILINEAR`), `Inter.NEAREST` or
+            `Inter.BICUBIC` (= `Inter.CUBIC`).
             The output keeps the input's dtype (integer images are rounded and clipped).
 
     Raises:
@@ -120,6 +122,8 @@ def _resize_axis(x: Array, axis: int, out_len: int, mode: Inter) -> Array:
         )
         picked: Array = np.take(x, idx, axis=axis)
         return picked
+    if mode == Inter.BICUBIC:
+        return _cubic_axis(x, axis, out_len, scale)
     src = np.clip((np.arange(out_len) + 0.5) * scale - 0.5, 0.0, in_len - 1)
     lo = np.floor(src).astype(np.intp)
     hi = np.minimum(lo + 1, in_len - 1)
@@ -129,3 +133,28 @@ def _resize_axis(x: Array, axis: int, out_len: int, mode: Inter) -> Array:
     low = np.take(x, lo, axis=axis)
     mixed: Array = low + (np.take(x, hi, axis=axis) - low) * weight
     return mixed
+
+
+_CUBIC_A = -0.75  # OpenCV's cubic convolution coefficient
+
+
+def _cubic_axis(x: Array, axis: int, out_len: int, scale: float) -> Array:
+    """Cubic convolution along `axis`: 4 taps around each sample, edges replicated (as OpenCV)."""
+    in_len = x.shape[axis]
+    src = (np.arange(out_len) + 0.5) * scale - 0.5
+    base = np.floor(src)
+    t = src - base
+    a = _CUBIC_A
+    weights = [
+        ((a * (t + 1) - 5 * a) * (t + 1) + 8 * a) * (t + 1) - 4 * a,
+        ((a + 2) * t - (a + 3)) * t * t + 1,
+        ((a + 2) * (1 - t) - (a + 3)) * (1 - t) * (1 - t) + 1,
+    ]
+    weights.append(1.0 - weights[0] - weights[1] - weights[2])
+    shape = [1] * x.ndim
+    shape[axis] = out_len
+    out = np.zeros((*x.shape[:axis], out_len, *x.shape[axis + 1 :]), dtype=x.dtype)
+    for k, weight in enumerate(weights):
+        taps = np.clip(base.astype(np.intp) + k - 1, 0, in_len - 1)
+        out += np.take(x, taps, axis=axis) * weight.astype(x.dtype).reshape(shape)
+    return out
