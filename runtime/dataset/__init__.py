@@ -29,6 +29,7 @@ from ._pipeline import (
     SkipDataset,
     TakeDataset,
 )
+from ._samplers import DistributedSampler, RandomSampler, Sampler, SequentialSampler
 from ._sources import GeneratorDataset, NumpySlicesDataset
 
 __all__ = [
@@ -37,13 +38,17 @@ __all__ = [
     "Dataset",
     "DictIterator",
     "DigitsDataset",
+    "DistributedSampler",
     "GeneratorDataset",
     "ImageFolderDataset",
     "MapDataset",
     "MnistDataset",
     "NpzDataset",
     "NumpySlicesDataset",
+    "RandomSampler",
     "RepeatDataset",
+    "Sampler",
+    "SequentialSampler",
     "ShuffleDataset",
     "SkipDataset",
     "TakeDataset",

@@ -277,7 +277,11 @@ def test_wider_idx_types_are_read_in_native_byte_order(tmp_path):
 
 def test_unsupported_arguments(tmp_path):
     write_mnist(tmp_path)
-    with pytest.raises(NotImplementedError, match="'sampler' is not supported"):
+    with pytest.raises(NotImplementedError, match="'cache' is not supported"):
+        ds.MnistDataset(tmp_path, cache=object())
+    with pytest.raises(
+        TypeError, match=r"'sampler' must be a sampler of cadence\.dataset"
+    ):
         ds.MnistDataset(tmp_path, sampler=object())
 
 
