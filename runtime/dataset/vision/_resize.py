@@ -100,18 +100,21 @@ def check_interpolation(interpolation: Any, owner: str) -> Inter:
 
 def resize_images(x: Array, h_axis: int, out_h: int, out_w: int, mode: Inter) -> Array:
     """Resize the height and width axes (`h_axis`, `h_axis + 1`) of `x`, keeping its dtype."""
-    work = x if x.dtype.kind == "f" else x.astype(np.float32)
-    out = _resize_axis(work, h_axis, out_h, mode)
-    out = _resize_axis(out, h_axis + 1, out_w, mode)
-    if x.dtype.kind == "f":
-        return out.astype(x.dtype, copy=False)
+    # Integer images are interpolated in float32, converting only the rows and columns taken.
+    work = x.dtype if x.dtype.kind == "f" else np.dtype(np.float32)
+    out = _resize_axis(x, h_axis, out_h, mode, work)
+    out = _resize_axis(out, h_axis + 1, out_w, mode, work)
+    if out.dtype == x.dtype:  # float images, or NEAREST / unchanged sizes
+        return out
     info = np.iinfo(x.dtype) if x.dtype.kind in "iu" else None
     if info is not None:
         out = np.clip(np.rint(out), info.min, info.max)
     return out.astype(x.dtype)
 
 
-def _resize_axis(x: Array, axis: int, out_len: int, mode: Inter) -> Array:
+def _resize_axis(
+    x: Array, axis: int, out_len: int, mode: Inter, work: np.dtype[Any]
+) -> Array:
     in_len = x.shape[axis]
     if in_len == out_len:
         return x
@@ -123,22 +126,28 @@ def _resize_axis(x: Array, axis: int, out_len: int, mode: Inter) -> Array:
         picked: Array = np.take(x, idx, axis=axis)
         return picked
     if mode == Inter.BICUBIC:
-        return _cubic_axis(x, axis, out_len, scale)
+        return _cubic_axis(x, axis, out_len, scale, work)
     src = np.clip((np.arange(out_len) + 0.5) * scale - 0.5, 0.0, in_len - 1)
     lo = np.floor(src).astype(np.intp)
     hi = np.minimum(lo + 1, in_len - 1)
     shape = [1] * x.ndim
     shape[axis] = out_len
-    weight = (src - lo).astype(x.dtype).reshape(shape)
-    low = np.take(x, lo, axis=axis)
-    mixed: Array = low + (np.take(x, hi, axis=axis) - low) * weight
+    weight = (src - lo).astype(work).reshape(shape)
+    low = np.take(x, lo, axis=axis).astype(work, copy=False)
+    # low + (high - low) * weight, in place: no temporaries of the image's size
+    mixed: Array = np.take(x, hi, axis=axis).astype(work, copy=False)
+    mixed -= low
+    mixed *= weight
+    mixed += low
     return mixed
 
 
 _CUBIC_A = -0.75  # OpenCV's cubic convolution coefficient
 
 
-def _cubic_axis(x: Array, axis: int, out_len: int, scale: float) -> Array:
+def _cubic_axis(
+    x: Array, axis: int, out_len: int, scale: float, work: np.dtype[Any]
+) -> Array:
     """Cubic convolution along `axis`: 4 taps around each sample, edges replicated (as OpenCV)."""
     in_len = x.shape[axis]
     src = (np.arange(out_len) + 0.5) * scale - 0.5
@@ -153,8 +162,10 @@ def _cubic_axis(x: Array, axis: int, out_len: int, scale: float) -> Array:
     weights.append(1.0 - weights[0] - weights[1] - weights[2])
     shape = [1] * x.ndim
     shape[axis] = out_len
-    out = np.zeros((*x.shape[:axis], out_len, *x.shape[axis + 1 :]), dtype=x.dtype)
+    out = np.zeros((*x.shape[:axis], out_len, *x.shape[axis + 1 :]), dtype=work)
     for k, weight in enumerate(weights):
         taps = np.clip(base.astype(np.intp) + k - 1, 0, in_len - 1)
-        out += np.take(x, taps, axis=axis) * weight.astype(x.dtype).reshape(shape)
+        out += np.take(x, taps, axis=axis).astype(work, copy=False) * weight.astype(
+            work
+        ).reshape(shape)
     return out
