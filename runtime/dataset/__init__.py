@@ -19,7 +19,7 @@ from ._dataset import Dataset
 from ._digits import DigitsDataset
 from ._folder import ImageFolderDataset
 from ._iterators import DictIterator, TupleIterator
-from ._mnist import MnistDataset
+from ._mnist import FashionMnistDataset, MnistDataset
 from ._npz import NpzDataset
 from ._pipeline import (
     BatchDataset,
@@ -39,6 +39,7 @@ __all__ = [
     "DictIterator",
     "DigitsDataset",
     "DistributedSampler",
+    "FashionMnistDataset",
     "GeneratorDataset",
     "ImageFolderDataset",
     "MapDataset",
