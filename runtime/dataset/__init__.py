@@ -22,7 +22,7 @@ from ._dataset import Dataset
 from ._digits import DigitsDataset
 from ._folder import ImageFolderDataset
 from ._iterators import DictIterator, TupleIterator
-from ._mnist import MnistDataset
+from ._mnist import FashionMnistDataset, MnistDataset
 from ._npz import NpzDataset
 from ._pipeline import (
     BatchDataset,
@@ -32,6 +32,7 @@ from ._pipeline import (
     SkipDataset,
     TakeDataset,
 )
+from ._samplers import DistributedSampler, RandomSampler, Sampler, SequentialSampler
 from ._sources import GeneratorDataset, NumpySlicesDataset
 
 __all__ = [
@@ -40,13 +41,18 @@ __all__ = [
     "Dataset",
     "DictIterator",
     "DigitsDataset",
+    "DistributedSampler",
+    "FashionMnistDataset",
     "GeneratorDataset",
     "ImageFolderDataset",
     "MapDataset",
     "MnistDataset",
     "NpzDataset",
     "NumpySlicesDataset",
+    "RandomSampler",
     "RepeatDataset",
+    "Sampler",
+    "SequentialSampler",
     "ShuffleDataset",
     "SkipDataset",
     "TakeDataset",

@@ -41,7 +41,8 @@ class Cifar10Dataset(InMemoryDataset):
         num_samples: Rows to read per pass (per shard), None for all.
         num_parallel_workers: Accepted for compatibility.
         shuffle: Read rows in a new random order each pass; None means True.
-        sampler: Not supported (must be None).
+        sampler: A `DistributedSampler`, `RandomSampler` or `SequentialSampler`
+            (then `shuffle`, `num_samples` and the shard arguments stay None).
         num_shards: Split the rows into this many shards (data-parallel
             training), read the one `shard_id` names.
         shard_id: The shard to read, in [0, num_shards - 1].
@@ -75,7 +76,7 @@ class Cifar10Dataset(InMemoryDataset):
         cache: Any = None,
     ) -> None:
         owner = "Cifar10Dataset"
-        check_unsupported(owner, sampler=sampler, cache=cache)
+        check_unsupported(owner, cache=cache)
         directory = check_dataset_dir(dataset_dir, owner)
         usage = check_usage(usage, owner)
         records = [_read_records(path) for path in _batch_files(directory, usage)]
@@ -90,6 +91,7 @@ class Cifar10Dataset(InMemoryDataset):
             num_shards=num_shards,
             shard_id=shard_id,
             num_parallel_workers=num_parallel_workers,
+            sampler=sampler,
         )
 
 

@@ -43,7 +43,8 @@ class ImageFolderDataset(Dataset):
         num_samples: Rows to read per pass (per shard), None for all.
         num_parallel_workers: Accepted for compatibility.
         shuffle: Read rows in a new random order each pass; None means True.
-        sampler: Not supported (must be None).
+        sampler: A `DistributedSampler`, `RandomSampler` or `SequentialSampler`
+            (then `shuffle`, `num_samples` and the shard arguments stay None).
         extensions: Read only files with these extensions (e.g. `[".jpg",
             ".png"]`, compared exactly, as in MindSpore); None reads every file.
         class_indexing: Maps folder names to labels; only the folders it names

@@ -1,4 +1,4 @@
-"""`MnistDataset`: MNIST read from its IDX files."""
+"""`MnistDataset` and `FashionMnistDataset`: MNIST-format IDX files."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from ._sources import InMemoryDataset
 if TYPE_CHECKING:
     from pathlib import Path
 
-__all__ = ["MnistDataset", "find_mnist_files"]
+__all__ = ["FashionMnistDataset", "MnistDataset", "find_mnist_files"]
 
 _PREFIX: Final = {"train": "train", "test": "t10k"}
 
@@ -42,7 +42,8 @@ class MnistDataset(InMemoryDataset):
         num_samples: Rows to read per pass (per shard), None for all.
         num_parallel_workers: Accepted for compatibility.
         shuffle: Read rows in a new random order each pass; None means True.
-        sampler: Not supported (must be None).
+        sampler: A `DistributedSampler`, `RandomSampler` or `SequentialSampler`
+            (then `shuffle`, `num_samples` and the shard arguments stay None).
         num_shards: Split the rows into this many shards (data-parallel
             training), read the one `shard_id` names.
         shard_id: The shard to read, in [0, num_shards - 1].
@@ -79,13 +80,13 @@ class MnistDataset(InMemoryDataset):
         shard_id: int | None = None,
         cache: Any = None,
     ) -> None:
-        owner = "MnistDataset"
-        check_unsupported(owner, sampler=sampler, cache=cache)
+        owner = type(self).__name__
+        check_unsupported(owner, cache=cache)
         directory = check_dataset_dir(dataset_dir, owner)
         usage = check_usage(usage, owner)
         pairs = [
-            _read_pair(image, label)
-            for image, label in find_mnist_files(directory, usage)
+            _read_pair(image, label, owner)
+            for image, label in find_mnist_files(directory, usage, owner)
         ]
         images = np.concatenate([p[0] for p in pairs])
         labels = np.concatenate([p[1] for p in pairs])
@@ -98,10 +99,13 @@ class MnistDataset(InMemoryDataset):
             num_shards=num_shards,
             shard_id=shard_id,
             num_parallel_workers=num_parallel_workers,
+            sampler=sampler,
         )
 
 
-def find_mnist_files(directory: Path, usage: str) -> list[tuple[Path, Path]]:
+def find_mnist_files(
+    directory: Path, usage: str, owner: str = "MnistDataset"
+) -> list[tuple[Path, Path]]:
     """Return the (image file, label file) pairs `usage` reads from `directory`, in sorted name order.
 
     Raises:
@@ -121,13 +125,13 @@ def find_mnist_files(directory: Path, usage: str) -> list[tuple[Path, Path]]:
     )
     if not images and not labels:
         raise RuntimeError(
-            f"MnistDataset: the directory {str(directory)!r} holds no MNIST files for usage {usage!r}; expected "
+            f"{owner}: the directory {str(directory)!r} holds no MNIST files for usage {usage!r}; expected "
             f"{expected} (dash- or dot-named, optionally .gz). MindSpore's download keeps the train files in "
             f"MNIST_Data/train and the t10k files in MNIST_Data/test."
         )
     if len(images) != len(labels):
         raise RuntimeError(
-            f"MnistDataset: the directory {str(directory)!r} holds {len(images)} image file(s) {images!r} but "
+            f"{owner}: the directory {str(directory)!r} holds {len(images)} image file(s) {images!r} but "
             f"{len(labels)} label file(s) {labels!r} for usage {usage!r}; each image file needs its label file."
         )
     return [
@@ -137,12 +141,22 @@ def find_mnist_files(directory: Path, usage: str) -> list[tuple[Path, Path]]:
 
 
 def _read_pair(
-    image_path: Path, label_path: Path
+    image_path: Path, label_path: Path, owner: str
 ) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
     images = read_idx(image_path, 3)
     labels = read_idx(label_path, 1)
     if len(images) != len(labels):
         raise RuntimeError(
-            f"MnistDataset: {str(image_path)!r} holds {len(images)} images but {str(label_path)!r} holds {len(labels)} labels."
+            f"{owner}: {str(image_path)!r} holds {len(images)} images but {str(label_path)!r} holds {len(labels)} labels."
         )
     return images, labels
+
+
+class FashionMnistDataset(MnistDataset):
+    """Fashion-MNIST, as `mindspore.dataset.FashionMnistDataset`: the same files, layout and columns as MNIST.
+
+    Fashion-MNIST ships as `train-images-idx3-ubyte`, `train-labels-idx1-ubyte`,
+    `t10k-images-idx3-ubyte` and `t10k-labels-idx1-ubyte` (28x28 grayscale
+    clothing images, 10 classes); everything `MnistDataset` says applies, and
+    errors name `FashionMnistDataset`.
+    """

@@ -19,8 +19,9 @@ from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
-from ._checks import check_int, check_optional_bool, check_unsupported
+from ._checks import check_int, check_optional_bool
 from ._random import PEEK_PASS, get_dataset_seed
+from ._samplers import Sampler
 
 if TYPE_CHECKING:
     from ._access import IndexArray
@@ -76,16 +77,23 @@ class RowOrder:
         num_samples: At most this many rows per pass (per shard), None for all.
         shuffle: Whether each pass reads a new random order.
         shard: The shard to read, or None for all rows.
+        start: The first row read (unshuffled, unsharded only: `SequentialSampler`).
     """
 
     def __init__(
-        self, total: int, num_samples: int | None, shuffle: bool, shard: Shard | None
+        self,
+        total: int,
+        num_samples: int | None,
+        shuffle: bool,
+        shard: Shard | None,
+        start: int = 0,
     ) -> None:
         self.total = total
         self.shuffle = shuffle
         self.shard = shard
+        self.start = start
         available = (
-            total
+            max(0, total - start)
             if shard is None or total == 0
             else math.ceil(total / shard.num_shards)
         )
@@ -97,6 +105,8 @@ class RowOrder:
         shard = self.shard
         if shard is None:
             if not self.shuffle:
+                if self.start:
+                    return np.arange(self.start, self.start + self.count, dtype=np.intp)
                 return None
             return p.rng().permutation(self.total)[: self.count].astype(np.intp)
         positions = (
@@ -128,15 +138,18 @@ def source_order(
     Raises:
         TypeError, ValueError: As `check_shard`, or for a bad `num_samples`
             or `shuffle`.
-        NotImplementedError: For a `sampler`.
+        TypeError: If `sampler` is not a cadence sampler.
+        ValueError: If `sampler` comes with `shuffle`, `num_samples` or shards.
 
     `num_parallel_workers` must be None or an int >= 1; it changes nothing.
     """
-    check_unsupported(owner, sampler=sampler)
-    if (
-        num_parallel_workers is not None
-    ):  # checked, then unused: sources read on the calling thread
+    # Checked, then unused: sources read on the calling thread.
+    if num_parallel_workers is not None:
         check_int(num_parallel_workers, "num_parallel_workers", owner, minimum=1)
+    if sampler is not None:
+        return _sampler_order(
+            total, owner, sampler, num_samples, shuffle, num_shards, shard_id
+        )
     samples = (
         None
         if num_samples is None
@@ -145,4 +158,40 @@ def source_order(
     shuffled = check_optional_bool(shuffle, "shuffle", owner)
     return RowOrder(
         total, samples, shuffled is not False, check_shard(num_shards, shard_id, owner)
+    )
+
+
+def _sampler_order(
+    total: int,
+    owner: str,
+    sampler: Any,
+    num_samples: Any,
+    shuffle: Any,
+    num_shards: Any,
+    shard_id: Any,
+) -> RowOrder:
+    if not isinstance(sampler, Sampler):
+        raise TypeError(
+            f"For '{owner}', the argument 'sampler' must be a sampler of cadence.dataset (DistributedSampler, "
+            f"RandomSampler, SequentialSampler), but got {sampler!r} of type {type(sampler).__name__!r}."
+        )
+    given = {
+        "shuffle": shuffle,
+        "num_samples": num_samples,
+        "num_shards": num_shards,
+        "shard_id": shard_id,
+    }
+    conflicting = {k: v for k, v in given.items() if v is not None}
+    if conflicting:
+        raise ValueError(
+            f"For '{owner}', 'sampler' decides the order, the number of rows and the shard, so "
+            f"{sorted(conflicting)} must be None when it is given, but got {conflicting}."
+        )
+    shard = (
+        None
+        if sampler.num_shards is None or sampler.shard_id is None
+        else Shard(sampler.num_shards, sampler.shard_id)
+    )
+    return RowOrder(
+        total, sampler.num_samples, sampler.shuffle, shard, sampler.start_index
     )

@@ -47,6 +47,7 @@ class InMemoryDataset(Dataset):
         num_shards: Number of shards, with `shard_id` (see `_shard`).
         shard_id: The shard this dataset reads.
         num_parallel_workers: Checked (None or an int >= 1), otherwise unused.
+        sampler: A cadence sampler, instead of the four arguments above.
     """
 
     def __init__(
@@ -60,6 +61,7 @@ class InMemoryDataset(Dataset):
         num_shards: Any = None,
         shard_id: Any = None,
         num_parallel_workers: Any = None,
+        sampler: Any = None,
     ) -> None:
         super().__init__()
         self._columns = [_readonly(c) for c in columns]
@@ -72,6 +74,7 @@ class InMemoryDataset(Dataset):
             num_shards=num_shards,
             shard_id=shard_id,
             num_parallel_workers=num_parallel_workers,
+            sampler=sampler,
         )
 
     def _names(self) -> list[str]:
@@ -106,7 +109,8 @@ class NumpySlicesDataset(InMemoryDataset):
         num_parallel_workers: Accepted for compatibility.
         shuffle: Read rows in a new random order each pass; None means True, as
             in MindSpore.
-        sampler: Not supported (must be None).
+        sampler: A `DistributedSampler`, `RandomSampler` or `SequentialSampler`
+            (then `shuffle`, `num_samples` and the shard arguments stay None).
         num_shards: Split the rows into this many shards (data-parallel
             training), read the one `shard_id` names.
         shard_id: The shard to read, in [0, num_shards - 1].
@@ -137,7 +141,6 @@ class NumpySlicesDataset(InMemoryDataset):
         shard_id: int | None = None,
     ) -> None:
         owner = "NumpySlicesDataset"
-        check_unsupported(owner, sampler=sampler)
         columns, default_names = _slices_columns(data, owner)
         names = (
             default_names
@@ -157,6 +160,7 @@ class NumpySlicesDataset(InMemoryDataset):
             num_shards=num_shards,
             shard_id=shard_id,
             num_parallel_workers=num_parallel_workers,
+            sampler=sampler,
         )
 
 
@@ -222,7 +226,8 @@ class GeneratorDataset(Dataset):
         num_parallel_workers: Accepted for compatibility.
         shuffle: Random order each pass; only for random-accessible sources,
             where None means True (as in MindSpore); None means False otherwise.
-        sampler: Not supported (must be None).
+        sampler: A cadence sampler, for a random-accessible source (then
+            `shuffle`, `num_samples` and the shard arguments stay None).
         num_shards: Split the rows of a random-accessible source into this
             many shards (data-parallel training), read the one `shard_id` names.
         shard_id: The shard to read, in [0, num_shards - 1].
@@ -263,7 +268,7 @@ class GeneratorDataset(Dataset):
     ) -> None:
         owner = "GeneratorDataset"
         super().__init__()
-        check_unsupported(owner, schema=schema, sampler=sampler)
+        check_unsupported(owner, schema=schema)
         if column_names is None:
             raise ValueError(
                 f"For '{owner}', 'column_names' must name the columns the source yields, but got None."
@@ -295,15 +300,16 @@ class GeneratorDataset(Dataset):
                 len(source),
                 owner,
                 num_samples=num_samples,
-                shuffle=self._shuffle,
+                shuffle=shuffle,
                 num_shards=num_shards,
                 shard_id=shard_id,
                 num_parallel_workers=num_parallel_workers,
+                sampler=sampler,
             )
-        elif num_shards is not None or shard_id is not None:
+        elif num_shards is not None or shard_id is not None or sampler is not None:
             raise ValueError(
-                f"For '{owner}', 'num_shards' and 'shard_id' need a random-accessible source (__getitem__ and "
-                f"__len__); {type(source).__name__!r} is only iterable."
+                f"For '{owner}', 'num_shards', 'shard_id' and 'sampler' need a random-accessible source "
+                f"(__getitem__ and __len__); {type(source).__name__!r} is only iterable."
             )
 
     def _names(self) -> list[str]:

@@ -277,7 +277,11 @@ def test_wider_idx_types_are_read_in_native_byte_order(tmp_path):
 
 def test_unsupported_arguments(tmp_path):
     write_mnist(tmp_path)
-    with pytest.raises(NotImplementedError, match="'sampler' is not supported"):
+    with pytest.raises(NotImplementedError, match="'cache' is not supported"):
+        ds.MnistDataset(tmp_path, cache=object())
+    with pytest.raises(
+        TypeError, match=r"'sampler' must be a sampler of cadence\.dataset"
+    ):
         ds.MnistDataset(tmp_path, sampler=object())
 
 
@@ -294,3 +298,16 @@ def test_shards_split_the_rows(tmp_path):
     ]
     # as MindSpore: shard i reads rows i, i + 3, ...; every shard reads ceil(10 / 3) rows
     assert shards == [[0, 3, 6, 9], [1, 4, 7, 0], [2, 5, 8, 1]]
+
+
+def test_fashion_mnist_reads_the_same_layout(tmp_path):
+    write_split(tmp_path / "fashion" / "train", "train", 5)
+    data = ds.FashionMnistDataset(tmp_path / "fashion" / "train", shuffle=False)
+    assert data.get_dataset_size() == 5
+    assert data.output_types() == [np.dtype(np.uint8), np.dtype(np.uint32)]
+    with pytest.raises(RuntimeError, match=r"^FashionMnistDataset: the directory"):
+        ds.FashionMnistDataset(tmp_path / "fashion" / "train", usage="test")
+    with pytest.raises(
+        ValueError, match="For 'FashionMnistDataset', the argument 'usage'"
+    ):
+        ds.FashionMnistDataset(tmp_path, usage="valid")

@@ -119,3 +119,51 @@ def test_num_parallel_workers_is_checked_and_otherwise_ignored():
         ValueError, match=r"'num_parallel_workers' must be an int >= 1, but got 0"
     ):
         ds.NumpySlicesDataset(np.arange(4), num_parallel_workers=0)
+
+
+def test_samplers_read_what_the_arguments_read():
+    data = np.arange(10)
+
+    def rows(**kwargs):
+        return values(ds.NumpySlicesDataset(data, **kwargs))[0]
+
+    distributed = ds.DistributedSampler(num_shards=3, shard_id=1, shuffle=False)
+    assert rows(sampler=distributed) == rows(num_shards=3, shard_id=1, shuffle=False)
+    assert rows(sampler=ds.SequentialSampler(start_index=3, num_samples=4)) == [
+        3,
+        4,
+        5,
+        6,
+    ]
+    assert rows(sampler=ds.SequentialSampler(start_index=8)) == [8, 9]
+    shuffled = rows(sampler=ds.RandomSampler(num_samples=4))
+    assert len(shuffled) == 4 and len(set(shuffled)) == 4
+    ranks = [ds.DistributedSampler(2, i) for i in range(2)]  # shuffle=True by default
+    halves = [rows(sampler=s) for s in ranks]
+    assert sorted(halves[0] + halves[1]) == list(range(10))
+
+
+def test_sampler_errors():
+    data = np.arange(4)
+    with pytest.raises(
+        ValueError, match=r"\['shuffle'\] must be None when it is given"
+    ):
+        ds.NumpySlicesDataset(data, sampler=ds.SequentialSampler(), shuffle=False)
+    with pytest.raises(
+        TypeError, match=r"'sampler' must be a sampler of cadence\.dataset"
+    ):
+        ds.NumpySlicesDataset(data, sampler=3)
+    with pytest.raises(
+        ValueError, match=r"'shard_id' must be an int in \[0, 1\], but got 2"
+    ):
+        ds.DistributedSampler(2, 2)
+    with pytest.raises(
+        NotImplementedError, match="'replacement=True' is not supported"
+    ):
+        ds.RandomSampler(replacement=True)
+
+    def generate():
+        yield from range(3)
+
+    with pytest.raises(ValueError, match="need a random-accessible source"):
+        ds.GeneratorDataset(generate, ["x"], sampler=ds.SequentialSampler())

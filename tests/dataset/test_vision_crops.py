@@ -156,3 +156,65 @@ def test_old_module_spellings():
     chw = py_vision.ToTensor()(IMAGE)
     normalized = py_vision.Normalize(mean=(0.5, 0.5, 0.5), std=(0.5, 0.5, 0.5))(chw)
     assert np.allclose(normalized, (chw - 0.5) / 0.5)
+
+
+def test_random_resized_crop_matches_mindspore_where_it_is_deterministic():
+    wide = (np.arange(10 * 100 * 3) % 251).astype(np.uint8).reshape(10, 100, 3)
+    # no 10x10-pixel-area window of aspect 1 covering the whole image fits: the central one
+    out = vision.RandomResizedCrop((10, 10), scale=(1.0, 1.0), ratio=(1.0, 1.0))(wide)
+    assert np.array_equal(out, wide[:, 45:55])
+    image = (np.arange(20 * 30 * 3) % 251).astype(np.uint8).reshape(20, 30, 3)
+    whole = vision.RandomResizedCrop((10, 12), scale=(1.0, 1.0), ratio=(1.5, 1.5))(
+        image
+    )
+    assert np.array_equal(whole, vision.Resize((10, 12))(image))
+
+
+def test_random_resized_crop_in_map_and_decoding():
+    import io
+
+    from PIL import Image
+
+    ds.config.set_seed(4)
+    images = np.stack([IMAGE] * 8)
+    data = ds.NumpySlicesDataset({"image": images}, shuffle=False)
+    out = next(
+        data.map(vision.RandomResizedCrop(4), "image")
+        .batch(8)
+        .create_tuple_iterator(output_numpy=True)
+    )[0]
+    assert out.shape == (8, 4, 4, 3)
+    assert len({o.tobytes() for o in out}) > 1  # every image its own window
+    buffer = io.BytesIO()
+    Image.fromarray(IMAGE).save(buffer, format="PNG")
+    encoded = np.frombuffer(buffer.getvalue(), np.uint8)
+    assert vision.RandomCropDecodeResize((3, 2))(encoded).shape == (3, 2, 3)
+    with pytest.raises(
+        ValueError, match=r"'scale' must be \(min, max\) with min <= max"
+    ):
+        vision.RandomResizedCrop(4, scale=(1.0, 0.5))
+    with pytest.raises(ValueError, match=r"'ratio' must be in \(0.0, inf\]"):
+        vision.RandomResizedCrop(4, ratio=(0, 1))
+    with pytest.raises(NotImplementedError, match="interpolation"):
+        vision.RandomResizedCrop(4, interpolation=vision.Inter.AREA)
+
+
+def test_bicubic_resize_matches_mindspore():
+    # reference outputs printed by MindSpore 2.10 (OpenCV's cubic convolution) for these inputs
+    f = (np.arange(12, dtype=np.float32).reshape(3, 4) ** 2) / 10
+    expected = [
+        [-0.15561, -0.16293, -0.1037, 0.02443, 0.32532, 0.55273],
+        [0.24458, 0.39978, 0.72489, 1.04224, 1.60903, 1.99895],
+        [1.52188, 1.94688, 2.71343, 3.34491, 4.35312, 5.01285],
+        [4.52718, 5.22198, 6.42996, 7.37558, 8.82523, 9.75475],
+        [6.70656, 7.56387, 9.03775, 10.17258, 11.88812, 12.98016],
+    ]
+    out = vision.Resize((5, 6), vision.Inter.BICUBIC)(f)
+    np.testing.assert_allclose(out, expected, atol=2e-5)
+    u = np.arange(16, dtype=np.uint8).reshape(4, 4) * 16
+    down = vision.Resize((2, 3), vision.Inter.BICUBIC)(u)
+    assert np.abs(down.astype(int) - [[28, 50, 72], [168, 190, 212]]).max() <= 1
+    assert (
+        vision.Resize((6, 6), vision.Inter.CUBIC)(np.full((3, 3), 7, np.uint8)).tolist()
+        == [[7] * 6] * 6
+    )

@@ -21,6 +21,7 @@ from ._crop import (
 from ._decode import Decode, ToPIL
 from ._ops import HWC2CHW, Normalize, Rescale, ToTensor
 from ._resize import Inter, Resize
+from ._resized_crop import RandomCropDecodeResize, RandomResizedCrop
 
 __all__ = [
     "HWC2CHW",
@@ -30,7 +31,9 @@ __all__ = [
     "Inter",
     "Normalize",
     "RandomCrop",
+    "RandomCropDecodeResize",
     "RandomHorizontalFlip",
+    "RandomResizedCrop",
     "RandomVerticalFlip",
     "Rescale",
     "Resize",

@@ -26,6 +26,7 @@ __all__ = [
     "RandomCrop",
     "RandomHorizontalFlip",
     "RandomVerticalFlip",
+    "check_hw",
 ]
 
 _LAYOUTS = "<H, W> or <H, W, C>"
@@ -40,7 +41,8 @@ class Border(enum.Enum):
     SYMMETRIC = "symmetric"  # mirrored with the edge pixel: 2 1 | 1 2 3 | 3 2
 
 
-def _hw(size: Any, owner: str) -> tuple[int, int]:
+def check_hw(size: Any, owner: str) -> tuple[int, int]:
+    """Return a crop or output `size` (one int for a square, or (height, width)) as (height, width)."""
     values = check_size(size, owner)
     return (values[0], values[0]) if len(values) == 1 else (values[0], values[1])
 
@@ -177,7 +179,7 @@ class RandomCrop(UnaryOperation):
         padding_mode: Border = Border.CONSTANT,
     ) -> None:
         owner = "RandomCrop"
-        self.size = _hw(size, owner)
+        self.size = check_hw(size, owner)
         self.padding = padding
         self._pads = _padding(padding)
         self.pad_if_needed = check_bool(pad_if_needed, "pad_if_needed", owner)
@@ -230,7 +232,7 @@ class CenterCrop(UnaryOperation):
     """
 
     def __init__(self, size: int | tuple[int, int]) -> None:
-        self.size = _hw(size, "CenterCrop")
+        self.size = check_hw(size, "CenterCrop")
 
     def _apply(self, x: Array, batched: bool) -> Array:
         ndim = sample_ndim(x, batched, "CenterCrop", _LAYOUTS)

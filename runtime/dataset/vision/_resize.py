@@ -1,14 +1,15 @@
 """`Resize` and the interpolation modes `Inter`, in numpy.
 
 Coordinates follow OpenCV's `cv2.resize` (which MindSpore uses): output pixel
-`i` samples input position `(i + 0.5) * in / out - 0.5` for LINEAR and
-`floor(i * in / out)` for NEAREST.
+`i` samples input position `(i + 0.5) * in / out - 0.5` for LINEAR and BICUBIC
+(cubic convolution with a = -0.75, edges replicated) and `floor(i * in / out)`
+for NEAREST.
 """
 
 from __future__ import annotations
 
 import enum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
 
     from .._block import Array
 
-__all__ = ["Inter", "Resize"]
+__all__ = ["Inter", "Resize", "check_interpolation", "resize_images"]
 
 
 class Inter(enum.IntEnum):
@@ -36,7 +37,7 @@ class Inter(enum.IntEnum):
     PILCUBIC = 5
 
 
-_SUPPORTED = (Inter.NEAREST, Inter.LINEAR)
+_SUPPORTED = (Inter.NEAREST, Inter.LINEAR, Inter.BICUBIC)
 
 
 class Resize(UnaryOperation):
@@ -45,7 +46,8 @@ class Resize(UnaryOperation):
     Args:
         size: (height, width), or one int: the shorter side becomes `size` and
             the other keeps the aspect ratio (rounded down).
-        interpolation: `Inter.LINEAR` (= `Inter.BILINEAR`) or `Inter.NEAREST`.
+        interpolation: `Inter.LINEAR` (= `Inter.BILINEAR`), `Inter.NEAREST` or
+            `Inter.BICUBIC` (= `Inter.CUBIC`).
             The output keeps the input's dtype (integer images are rounded and clipped).
 
     Raises:
@@ -66,29 +68,13 @@ class Resize(UnaryOperation):
         self, size: int | Sequence[int], interpolation: Inter = Inter.LINEAR
     ) -> None:
         self.size = check_size(size, "Resize")
-        if not isinstance(interpolation, Inter):
-            raise TypeError(
-                f"For 'Resize', the argument 'interpolation' must be an Inter, but got {interpolation!r}."
-            )
-        if interpolation not in _SUPPORTED:
-            raise NotImplementedError(
-                f"For 'Resize', the interpolation {interpolation!r} is not supported by cadence yet; use one of {[m.name for m in _SUPPORTED]}."
-            )
-        self.interpolation = interpolation
+        self.interpolation = check_interpolation(interpolation, "Resize")
 
     def _apply(self, x: Array, batched: bool) -> Array:
         ndim = sample_ndim(x, batched, "Resize", "<H, W> or <H, W, C>")
         h_axis = x.ndim - ndim
         out_h, out_w = self._target(x.shape[h_axis], x.shape[h_axis + 1])
-        work = x if x.dtype.kind == "f" else x.astype(np.float32)
-        out = _resize_axis(work, h_axis, out_h, self.interpolation)
-        out = _resize_axis(out, h_axis + 1, out_w, self.interpolation)
-        if x.dtype.kind == "f":
-            return out.astype(x.dtype, copy=False)
-        info = np.iinfo(x.dtype) if x.dtype.kind in "iu" else None
-        if info is not None:
-            out = np.clip(np.rint(out), info.min, info.max)
-        return out.astype(x.dtype)
+        return resize_images(x, h_axis, out_h, out_w, self.interpolation)
 
     def _target(self, h: int, w: int) -> tuple[int, int]:
         if len(self.size) == 2:
@@ -99,7 +85,36 @@ class Resize(UnaryOperation):
         return max(1, int(h * s / w)), s
 
 
-def _resize_axis(x: Array, axis: int, out_len: int, mode: Inter) -> Array:
+def check_interpolation(interpolation: Any, owner: str) -> Inter:
+    """Return `interpolation` if it is an `Inter` mode cadence implements."""
+    if not isinstance(interpolation, Inter):
+        raise TypeError(
+            f"For '{owner}', the argument 'interpolation' must be an Inter, but got {interpolation!r}."
+        )
+    if interpolation not in _SUPPORTED:
+        raise NotImplementedError(
+            f"For '{owner}', the interpolation {interpolation!r} is not supported by cadence yet; use one of {[m.name for m in _SUPPORTED]}."
+        )
+    return interpolation
+
+
+def resize_images(x: Array, h_axis: int, out_h: int, out_w: int, mode: Inter) -> Array:
+    """Resize the height and width axes (`h_axis`, `h_axis + 1`) of `x`, keeping its dtype."""
+    # Integer images are interpolated in float32, converting only the rows and columns taken.
+    work = x.dtype if x.dtype.kind == "f" else np.dtype(np.float32)
+    out = _resize_axis(x, h_axis, out_h, mode, work)
+    out = _resize_axis(out, h_axis + 1, out_w, mode, work)
+    if out.dtype == x.dtype:  # float images, or NEAREST / unchanged sizes
+        return out
+    info = np.iinfo(x.dtype) if x.dtype.kind in "iu" else None
+    if info is not None:
+        out = np.clip(np.rint(out), info.min, info.max)
+    return out.astype(x.dtype)
+
+
+def _resize_axis(
+    x: Array, axis: int, out_len: int, mode: Inter, work: np.dtype[Any]
+) -> Array:
     in_len = x.shape[axis]
     if in_len == out_len:
         return x
@@ -110,12 +125,47 @@ def _resize_axis(x: Array, axis: int, out_len: int, mode: Inter) -> Array:
         )
         picked: Array = np.take(x, idx, axis=axis)
         return picked
+    if mode == Inter.BICUBIC:
+        return _cubic_axis(x, axis, out_len, scale, work)
     src = np.clip((np.arange(out_len) + 0.5) * scale - 0.5, 0.0, in_len - 1)
     lo = np.floor(src).astype(np.intp)
     hi = np.minimum(lo + 1, in_len - 1)
     shape = [1] * x.ndim
     shape[axis] = out_len
-    weight = (src - lo).astype(x.dtype).reshape(shape)
-    low = np.take(x, lo, axis=axis)
-    mixed: Array = low + (np.take(x, hi, axis=axis) - low) * weight
+    weight = (src - lo).astype(work).reshape(shape)
+    low = np.take(x, lo, axis=axis).astype(work, copy=False)
+    # low + (high - low) * weight, in place: no temporaries of the image's size
+    mixed: Array = np.take(x, hi, axis=axis).astype(work, copy=False)
+    mixed -= low
+    mixed *= weight
+    mixed += low
     return mixed
+
+
+_CUBIC_A = -0.75  # OpenCV's cubic convolution coefficient
+
+
+def _cubic_axis(
+    x: Array, axis: int, out_len: int, scale: float, work: np.dtype[Any]
+) -> Array:
+    """Cubic convolution along `axis`: 4 taps around each sample, edges replicated (as OpenCV)."""
+    in_len = x.shape[axis]
+    src = (np.arange(out_len) + 0.5) * scale - 0.5
+    base = np.floor(src)
+    t = src - base
+    a = _CUBIC_A
+    weights = [
+        ((a * (t + 1) - 5 * a) * (t + 1) + 8 * a) * (t + 1) - 4 * a,
+        ((a + 2) * t - (a + 3)) * t * t + 1,
+        ((a + 2) * (1 - t) - (a + 3)) * (1 - t) * (1 - t) + 1,
+    ]
+    weights.append(1.0 - weights[0] - weights[1] - weights[2])
+    shape = [1] * x.ndim
+    shape[axis] = out_len
+    out = np.zeros((*x.shape[:axis], out_len, *x.shape[axis + 1 :]), dtype=work)
+    for k, weight in enumerate(weights):
+        taps = np.clip(base.astype(np.intp) + k - 1, 0, in_len - 1)
+        out += np.take(x, taps, axis=axis).astype(work, copy=False) * weight.astype(
+            work
+        ).reshape(shape)
+    return out

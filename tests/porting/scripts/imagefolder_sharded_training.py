@@ -1,6 +1,7 @@
 # ImageNet-style training data read with ImageFolderDataset, split into shards the way
 # data-parallel scripts do (num_shards / shard_id from RANK_SIZE / RANK_ID), with the
-# model zoo's decode, resize, crop, flip and normalize chain.
+# model zoo's ImageNet chain: RandomCropDecodeResize and flips for training, Decode,
+# Resize and CenterCrop for evaluation, then Normalize and HWC2CHW.
 # data: imagefolder
 # expect: ^rank 0 of 2: 12 images$
 # expect: ^rank 1 of 2: 12 images$
@@ -32,9 +33,7 @@ def create_dataset(dataset_path, do_train, batch_size=4, image_size=24, device_n
     std = [0.229 * 255, 0.224 * 255, 0.225 * 255]
     if do_train:
         trans = [
-            ds.vision.Decode(),
-            ds.vision.Resize((image_size + 4, image_size + 4)),
-            ds.vision.RandomCrop(image_size),
+            ds.vision.RandomCropDecodeResize(image_size, scale=(0.08, 1.0), ratio=(0.75, 1.333)),
             ds.vision.RandomHorizontalFlip(prob=0.5)
         ]
     else:
