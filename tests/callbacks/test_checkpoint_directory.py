@@ -95,7 +95,9 @@ def test_latest_checkpoint_follows_commits_and_prefixes(tmp_path: Any) -> None:
 
 
 def test_latest_checkpoint_validates_its_arguments() -> None:
-    with pytest.raises(TypeError, match="'directory' must be a str, but got 3"):
+    with pytest.raises(TypeError, match="'directory' must be of type 'str', but got 3"):
         latest_checkpoint(3)  # type: ignore[arg-type]
-    with pytest.raises(TypeError, match="'prefix' must be a str or None, but got 1"):
+    with pytest.raises(
+        TypeError, match="'prefix' must be of type 'str' or 'NoneType', but got 1"
+    ):
         latest_checkpoint(".", 1)  # type: ignore[arg-type]
