@@ -419,6 +419,12 @@ _NN: dict[str, Converter] = {
 }
 
 
+# Helpers, and constructors whose results depend on a shape only (fixed in the graph): never recorded.
+_NOT_OPERATORS = frozenset(
+    {"record", "as_tensor", "unbroadcast", "zeros", "ones", "zeros_like", "ones_like"}
+)
+
+
 class _Tracer(threading.local):
     graph: _Graph | None = None
     depth = 0
@@ -480,15 +486,7 @@ def _patched(graph: _Graph) -> Iterator[None]:
                 home = getattr(fn, "__module__", "")
                 if not callable(fn) or isinstance(fn, type) or home not in modules:
                     continue
-                if name in (
-                    "record",
-                    "as_tensor",
-                    "unbroadcast",
-                    "zeros",
-                    "ones",
-                    "zeros_like",
-                    "ones_like",
-                ):
+                if name in _NOT_OPERATORS:
                     continue
                 wrapper = wrappers.get(id(fn))
                 if wrapper is None:
