@@ -27,6 +27,7 @@ from ._remote_checkpoints import (
 )
 from ._summary_collector import SummaryCollector
 from ._time_monitor import TimeMonitor
+from ._upload_ledger import default_ledger_path
 from ._upload_report import UploadIncompleteError, UploadIncompleteWarning, UploadReport
 
 __all__ = [
@@ -52,6 +53,7 @@ __all__ = [
     "UploadIncompleteError",
     "UploadIncompleteWarning",
     "UploadReport",
+    "default_ledger_path",
     "download_checkpoint",
     "latest_checkpoint",
     "list_remote_checkpoints",

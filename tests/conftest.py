@@ -3,15 +3,33 @@
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 import pytest
 from hypothesis import settings
 
 from cadence.testing import ListDataset
 
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
 settings.register_profile("ci", derandomize=True, deadline=None, max_examples=60)
 settings.register_profile("dev", deadline=None, max_examples=60)
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _user_state_directory(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Keep what cadence writes to the user's state directory (upload ledgers) inside the test run."""
+    previous = os.environ.get("XDG_STATE_HOME")
+    os.environ["XDG_STATE_HOME"] = str(tmp_path_factory.mktemp("state"))
+    try:
+        yield
+    finally:
+        if previous is None:
+            os.environ.pop("XDG_STATE_HOME", None)
+        else:
+            os.environ["XDG_STATE_HOME"] = previous
 
 
 @pytest.fixture(params=["asyncio", "trio"])
