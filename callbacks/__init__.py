@@ -31,6 +31,7 @@ from ._time_monitor import TimeMonitor
 from .checkpoint._config import CheckpointConfig
 from .checkpoint._files import latest_checkpoint
 from .checkpoint._warnings import CheckpointWarning
+from .upload._ledger import default_ledger_path
 from .upload._object_store import ChecksumMismatchError, ObjectStore, open_store
 from .upload._remote import (
     RemoteCheckpoint,
@@ -62,6 +63,7 @@ __all__ = [
     "UploadIncompleteError",
     "UploadIncompleteWarning",
     "UploadReport",
+    "default_ledger_path",
     "download_checkpoint",
     "latest_checkpoint",
     "list_remote_checkpoints",

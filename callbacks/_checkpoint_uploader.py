@@ -28,7 +28,7 @@ from cadence.validation import (
     check_type,
 )
 
-from .upload._ledger import LEDGER_NAME, LedgerRecord, UploadLedger
+from .upload._ledger import LedgerRecord, UploadLedger, default_ledger_path
 from .upload._object_store import (
     ChecksumMismatchError,
     ObjectStore,
@@ -150,7 +150,8 @@ class CheckpointUploader(Callback):
         overflow: `"block"`, `"drop_oldest"`, `"latest"` or `"error"` (see `EventBus.subscribe`).
             Dropped files are not uploaded (the report lists them) and local retention may delete them.
         drain_timeout: Seconds uploads may go on after training ended; None: until done.
-        ledger: Path of the ledger file; None: `.cadence-uploads.jsonl` in each checkpoint's directory.
+        ledger: Path of the ledger file; None: one per checkpoint directory, outside it
+            (`default_ledger_path`: in the user's state directory).
         recover: Upload what the ledger says an earlier run still owed.
         chunk_size: Multipart part size in bytes (>= 5 MiB); smaller files go in one request.
         max_concurrency: Parts uploaded at once.
@@ -590,9 +591,7 @@ class CheckpointUploader(Callback):
     # --- ledgers, owed files, local retention ----------------------------------------------------
 
     def _ledger_for(self, path: str) -> UploadLedger:
-        ledger_path = self._ledger_path or os.path.join(
-            os.path.dirname(path), LEDGER_NAME
-        )
+        ledger_path = self._ledger_path or default_ledger_path(os.path.dirname(path))
         ledger = self._ledgers.get(ledger_path)
         if ledger is None:
             ledger = self._ledgers[ledger_path] = UploadLedger(ledger_path)
@@ -607,7 +606,7 @@ class CheckpointUploader(Callback):
             for callback in callbacks:
                 directory = getattr(callback, "directory", None)
                 if isinstance(directory, str):
-                    paths.append(os.path.join(os.path.abspath(directory), LEDGER_NAME))
+                    paths.append(default_ledger_path(directory))
         backlog = []
         for ledger_path in dict.fromkeys(paths):
             ledger = self._ledgers.get(ledger_path) or UploadLedger(ledger_path)

@@ -188,6 +188,66 @@ def _concat(g: _Graph, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any) 
     g.node("Concat", [g.operand(t, like) for t in tensors], out, axis=axis)
 
 
+def _stack(g: _Graph, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any) -> None:
+    tensors = list(args[0])
+    axis = int(_arg(args, kwargs, 1, "axis", 0)) % out.ndim
+    like = _like(tuple(tensors))
+    # Each input gets the new axis (a Reshape: its shape is known), then they are joined along it.
+    parts = []
+    for t in tensors:
+        shape = list(np.shape(t))
+        parts.append(
+            g.node(
+                "Reshape",
+                [g.operand(t, like), g.ints([*shape[:axis], 1, *shape[axis:]])],
+            )
+        )
+    g.node("Concat", parts, out, axis=axis)
+
+
+_INT64_MIN = -(2**63)
+
+
+def _getitem(
+    g: _Graph, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any
+) -> None:
+    """Basic indexing (ints, slices, `...`, None): one Slice, then a Reshape to the result's shape."""
+    x, index = args[0], args[1]
+    items = index if isinstance(index, tuple) else (index,)
+    if not all(i is None or i is Ellipsis or isinstance(i, int | slice) for i in items):
+        raise NotImplementedError(
+            f"For 'export', indexing with {index!r} (arrays or Tensors) has no ONNX conversion; basic "
+            "indexing (ints, slices, '...', None) has."
+        )
+    used = sum(1 for i in items if i is not None and i is not Ellipsis)
+    starts, ends, axes, steps = [], [], [], []
+    axis = 0
+    for item in items:
+        if item is None:
+            continue
+        if item is Ellipsis:
+            axis += x.ndim - used
+            continue
+        dim = x.shape[axis]
+        if isinstance(item, int):
+            start, stop, step = item % dim, item % dim + 1, 1
+        else:
+            start, stop, step = item.indices(dim)
+            if step < 0 and stop < 0:
+                stop = _INT64_MIN  # "before the first element", which -1 would not mean to ONNX
+        starts.append(start)
+        ends.append(stop)
+        steps.append(step)
+        axes.append(axis)
+        axis += 1
+    y = g.operand(x)
+    if axes:
+        y = g.node(
+            "Slice", [y, g.ints(starts), g.ints(ends), g.ints(axes), g.ints(steps)]
+        )
+    g.node("Reshape", [y, g.ints(out.shape)], out)
+
+
 def _reduce(op: str, keep_name: str) -> Converter:
     def convert(
         g: _Graph, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any
@@ -337,6 +397,8 @@ _FUNCTIONAL: dict[str, Converter] = {
     "squeeze": _to_shape,
     "transpose": _transpose,
     "concat": _concat,
+    "stack": _stack,
+    "getitem": _getitem,
     "mean": _reduce("ReduceMean", "keep_dims"),
     "sum": _reduce("ReduceSum", "keepdims"),
     "clip": _clip,
@@ -355,6 +417,12 @@ _NN: dict[str, Converter] = {
     "avg_pool2d": _pool("AveragePool"),
     "dropout": _identity,
 }
+
+
+# Helpers, and constructors whose results depend on a shape only (fixed in the graph): never recorded.
+_NOT_OPERATORS = frozenset(
+    {"record", "as_tensor", "unbroadcast", "zeros", "ones", "zeros_like", "ones_like"}
+)
 
 
 class _Tracer(threading.local):
@@ -418,15 +486,7 @@ def _patched(graph: _Graph) -> Iterator[None]:
                 home = getattr(fn, "__module__", "")
                 if not callable(fn) or isinstance(fn, type) or home not in modules:
                     continue
-                if name in (
-                    "record",
-                    "as_tensor",
-                    "unbroadcast",
-                    "zeros",
-                    "ones",
-                    "zeros_like",
-                    "ones_like",
-                ):
+                if name in _NOT_OPERATORS:
                     continue
                 wrapper = wrappers.get(id(fn))
                 if wrapper is None:

@@ -13,6 +13,7 @@ from hypothesis import settings
 from cadence.testing import ListDataset
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from types import ModuleType
 
 settings.register_profile("ci", derandomize=True, deadline=None, max_examples=60)
@@ -33,6 +34,20 @@ def _load_porting_data() -> ModuleType:
 def porting_data() -> ModuleType:
     """`tests/porting/data.py`: `make_mnist(workdir)`, `make_cifar10(workdir)`, `make_imagefolder(workdir)`."""
     return _load_porting_data()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _user_state_directory(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Keep what cadence writes to the user's state directory (upload ledgers) inside the test run."""
+    previous = os.environ.get("XDG_STATE_HOME")
+    os.environ["XDG_STATE_HOME"] = str(tmp_path_factory.mktemp("state"))
+    try:
+        yield
+    finally:
+        if previous is None:
+            os.environ.pop("XDG_STATE_HOME", None)
+        else:
+            os.environ["XDG_STATE_HOME"] = previous
 
 
 @pytest.fixture(params=["asyncio", "trio"])

@@ -15,6 +15,7 @@ import threading
 from typing import Any
 
 from cadence import atomic_write
+from cadence.validation import check_type
 
 __all__ = [
     "BREAKPOINT_SUFFIX",
@@ -154,16 +155,8 @@ def latest_checkpoint(directory: str, prefix: str | None = None) -> str | None:
         >>> latest_checkpoint(tempfile.mkdtemp()) is None
         True
     """
-    if not isinstance(directory, str):
-        raise TypeError(
-            f"For 'latest_checkpoint', the argument 'directory' must be a str, but got {directory!r} of type "
-            f"{type(directory).__name__!r}."
-        )
-    if prefix is not None and not isinstance(prefix, str):
-        raise TypeError(
-            f"For 'latest_checkpoint', the argument 'prefix' must be a str or None, but got {prefix!r} of type "
-            f"{type(prefix).__name__!r}."
-        )
+    check_type(directory, "directory", str, "latest_checkpoint")
+    check_type(prefix, "prefix", (str, type(None)), "latest_checkpoint")
     if prefix is None:
         try:
             names = os.listdir(directory)

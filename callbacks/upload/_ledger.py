@@ -12,6 +12,7 @@ a torn last line (the process died mid-write) is ignored when reading.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import threading
 import time
@@ -19,10 +20,27 @@ from typing import Literal
 
 import msgspec
 
-__all__ = ["LEDGER_NAME", "LedgerRecord", "UploadLedger"]
+__all__ = ["LedgerRecord", "UploadLedger", "default_ledger_path"]
 
-LEDGER_NAME = ".cadence-uploads.jsonl"
-"""File name of the default ledger, kept in the checkpoint directory."""
+
+def default_ledger_path(directory: str) -> str:
+    """Return where the ledger of the checkpoints in `directory` lives unless `ledger=` says otherwise.
+
+    Outside the checkpoint directory, so that it holds only checkpoints (code that
+    loads every file of it keeps working): in the user's state directory
+    (`$XDG_STATE_HOME`, else `~/.local/state`), under `cadence/upload-ledgers/`, one
+    file per checkpoint directory, named after it and a digest of its absolute path.
+    The ledger speaks of this machine's local files, so this machine's state
+    directory is where a later run looks for what is still owed.
+    """
+    absolute = os.path.realpath(directory)
+    state = os.environ.get("XDG_STATE_HOME") or os.path.join(
+        os.path.expanduser("~"), ".local", "state"
+    )
+    digest = hashlib.sha256(absolute.encode()).hexdigest()[:16]
+    name = f"{os.path.basename(absolute) or 'root'}-{digest}.jsonl"
+    return os.path.join(state, "cadence", "upload-ledgers", name)
+
 
 Op = Literal["queued", "uploaded", "failed", "dropped", "lost", "deleted"]
 _COMPACT_LINES = 4096  # rewrite the ledger with only what matters once it is this long

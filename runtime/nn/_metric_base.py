@@ -11,6 +11,7 @@ returns them.
 from __future__ import annotations
 
 import functools
+from abc import ABCMeta, abstractmethod
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
@@ -66,28 +67,32 @@ def rearrange_inputs(func: _F) -> _F:
     return wrapper  # type: ignore[return-value]
 
 
-class Metric:
+class Metric(metaclass=ABCMeta):
     """Base of metrics: subclass it and define `clear()`, `update(*inputs)` and `eval()`.
 
-    Calling a metric (`metric(y_pred, y)`) clears it, updates it once and
-    returns `eval()`.
+    As in MindSpore the three are abstract: a subclass missing one cannot be
+    instantiated. Calling a metric (`metric(y_pred, y)`) clears it, updates it
+    once and returns `eval()`.
     """
 
     def __init__(self) -> None:
         self._indexes: list[int] | None = None
 
+    @abstractmethod
     def clear(self) -> None:
         """Reset the accumulated state."""
         raise NotImplementedError(
             f"{type(self).__name__} must define 'clear' to be used as a Metric."
         )
 
+    @abstractmethod
     def update(self, *inputs: Any) -> None:
         """Accumulate one batch."""
         raise NotImplementedError(
             f"{type(self).__name__} must define 'update' to be used as a Metric."
         )
 
+    @abstractmethod
     def eval(self) -> Any:
         """Return the metric over everything accumulated since `clear`."""
         raise NotImplementedError(

@@ -16,7 +16,13 @@ import pytest
 import cadence as ms
 import cadence.nn as nn
 from cadence import Model
-from cadence.callbacks import CheckpointConfig, ModelCheckpoint, latest_checkpoint
+from cadence.callbacks import (
+    CheckpointConfig,
+    CheckpointUploader,
+    ModelCheckpoint,
+    default_ledger_path,
+    latest_checkpoint,
+)
 from cadence.dataset import NumpySlicesDataset
 
 
@@ -68,6 +74,26 @@ def test_loading_every_file_of_the_directory_works(
     )
 
 
+def test_with_an_uploader_the_directory_still_holds_only_checkpoints(
+    tmp_path: Any,
+) -> None:
+    directory = str(tmp_path / "ckpt")
+    remote = tmp_path / "remote"
+    config = CheckpointConfig(save_checkpoint_steps=1, keep_checkpoint_max=2)
+    callbacks = [
+        ModelCheckpoint("net", directory, config),
+        CheckpointUploader(f"file://{remote}"),
+    ]
+    make_model().train(1, dataset(), callbacks=callbacks)
+    assert sorted(os.listdir(directory)) == ["net-1_2.ckpt", "net-1_3.ckpt"]
+    for f in os.listdir(directory):
+        ms.load_checkpoint(os.path.join(directory, f))
+    # The upload ledger is kept outside, in the user's state directory (the tests point it to a temporary one).
+    ledger = default_ledger_path(directory)
+    assert os.path.isfile(ledger) and not ledger.startswith(directory)
+    assert {"net-1_1.ckpt", "net-1_2.ckpt", "net-1_3.ckpt"} <= set(os.listdir(remote))
+
+
 def test_latest_checkpoint_follows_commits_and_prefixes(tmp_path: Any) -> None:
     directory = str(tmp_path)
     assert latest_checkpoint(directory) is None
@@ -95,7 +121,9 @@ def test_latest_checkpoint_follows_commits_and_prefixes(tmp_path: Any) -> None:
 
 
 def test_latest_checkpoint_validates_its_arguments() -> None:
-    with pytest.raises(TypeError, match="'directory' must be a str, but got 3"):
+    with pytest.raises(TypeError, match="'directory' must be of type 'str', but got 3"):
         latest_checkpoint(3)  # type: ignore[arg-type]
-    with pytest.raises(TypeError, match="'prefix' must be a str or None, but got 1"):
+    with pytest.raises(
+        TypeError, match="'prefix' must be of type 'str' or 'NoneType', but got 1"
+    ):
         latest_checkpoint(".", 1)  # type: ignore[arg-type]

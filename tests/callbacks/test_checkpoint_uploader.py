@@ -33,6 +33,7 @@ from cadence.callbacks import (
     ObjectStore,
     UploadIncompleteError,
     UploadIncompleteWarning,
+    default_ledger_path,
     download_checkpoint,
     list_remote_checkpoints,
 )
@@ -124,6 +125,11 @@ class FakeCheckpoint(Callback):
         return all(gate(path) for gate in self.gates)
 
 
+def ledger_file(directory: Path) -> Path:
+    """The default upload ledger of the checkpoints in `directory`: outside it."""
+    return Path(default_ledger_path(str(directory)))
+
+
 def train(
     callbacks: list[Any], steps: int = 4, epochs: int = 1, **model_kwargs: Any
 ) -> Model:
@@ -185,8 +191,7 @@ def test_ledger_records_queued_then_uploaded(tmp_path: Path) -> None:
     saver = Saver(tmp_path, every=2)
     train([saver, CheckpointUploader(destination)])
     lines = [
-        json.loads(line)
-        for line in (tmp_path / ".cadence-uploads.jsonl").read_text().splitlines()
+        json.loads(line) for line in ledger_file(tmp_path).read_text().splitlines()
     ]
     ops = [(line["op"], line["name"]) for line in lines]
     assert ops.index(("queued", "ck-2.ckpt")) < ops.index(("uploaded", "ck-2.ckpt"))
@@ -446,7 +451,7 @@ def test_slow_store_does_not_block_training(tmp_path: Path) -> None:
     assert set(report.dropped) == set(saver.paths) - set(report.uploaded)
     assert all(
         json.loads(line)["op"] != "failed"
-        for line in (tmp_path / ".cadence-uploads.jsonl").read_text().splitlines()
+        for line in ledger_file(tmp_path).read_text().splitlines()
     )
 
 
@@ -506,7 +511,7 @@ def test_deadline_reports_exactly_the_files_not_uploaded(tmp_path: Path) -> None
     # the ledger keeps them owed
     ops = {
         json.loads(line)["op"]
-        for line in (tmp_path / ".cadence-uploads.jsonl").read_text().splitlines()
+        for line in ledger_file(tmp_path).read_text().splitlines()
     }
     assert ops == {"queued"}
 
@@ -582,7 +587,8 @@ def test_a_copy_already_stored_intact_is_not_uploaded_again(tmp_path: Path) -> N
     path = tmp_path / "ck-9.ckpt"
     path.write_bytes(b"weights" * 100)
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
-    (tmp_path / ".cadence-uploads.jsonl").write_text(
+    ledger_file(tmp_path).parent.mkdir(parents=True, exist_ok=True)
+    ledger_file(tmp_path).write_text(
         json.dumps({"op": "queued", "destination": destination, "path": str(path), "name": path.name,
                     "sha256": digest, "size": 700, "step": 9}) + "\n"
         + '{"op": "uploaded", "destinat'  # a torn last line
@@ -677,8 +683,7 @@ def test_remote_keeps_the_last_n_uploaded(tmp_path: Path) -> None:
         "notes.txt",
     ]
     deleted = [
-        json.loads(line)
-        for line in (tmp_path / ".cadence-uploads.jsonl").read_text().splitlines()
+        json.loads(line) for line in ledger_file(tmp_path).read_text().splitlines()
     ]
     assert [d["name"] for d in deleted if d["op"] == "deleted"] == [
         "ck-1.ckpt",

@@ -124,9 +124,18 @@ def test_metric_base_methods_must_be_defined():
     class Incomplete(Metric):
         pass
 
-    with pytest.raises(NotImplementedError, match="Incomplete must define 'clear'"):
-        Incomplete()(1, 2)
+    with pytest.raises(TypeError, match="abstract"):
+        Incomplete()  # type: ignore[abstract]
     with pytest.raises(
         TypeError, match="must be Tensors, numpy arrays, lists or numbers"
     ):
         MAE().update({"a": 1}, [1])
+
+
+def test_metric_names_build_every_named_metric_in_model():
+    ms.set_seed(0)
+    net = nn.Dense(3, 1)
+    model = Model(net, nn.MSELoss(), metrics={"mae", "mse", "loss"})
+    result = model.eval(regression_data())
+    assert sorted(result) == ["loss", "mae", "mse"]
+    assert all(type(v) is np.float64 for v in result.values())

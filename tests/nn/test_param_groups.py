@@ -247,3 +247,28 @@ def test_model_zoo_no_decay_groups_train_with_model():
     first = model.eval(ms.testing.ListDataset(data))["acc"]
     model.train(20, ms.testing.ListDataset(data))
     assert model.eval(ms.testing.ListDataset(data))["acc"] > max(first, 0.8)
+
+
+def test_group_learning_rates_may_be_per_step_lists_or_schedules():
+    ms.set_seed(0)
+    net = nn.Dense(3, 2)
+    weight, bias = net.trainable_params()
+    schedule = nn.ExponentialDecayLR(0.2, 0.5, 1)
+    opt = nn.SGD(
+        [
+            {"params": [weight], "lr": [0.1, 0.05, 0.025]},
+            {"params": [bias], "lr": schedule},
+        ],
+        0.3,
+    )
+    assert opt.dynamic_lr and opt.is_group_lr
+    seen = []
+    for _ in range(4):
+        seen.append([round(float(r.asnumpy()), 4) for r in opt.get_lr()])
+        opt((Tensor(np.zeros((2, 3), np.float32)), Tensor(np.zeros(2, np.float32))))
+    # The list is indexed by the step (its last value kept after it); the schedule is called with it.
+    assert seen == [[0.1, 0.2], [0.05, 0.1], [0.025, 0.05], [0.025, 0.025]]
+    assert [p.name for p in opt.get_parameters()][:2] == [
+        "global_step",
+        "learning_rate_group_0",
+    ]

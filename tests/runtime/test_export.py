@@ -224,3 +224,31 @@ def test_an_operator_without_conversion_is_named(tmp_path: Any) -> None:
     assert not hasattr(ops.argmax, "__wrapped__") and not hasattr(
         ops.add, "__wrapped__"
     )
+
+
+class Slicing(nn.Cell):
+    """Basic indexing and stacking, as custom heads write them."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.dense = nn.Dense(4, 6)
+
+    def construct(self, x: Any) -> Any:
+        y = self.dense(x[:, 1:5])
+        first, rest = y[:, 0], y[..., ::-2]
+        return ops.stack((first, y[:, -1], rest[:, 0]), axis=1), rest[None, 1]
+
+
+def test_indexing_and_stack(tmp_path: Any) -> None:
+    ms.set_seed(5)
+    model = check(Slicing(), rand(3, 7), tmp_path=tmp_path)
+    assert {"Slice", "Concat"} <= set(op_types(model))
+
+    class Fancy(nn.Cell):
+        def construct(self, x: Any) -> Any:
+            return ops.relu(x)[Tensor(np.array([0, 2]))]
+
+    with pytest.raises(NotImplementedError, match="basic indexing"):
+        ms.export(
+            Fancy(), rand(3, 2), file_name=str(tmp_path / "m"), file_format="ONNX"
+        )

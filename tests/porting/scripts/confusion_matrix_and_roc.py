@@ -1,7 +1,7 @@
-# expect: ^confusion matrix:$
-# expect: ^\[\[\d+\.0? +\d+\.0?\]$
-# expect: ^sensitivity: \[0\.\d+\]$
-# expect: ^auc: 0\.\d+$
+# expect: confusion matrix:
+# expect: \[\[\d+\.0? +\d+\.0?\]
+# expect: sensitivity: \[0\.\d+\]
+# expect: auc: 0\.\d+
 """Binary classifier evaluation: ConfusionMatrix, ConfusionMatrixMetric, ROC and auc on model.predict outputs."""
 import numpy as np
 

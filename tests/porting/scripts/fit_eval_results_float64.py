@@ -1,6 +1,6 @@
-# expect: ^epoch 1 eval: mae=\d+\.\d+ \(float64\)$
-# expect: ^epoch 2 eval: mae=\d+\.\d+ \(float64\)$
-# expect: ^final: \{'mae': \d+\.\d+, 'loss': \d+\.\d+\}$
+# expect: epoch 1 eval: mae=\d+\.\d+ \(float64\)
+# expect: epoch 2 eval: mae=\d+\.\d+ \(float64\)
+# expect: final: \{'mae': \d+\.\d+, 'loss': \d+\.\d+\}
 """Model.fit with validation: metric values arrive as numpy.float64 in cb_params.eval_results, as in MindSpore."""
 import numpy as np
 

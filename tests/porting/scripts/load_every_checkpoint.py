@@ -1,8 +1,8 @@
 # expect: epoch: 2 step: 6, loss is \d
-# expect: ^files: \['mlp-1_3\.ckpt', 'mlp-1_6\.ckpt', 'mlp-2_3\.ckpt', 'mlp-2_6\.ckpt'\]$
-# expect: ^mlp-1_3\.ckpt \{'accuracy': \d\.\d+\}$
-# expect: ^mlp-2_6\.ckpt \{'accuracy': \d\.\d+\}$
-# expect: ^best: mlp-\d_\d\.ckpt$
+# expect: files: \['mlp-1_3\.ckpt', 'mlp-1_6\.ckpt', 'mlp-2_3\.ckpt', 'mlp-2_6\.ckpt'\]
+# expect: mlp-1_3\.ckpt \{'accuracy': \d\.\d+\}
+# expect: mlp-2_6\.ckpt \{'accuracy': \d\.\d+\}
+# expect: best: mlp-\d_\d\.ckpt
 """Evaluate every checkpoint a training run left in its directory, as evaluation scripts loop over them."""
 import os
 

@@ -1,7 +1,7 @@
-# expect: ^decay: 3 params, no decay: 5 params$
+# expect: decay: 3 params, no decay: 5 params
 # expect: epoch: 1 step: \d+, loss is \d
 # expect: epoch: 2 step: \d+, loss is \d
-# expect: ^\{'acc': \d\.\d+\}$
+# expect: \{'acc': \d\.\d+\}
 """Parameter groups in the style of the model zoo: weight decay on weights only, not on biases or BatchNorm."""
 import numpy as np
 
