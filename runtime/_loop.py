@@ -153,8 +153,11 @@ class Run:
         needs_two = cb.get("loss_fn") is not None
         version = -1
         wants_begin = wants_end = True
-        batches = _batches(self.spec.train_dataset, self.kind, "train_dataset")
-        for step_in_epoch, batch in enumerate(batches, 1):
+        for step_in_epoch, item in enumerate(_epoch(self.spec.train_dataset), 1):
+            try:
+                batch = list(item)
+            except TypeError as exc:
+                raise _batch_error(exc, self.kind, "train_dataset", item) from None
             if needs_two and len(batch) != 2:
                 raise ValueError(
                     "When 'loss_fn' is not None, 'train_dataset' should return two elements, but got "
@@ -262,7 +265,11 @@ class Run:
             wants_begin = bus.wants(ev.EvalStepBegin)
             wants_end = bus.wants(ev.EvalStepEnd)
             loss_sum, loss_n = 0.0, 0
-            for batch in _batches(self.spec.valid_dataset, self.kind, "valid_dataset"):
+            for item in _epoch(self.spec.valid_dataset):
+                try:
+                    batch = list(item)
+                except TypeError as exc:
+                    raise _batch_error(exc, self.kind, "valid_dataset", item) from None
                 step = cb["cur_step_num"] + 1
                 cb["cur_step_num"] = step
                 cb["eval_dataset_element"] = batch
@@ -372,18 +379,11 @@ def _train_step_end(
     )
 
 
-def _batches(dataset: Any, kind: str, name: str) -> Iterator[list[Any]]:
-    """Iterate one epoch of `dataset` as MindSpore's tuple iterator would, each batch as a list of columns."""
-    source = (
-        dataset.create_tuple_iterator(num_epochs=1)
-        if hasattr(dataset, "create_tuple_iterator")
-        else dataset
-    )
-    for batch in source:
-        try:
-            yield list(batch)
-        except TypeError as exc:
-            raise _batch_error(exc, kind, name, batch) from None
+def _epoch(dataset: Any) -> Iterator[Any]:
+    """Iterate one epoch of `dataset` as MindSpore's tuple iterator would (the loop makes each batch a list)."""
+    if hasattr(dataset, "create_tuple_iterator"):
+        return iter(dataset.create_tuple_iterator(num_epochs=1))
+    return iter(dataset)
 
 
 def _batch_error(exc: TypeError, kind: str, name: str, batch: Any) -> TypeError:
