@@ -12,7 +12,8 @@ def step_end(step):
 
 def test_an_inline_hook_gets_its_context_and_a_lazy_event_is_not_built_for_it():
     bus = EventBus()
-    got, built = [], []
+    got: list[object] = []
+    built: list[int] = []
     bus.subscribe_hook(
         TrainStepEnd, got.append, context="ctx", snapshot=lambda e: "snap", name="h"
     )
@@ -44,7 +45,7 @@ def test_a_failing_hook_is_named_with_the_lazily_built_event():
 
 
 def test_an_async_hook_runs_as_a_worker_with_the_snapshot_of_its_event():
-    got = []
+    got: list[object] = []
 
     async def hook(snapshot):
         got.append(snapshot)
@@ -67,7 +68,7 @@ def test_an_async_hook_runs_as_a_worker_with_the_snapshot_of_its_event():
 
 def test_when_filters_the_events_a_hook_answers():
     bus = EventBus()
-    got = []
+    got: list[object] = []
     bus.subscribe_hook(
         TrainStepEnd, got.append, context="ctx", snapshot=lambda e: e, name="h",
         when=lambda e: e.step % 2 == 0,
