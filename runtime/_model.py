@@ -284,7 +284,12 @@ class Model:
         callbacks: Callback | Iterable[Callback] | None = None,
         dataset_sink_mode: bool = False,
     ) -> dict[str, Any]:
-        """Evaluate on `valid_dataset` and return `{metric name: value}`."""
+        """Evaluate on `valid_dataset` and return `{metric name: value}`.
+
+        Called from a callback of this model's running `train` or `fit` (MindSpore's
+        "evaluate during training" pattern), it runs nested in that run: with only the
+        callbacks passed here, its own `cb_params`, and events with `depth=1`.
+        """
         result: dict[str, Any] = self._execute(self._start("eval", locals()))
         return result
 
