@@ -58,17 +58,18 @@ class Run:
         self.cb = for_run(spec, self.callbacks.callbacks)
         self.control = RunControl()
         self.rc = loop_context(self.cb, bus, self.control)
-        # A nested run ends when the host cancels the run it is nested in.
-        self._cancel: threading.Event = (
-            threading.Event() if parent is None else parent._cancel
-        )
+        # The outermost run: the host cancels it, and every run nested in it ends too.
+        self.root: Run = self if parent is None else parent.root
         self.thread: int | None = None  # the thread executing it, while it runs
-        self.mode: tuple[Any, bool] | None = (
-            None  # the network last put in a mode, and which
-        )
+        # The network last put in training or inference mode, and which mode.
+        self.mode: tuple[Any, bool] | None = None
         self.outcome = "completed"
         self.result: Any = None
         self._stop_published = False
+        # Whether anyone listens to the step events, as of bus version `_wants_version`.
+        self._wants_version = -1
+        self._wants_begin = self._wants_end = True
+        self._needs_two = spec.loss_fn is not None  # MindSpore's check of each batch
 
     def request_stop(self) -> None:
         """Ask the loop to stop at its next step boundary (thread-safe), as `request_stop()` in a hook does."""
@@ -76,7 +77,7 @@ class Run:
 
     def cancel(self) -> None:
         """Ask the loop to end as cancelled at its next step boundary (thread-safe)."""
-        self._cancel.set()
+        self.root.control.cancel()
 
     # --- the run as a whole ------------------------------------------------------
 
@@ -147,43 +148,12 @@ class Run:
 
     def _train_epoch(self, epoch: int, network: Any) -> None:
         """One training epoch: its steps, then `fit`'s evaluation pass, then its end events."""
-        cb, bus, control, publish = self.cb, self.bus, self.control, self.bus.publish
+        cb, control, publish = self.cb, self.control, self.bus.publish
         cb["cur_epoch_num"] = epoch
         publish(ev.TrainEpochBegin(epoch=epoch))
-        needs_two = cb.get("loss_fn") is not None
-        version = -1
-        wants_begin = wants_end = True
-        batches = _batches(self.spec.train_dataset, self.kind, "train_dataset")
-        for step_in_epoch, batch in enumerate(batches, 1):
-            if needs_two and len(batch) != 2:
-                raise ValueError(
-                    "When 'loss_fn' is not None, 'train_dataset' should return two elements, but got "
-                    f"{len(batch)}, please check the number of elements returned by 'train_dataset'."
-                )
-            step = (
-                cb["cur_step_num"] + 1
-            )  # read back: a hook may have moved the counter
-            cb["cur_step_num"] = step
-            cb["train_dataset_element"] = batch
-            if bus.version != version:  # subscriptions changed: ask again who listens
-                version = bus.version
-                wants_begin = bus.wants(ev.TrainStepBegin)
-                wants_end = bus.wants(ev.TrainStepEnd)
-            if wants_begin:
-                publish(
-                    ev.TrainStepBegin(
-                        epoch=epoch, step=step, step_in_epoch=step_in_epoch
-                    )
-                )
-            outputs = network(*batch)
-            cb["net_outputs"] = outputs
-            if wants_end:  # the event (and its loss) is built only if someone takes it
-                bus.publish_lazy(
-                    ev.TrainStepEnd,
-                    _train_step_end,
-                    (epoch, step, step_in_epoch, outputs),
-                )
-            self._boundary()
+        train_step = self._train_step
+        for step_in_epoch, item in enumerate(_epoch(self.spec.train_dataset), 1):
+            train_step(epoch, step_in_epoch, item, network)
             if control.stop_requested:
                 break
         if self.spec.evaluates_after(epoch):
@@ -198,20 +168,52 @@ class Run:
                 metrics=cb.get("metrics"),
             )
         )
-        cb.pop(
-            "metrics", None
-        )  # an evaluation pass's results live until its epoch ends
+        # An evaluation pass's results live until the end of its epoch.
+        cb.pop("metrics", None)
         cb.pop("eval_results", None)
         self._notice_stop()
 
-    def _set_mode(self, network: Any, *, training: bool) -> None:
-        """Put `network` in training or inference mode, remembered so a nested evaluation can give it back."""
-        self.mode = (network, training)
-        _set_train(network, training)
+    def _train_step(
+        self, epoch: int, step_in_epoch: int, item: Any, network: Any
+    ) -> None:
+        """One training step: count it, publish `TrainStepBegin`, call the network, publish `TrainStepEnd`."""
+        try:
+            batch = list(item)
+        except TypeError as exc:
+            raise _batch_error(exc, self.kind, "train_dataset", item) from None
+        if self._needs_two and len(batch) != 2:
+            raise ValueError(
+                "When 'loss_fn' is not None, 'train_dataset' should return two elements, but got "
+                f"{len(batch)}, please check the number of elements returned by 'train_dataset'."
+            )
+        cb, bus = self.cb, self.bus
+        # Read back, not counted here: a hook may have moved the counter.
+        step = cb["cur_step_num"] + 1
+        cb["cur_step_num"] = step
+        cb["train_dataset_element"] = batch
+        if bus.version != self._wants_version:  # subscriptions changed: ask again
+            self._wants_version = bus.version
+            self._wants_begin = bus.wants(ev.TrainStepBegin)
+            self._wants_end = bus.wants(ev.TrainStepEnd)
+        if self._wants_begin:
+            bus.publish(
+                ev.TrainStepBegin(epoch=epoch, step=step, step_in_epoch=step_in_epoch)
+            )
+        outputs = network(*batch)
+        cb["net_outputs"] = outputs
+        if self._wants_end:  # built (with its loss) only if someone takes the event
+            bus.publish_lazy(
+                ev.TrainStepEnd, _train_step_end, (epoch, step, step_in_epoch, outputs)
+            )
+        # The step boundary (as `_boundary`, inlined: this runs every step of every run).
+        if self.control.cancelled:
+            raise Cancelled("the run was cancelled by its host")
+        if bus.has_worker_errors:
+            bus.raise_worker_errors()
 
     def _boundary(self) -> None:
         # Checked after every step: cancellation first, then worker failures.
-        if self._cancel.is_set():
+        if self.root.control.cancelled:
             raise Cancelled("the run was cancelled by its host")
         if self.bus.has_worker_errors:
             self.bus.raise_worker_errors()
@@ -227,6 +229,11 @@ class Run:
                     step=self.cb["cur_step_num"],
                 )
             )
+
+    def _set_mode(self, network: Any, *, training: bool) -> None:
+        """Put `network` in training or inference mode, remembered so a nested evaluation can give it back."""
+        self.mode = (network, training)
+        _set_train(network, training)
 
     # --- evaluation ------------------------------------------------------------------
 
@@ -262,7 +269,11 @@ class Run:
             wants_begin = bus.wants(ev.EvalStepBegin)
             wants_end = bus.wants(ev.EvalStepEnd)
             loss_sum, loss_n = 0.0, 0
-            for batch in _batches(self.spec.valid_dataset, self.kind, "valid_dataset"):
+            for item in _epoch(self.spec.valid_dataset):
+                try:
+                    batch = list(item)
+                except TypeError as exc:
+                    raise _batch_error(exc, self.kind, "valid_dataset", item) from None
                 step = cb["cur_step_num"] + 1
                 cb["cur_step_num"] = step
                 cb["eval_dataset_element"] = batch
@@ -372,18 +383,11 @@ def _train_step_end(
     )
 
 
-def _batches(dataset: Any, kind: str, name: str) -> Iterator[list[Any]]:
-    """Iterate one epoch of `dataset` as MindSpore's tuple iterator would, each batch as a list of columns."""
-    source = (
-        dataset.create_tuple_iterator(num_epochs=1)
-        if hasattr(dataset, "create_tuple_iterator")
-        else dataset
-    )
-    for batch in source:
-        try:
-            yield list(batch)
-        except TypeError as exc:
-            raise _batch_error(exc, kind, name, batch) from None
+def _epoch(dataset: Any) -> Iterator[Any]:
+    """Iterate one epoch of `dataset` as MindSpore's tuple iterator would (the loop makes each batch a list)."""
+    if hasattr(dataset, "create_tuple_iterator"):
+        return iter(dataset.create_tuple_iterator(num_epochs=1))
+    return iter(dataset)
 
 
 def _batch_error(exc: TypeError, kind: str, name: str, batch: Any) -> TypeError:

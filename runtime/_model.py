@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from ._callback import Callback
     from .bus._events import RunKind
 
-__all__ = ["LegacyHookWarning", "Model"]
+__all__ = ["LegacyHookWarning", "Model", "execute_async_run", "prepare_async_run"]
 
 _KWARGS = (
     "loss_scale_manager",
@@ -290,7 +290,12 @@ class Model:
         callbacks: Callback | Iterable[Callback] | None = None,
         dataset_sink_mode: bool = False,
     ) -> dict[str, Any]:
-        """Evaluate on `valid_dataset` and return `{metric name: value}`."""
+        """Evaluate on `valid_dataset` and return `{metric name: value}`.
+
+        Called from a callback of this model's running `train` or `fit` (MindSpore's
+        "evaluate during training" pattern), it runs nested in that run: with only the
+        callbacks passed here, its own `cb_params`, and events with `depth=1`.
+        """
         result: dict[str, Any] = self._execute(self._start("eval", locals()))
         return result
 
@@ -503,31 +508,36 @@ class Model:
         finally:
             self._current = None
 
-    # --- run handles: support for `cadence.start_run` (runtime/_run_handle.py) ---------------
 
-    def _prepare_async(
-        self, method: str, args: tuple[Any, ...], kwargs: dict[str, Any]
-    ) -> Run:
-        """Check a `train_async`/`fit_async`/`eval_async` call as that method would; return its Run, not started.
+# --- the seam for run handles (`cadence.start_run`, runtime/_run_handle.py) ----------------------
 
-        `_execute_async(run)` then runs it. Raises, before anything starts, what the
-        method would raise for these arguments (and RuntimeError while a run is in progress).
-        """
-        if self._current is not None:
-            self._nesting_parent("train")  # raises
-        try:
-            bound = inspect.signature(getattr(Model, method)).bind(
-                self, *args, **kwargs
-            )
-        except TypeError as exc:
-            raise TypeError(f"For 'Model.{method}', {exc}.") from None
-        bound.apply_defaults()
-        kinds: dict[str, RunKind] = {
-            "train_async": "train",
-            "fit_async": "fit",
-            "eval_async": "eval",
-        }
-        return self._start(kinds[method], bound.arguments)
+
+def prepare_async_run(
+    model: Model, method: str, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> Run:
+    """Check a `train_async`/`fit_async`/`eval_async` call of `model` as that method would; return its Run, not started.
+
+    `execute_async_run(model, run)` then runs it. Raises, before anything starts, what the
+    method would raise for these arguments (and RuntimeError while a run is in progress).
+    """
+    if model._current is not None:
+        model._nesting_parent("train")  # raises
+    try:
+        bound = inspect.signature(getattr(Model, method)).bind(model, *args, **kwargs)
+    except TypeError as exc:
+        raise TypeError(f"For 'Model.{method}', {exc}.") from None
+    bound.apply_defaults()
+    kinds: dict[str, RunKind] = {
+        "train_async": "train",
+        "fit_async": "fit",
+        "eval_async": "eval",
+    }
+    return model._start(kinds[method], bound.arguments)
+
+
+async def execute_async_run(model: Model, run: Run) -> Any:
+    """Run `run` (from `prepare_async_run`) as `model`'s async method would; return its result."""
+    return await model._execute_async(run)
 
 
 def _check_valid_frequency(valid_frequency: Any) -> None:

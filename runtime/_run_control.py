@@ -22,10 +22,12 @@ class RunControl:
     stop requested through any of them stops that loop.
     """
 
-    __slots__ = ("_resume_limit", "resume_epoch", "stop_requested")
+    __slots__ = ("_resume_limit", "cancelled", "resume_epoch", "stop_requested")
 
     def __init__(self) -> None:
         self.stop_requested = False
+        # Set by the host (`Run.cancel`, any thread): end at the next step boundary, no end hooks.
+        self.cancelled = False
         # Set by `resume_after_epoch`: the epoch the loop continues after.
         self.resume_epoch: int | None = None
         # The run's last epoch while `on_train_begin` runs (resume allowed), else None.
@@ -34,6 +36,10 @@ class RunControl:
     def request_stop(self) -> None:
         """Ask the loop to stop at its next step boundary; idempotent and irreversible (any thread)."""
         self.stop_requested = True
+
+    def cancel(self) -> None:
+        """Ask the loop to end as cancelled at its next step boundary (any thread)."""
+        self.cancelled = True
 
     @contextmanager
     def resume_window(self, last_epoch: int) -> Iterator[None]:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, final
 
 import anyio
@@ -12,10 +14,26 @@ from .bus._events import Event, RunEnded
 if TYPE_CHECKING:
     from types import TracebackType
 
-    from ._run_handle import RunHandle
+    from .bus._bus import EventBus
     from .bus._subscription import Subscription
 
-__all__ = ["RunEvents"]
+__all__ = ["RunEvents", "StreamEnd", "StreamSource"]
+
+StreamEnd = Callable[[RunEnded, bool], None]
+"""How a run tells a stream it ended: `end(outcome, published)` (published: the stream saw the event)."""
+
+
+@dataclass(frozen=True, slots=True)
+class StreamSource:
+    """What a `RunEvents` stream reads from: its run's bus, and where it registers to hear the end."""
+
+    bus: EventBus
+    name: str
+    """The run's name, for the subscription's name."""
+    streams: set[StreamEnd]
+    """The run's open streams; each registers its end function here while it is open."""
+    outcome: RunEnded | None
+    """The terminal event if the run has already ended, else None."""
 
 
 @final
@@ -28,7 +46,7 @@ class RunEvents:
 
     def __init__(
         self,
-        handle: RunHandle[Any],
+        source: StreamSource,
         event_types: type[Event] | tuple[type[Event], ...],
         queue_size: int,
     ) -> None:
@@ -49,18 +67,17 @@ class RunEvents:
         self._bus_drops = 0  # drops of the bus queue, kept after unsubscribing
         self._ended = False  # nothing more will arrive
         self._wake: anyio.Event | None = None
-        self._handle = handle
+        self._streams = source.streams
         self._sub: Subscription[Any] | None = None
-        if handle.done:
-            assert handle.outcome is not None
-            self._buffer.append(handle.outcome)
+        if source.outcome is not None:  # the run has ended: just its terminal event
+            self._buffer.append(source.outcome)
             self._ended = True
             return
-        self._sub = handle._bus.subscribe(
+        self._sub = source.bus.subscribe(
             types, self._deliver, mode="worker", queue_size=queue_size,
-            overflow="drop_oldest", name=f"RunHandle {handle.id} events",
+            overflow="drop_oldest", name=f"{source.name} events",
         )  # fmt: skip
-        handle._streams.add(self)
+        self._streams.add(self._source_ended)
 
     @property
     def dropped(self) -> int:
@@ -82,7 +99,7 @@ class RunEvents:
         if wake is not None:
             wake.set()
 
-    def _source_ended(self, outcome: RunEnded, *, published: bool) -> None:
+    def _source_ended(self, outcome: RunEnded, published: bool) -> None:
         if not published:
             self._buffer.append(outcome)
         self._ended = True
@@ -94,7 +111,7 @@ class RunEvents:
         if sub is not None:
             self._bus_drops = sub.drops
             sub.unsubscribe()
-        self._handle._streams.discard(self)
+        self._streams.discard(self._source_ended)
 
     def __aiter__(self) -> RunEvents:
         return self

@@ -21,8 +21,8 @@ import anyio
 import msgspec
 
 from ._loop import Cancelled, terminal_event
-from ._model import Model
-from ._run_events import RunEvents
+from ._model import Model, execute_async_run, prepare_async_run
+from ._run_events import RunEvents, StreamEnd, StreamSource
 from ._run_progress import RunProgress
 from .bus._events import (
     CheckpointSaved,
@@ -130,7 +130,7 @@ def start_run(
             f"This model's bus is already running run {other.id!r}; a bus serves one run at a time. "
             "Wait for it (`await run.wait()`) or use another Model."
         )
-    run = model._prepare_async(method, args, kwargs)
+    run = prepare_async_run(model, method, args, kwargs)
     handle: RunHandle[T] = RunHandle(_Token.value, model, run)
     _active[bus] = handle
     try:
@@ -171,7 +171,7 @@ class RunHandle(Generic[T]):
         self._error: BaseException | None = None
         self._result: T | None = None
         self._done = anyio.Event()
-        self._streams: set[RunEvents] = set()
+        self._streams: set[StreamEnd] = set()
         self._tracker: Subscription[Any] | None = self._bus.subscribe(
             _TRACKED, self._track, order=2**62, name=f"RunHandle {self.id}"
         )
@@ -274,7 +274,13 @@ class RunHandle(Generic[T]):
                 `RunEnded` is always added.
             queue_size: How many unread events the stream keeps.
         """
-        return RunEvents(self, event_types, queue_size)
+        source = StreamSource(
+            self._bus,
+            f"RunHandle {self.id}",
+            self._streams,
+            self._outcome if self.done else None,
+        )
+        return RunEvents(source, event_types, queue_size)
 
     # --- the run's task -------------------------------------------------------------
 
@@ -283,7 +289,7 @@ class RunHandle(Generic[T]):
         assert model is not None
         assert run is not None
         try:
-            self._result = await model._execute_async(run)
+            self._result = await execute_async_run(model, run)
         except Cancelled:
             pass  # `cancel()`: the loop ended as cancelled and published RunCancelled
         except anyio.get_cancelled_exc_class():
@@ -311,8 +317,8 @@ class RunHandle(Generic[T]):
         self._outcome = outcome
         with self._lock:
             self._status = _final_status(outcome)
-        for stream in list(self._streams):
-            stream._source_ended(outcome, published=self._published_outcome)
+        for end_stream in list(self._streams):
+            end_stream(outcome, self._published_outcome)
         self._discard()  # unsubscribe; do not keep the model alive through the handle
         self._done.set()
 

@@ -42,6 +42,15 @@ def classifier():
     return Model(net, loss, opt, metrics={"accuracy"})
 
 
+def counting_model(loss=0.5, metric="batches"):
+    """A Model whose evaluation counts its batches (metric `metric`) and reports `loss`."""
+    return Model(
+        constant_network(0.5),
+        eval_network=lambda *batch: (loss, [1], [1]),
+        metrics={metric: BatchCounter()},
+    )
+
+
 class EvalEveryEpoch(Callback):
     """The EvalCallBack of MindSpore's tutorial: evaluate every `interval` epochs, keep the best."""
 
@@ -73,11 +82,7 @@ def test_an_eval_callback_records_accuracy_per_epoch_as_a_separate_eval_would():
 
 
 def test_nested_eval_runs_its_own_callbacks_and_not_the_training_ones():
-    model = Model(
-        constant_network(0.5),
-        eval_network=lambda *b: (0.5, [1], [1]),
-        metrics={"batches": BatchCounter()},
-    )
+    model = counting_model(loss=0.5)
     outer, inner = HookRecorder(keys=True), HookRecorder(keys=True)
     evaluator = EvalEveryEpoch(
         model, ListDataset.of_steps(2), interval=2, callbacks=inner, metric="batches"
@@ -116,11 +121,7 @@ def test_nested_eval_runs_its_own_callbacks_and_not_the_training_ones():
 
 
 def test_events_of_a_nested_eval_carry_depth_one_and_the_run_ends_once():
-    model = Model(
-        constant_network(0.5),
-        eval_network=lambda *b: (0.25, [1], [1]),
-        metrics={"batches": BatchCounter()},
-    )
+    model = counting_model(loss=0.25)
     rec = EventRecorder()
     model.bus.subscribe(Event, rec)
 
@@ -157,11 +158,7 @@ def test_events_of_a_nested_eval_carry_depth_one_and_the_run_ends_once():
 
 
 def test_fit_passes_are_depth_zero_and_their_hooks_ignore_an_eval_nested_in_them():
-    model = Model(
-        constant_network(0.5),
-        eval_network=lambda *b: (0.25, [1], [1]),
-        metrics={"batches": BatchCounter()},
-    )
+    model = counting_model(loss=0.25)
     depths = []
     model.bus.subscribe(EvalBegin, lambda e: depths.append((e.epoch, e.depth)))
     outer, inner = HookRecorder(), HookRecorder()
@@ -183,11 +180,7 @@ def test_fit_passes_are_depth_zero_and_their_hooks_ignore_an_eval_nested_in_them
 
 
 def test_a_stop_requested_in_a_nested_eval_ends_it_but_not_the_training():
-    model = Model(
-        constant_network(0.5),
-        eval_network=lambda *b: (0.5, [1], [1]),
-        metrics={"batches": BatchCounter()},
-    )
+    model = counting_model(loss=0.5)
     stopper = HookRecorder(on={"on_eval_step_end": lambda rc: rc.request_stop()})
     results = []
 
@@ -252,11 +245,7 @@ def test_the_nested_eval_gives_the_network_back_in_training_mode():
 
 
 def test_train_inside_a_callback_and_eval_from_another_thread_are_still_refused():
-    model = Model(
-        constant_network(0.5),
-        eval_network=lambda *b: (0.5, [1], [1]),
-        metrics={"b": BatchCounter()},
-    )
+    model = counting_model(loss=0.5, metric="b")
     errors = []
 
     def eval_elsewhere():
@@ -280,11 +269,7 @@ def test_train_inside_a_callback_and_eval_from_another_thread_are_still_refused(
 
 
 def test_events_distinguish_depth_in_worker_subscribers_too():
-    model = Model(
-        constant_network(0.5),
-        eval_network=lambda *b: (0.5, [1], [1]),
-        metrics={"b": BatchCounter()},
-    )
+    model = counting_model(loss=0.5, metric="b")
     seen = []
 
     async def record(event):
