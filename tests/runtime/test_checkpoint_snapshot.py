@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 from typing import Any
@@ -35,18 +36,37 @@ def _params(seed: int = 0) -> list[Parameter]:
     ]
 
 
+@pytest.mark.parametrize("crc_check", [False, True])
 @pytest.mark.parametrize("fmt", ["ckpt", "safetensors"])
-def test_written_bytes_are_those_save_checkpoint_writes(tmp_path, fmt):
+def test_written_bytes_are_those_save_checkpoint_writes(tmp_path, fmt, crc_check):
     params = _params()
     append = {"epoch_num": 3, "lr": 0.5, "tag": "run-1"} if fmt == "ckpt" else None
-    save_checkpoint(params, str(tmp_path / "direct"), append_dict=append, format=fmt)
+    save_checkpoint(
+        params,
+        str(tmp_path / "direct"),
+        append_dict=append,
+        format=fmt,
+        crc_check=crc_check,
+    )
     snapshot = CheckpointSnapshot()
-    snapshot.capture(params, append, format=fmt)
+    snapshot.capture(params, append, format=fmt, crc_check=crc_check)
     assert snapshot.format == fmt
     size = snapshot.write(tmp_path / "later")
     written = (tmp_path / f"later.{fmt}").read_bytes()
-    assert written == (tmp_path / f"direct.{fmt}").read_bytes()
+    assert _parsed(written) == _parsed((tmp_path / f"direct.{fmt}").read_bytes())
     assert size == snapshot.size == len(written)
+
+
+def _parsed(data: bytes) -> Any:
+    """A .ckpt file's bytes; a safetensors file's header (parsed) and data.
+
+    The safetensors library writes its metadata map in a random order, which
+    shows once there are two keys (crc_check adds them).
+    """
+    if data[-17:-10] == b"crc_num" or data[8:10] != b'{"':
+        return data
+    size = int.from_bytes(data[:8], "little")
+    return json.loads(data[8 : 8 + size]), data[8 + size :]
 
 
 def test_capture_is_a_copy_of_that_moment(tmp_path):
@@ -158,3 +178,21 @@ def test_capturing_while_another_thread_writes_is_refused(tmp_path, monkeypatch)
         writer.join(10)
     loaded = load_checkpoint(str(tmp_path / "a.ckpt"))  # the first capture, intact
     np.testing.assert_array_equal(_array(loaded, "1.bias"), _params()[1].asnumpy())
+
+
+def test_a_crc_snapshot_written_twice_gives_the_same_verified_file(tmp_path):
+    # The .ckpt trailer is filled in by the first write (in the writing thread).
+    params = _params()
+    snapshot = CheckpointSnapshot()
+    snapshot.capture(params, format="ckpt", crc_check=True)
+    snapshot.write(tmp_path / "a")
+    snapshot.write(tmp_path / "b")
+    first = (tmp_path / "a.ckpt").read_bytes()
+    assert first == (tmp_path / "b.ckpt").read_bytes()
+    assert first[-17:-10] == b"crc_num"
+    assert sorted(load_checkpoint(str(tmp_path / "a.ckpt"), crc_check=True))
+    snapshot.capture(
+        params, format="ckpt"
+    )  # a capture without crc_check has no trailer
+    snapshot.write(tmp_path / "c")
+    assert (tmp_path / "c.ckpt").read_bytes() == first[:-17]
