@@ -15,8 +15,8 @@ from cadence import (
 )
 from cadence.validation import check_bool, check_positive_int
 
-from ._finite import finite_weights
 from .checkpoint._files import ensure_directory
+from .checkpoint._finite import finite_weights
 from .checkpoint._warnings import warn
 from .checkpoint._writer import snapshot_parameters
 

@@ -19,7 +19,6 @@ from cadence import (
     CheckpointSnapshot,
 )
 
-from ._finite import finite_loss, finite_weights
 from .checkpoint._config import CheckpointConfig
 from .checkpoint._files import (
     BREAKPOINT_SUFFIX,
@@ -32,6 +31,7 @@ from .checkpoint._files import (
     oldest_first,
     step_in_epoch,
 )
+from .checkpoint._finite import finite_loss, finite_weights
 from .checkpoint._warnings import warn
 from .checkpoint._writer import CheckpointWriter
 

@@ -7,7 +7,7 @@ import pytest
 
 import cadence as ms
 from cadence import nn
-from cadence.callbacks._finite import finite_loss, finite_weights
+from cadence.callbacks.checkpoint._finite import finite_loss, finite_weights
 
 
 def _net(value: float, dtype: type = np.float32) -> nn.Cell:
