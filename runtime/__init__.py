@@ -10,7 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import common as common, dataset as dataset, dtype as dtype, ops as ops
+from . import (
+    common as common,
+    communication as communication,
+    dataset as dataset,
+    dtype as dtype,
+    ops as ops,
+)
 
 # --- runtime core: events, bus, callbacks, model ---------------------------------
 from ._atomic import atomic_write
@@ -77,6 +83,12 @@ from ._events import (
 from ._grad import grad, value_and_grad
 from ._loss_value import loss_value
 from ._model import LegacyHookWarning, Model
+from ._parallel_context import (
+    ParallelMode,
+    get_auto_parallel_context,
+    reset_auto_parallel_context,
+    set_auto_parallel_context,
+)
 from ._run_context import RunContext
 
 # --- compute: tensors, parameters, context, serialization ------------------------
@@ -123,6 +135,7 @@ __all__ = [
     "LegacyHookWarning",
     "MissingKeyError",
     "Model",
+    "ParallelMode",
     "Parameter",
     "ParameterTuple",
     "QueueFullError",
@@ -157,6 +170,7 @@ __all__ = [
     "float16",
     "float32",
     "float64",
+    "get_auto_parallel_context",
     "get_context",
     "get_seed",
     "get_target",
@@ -169,7 +183,9 @@ __all__ = [
     "load_param_into_net",
     "loss_value",
     "register_target",
+    "reset_auto_parallel_context",
     "save_checkpoint",
+    "set_auto_parallel_context",
     "set_context",
     "set_seed",
     "start_run",

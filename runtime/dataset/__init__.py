@@ -25,6 +25,7 @@ from ._pipeline import (
     SkipDataset,
     TakeDataset,
 )
+from ._shard import DistributedSampler
 from ._sources import GeneratorDataset, NumpySlicesDataset
 
 __all__ = [
@@ -32,6 +33,7 @@ __all__ = [
     "Dataset",
     "DictIterator",
     "DigitsDataset",
+    "DistributedSampler",
     "GeneratorDataset",
     "MapDataset",
     "MnistDataset",

@@ -8,6 +8,7 @@ from typing import Any, Final
 import numpy as np
 
 from ._checks import check_int, check_number, check_optional_bool
+from ._shard import check_sharding
 from ._sources import InMemoryDataset, check_num_samples
 
 __all__ = ["DigitsDataset", "load_digits_arrays"]
@@ -65,6 +66,9 @@ class DigitsDataset(InMemoryDataset):
         seed: Seed of the split (not of the shuffling).
         num_samples: Rows to read per pass (None: all).
         shuffle: Read rows in a new random order each pass; None means True.
+        sampler: None, or a `DistributedSampler` (then leave `shuffle` at None).
+        num_shards: Split the rows into this many shards (data-parallel ranks).
+        shard_id: The shard to read, in [0, num_shards - 1]; given with `num_shards`.
 
     Raises:
         ValueError: If `usage` or `test_fraction` is out of range.
@@ -85,6 +89,9 @@ class DigitsDataset(InMemoryDataset):
         seed: int = 0,
         num_samples: int | None = None,
         shuffle: bool | None = None,
+        sampler: Any = None,
+        num_shards: int | None = None,
+        shard_id: int | None = None,
     ) -> None:
         owner = "DigitsDataset"
         usage = "all" if usage is None else usage
@@ -102,7 +109,14 @@ class DigitsDataset(InMemoryDataset):
             high_open=True,
         )
         check_int(seed, "seed", owner, minimum=0)
-        shuffled = check_optional_bool(shuffle, "shuffle", owner)
+        plan = check_sharding(
+            owner,
+            sampler=sampler,
+            num_shards=num_shards,
+            shard_id=shard_id,
+            shuffle=check_optional_bool(shuffle, "shuffle", owner),
+            num_samples=check_num_samples(num_samples, owner),
+        )
         images, labels = load_digits_arrays()
         if usage != "all":
             train, test = split_indices(labels, fraction, seed)
@@ -112,6 +126,7 @@ class DigitsDataset(InMemoryDataset):
         super().__init__(
             [images, labels],
             ["image", "label"],
-            check_num_samples(num_samples, owner),
-            shuffled is not False,
+            plan.num_samples,
+            plan.shuffle,
+            plan.shard,
         )

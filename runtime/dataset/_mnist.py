@@ -9,6 +9,7 @@ import numpy as np
 
 from ._checks import check_optional_bool, check_unsupported
 from ._idx import read_idx
+from ._shard import check_sharding
 from ._sources import InMemoryDataset, check_num_samples
 
 __all__ = ["MnistDataset"]
@@ -35,9 +36,9 @@ class MnistDataset(InMemoryDataset):
         num_samples: Rows to read per pass (None: all).
         num_parallel_workers: Accepted for compatibility.
         shuffle: Read rows in a new random order each pass; None means True.
-        sampler: Not supported (must be None).
-        num_shards: Not supported (must be None).
-        shard_id: Not supported (must be None).
+        sampler: None, or a `DistributedSampler` (then leave `shuffle` at None).
+        num_shards: Split the rows into this many shards (data-parallel ranks).
+        shard_id: The shard to read, in [0, num_shards - 1]; given with `num_shards`.
         cache: Not supported (must be None).
 
     Raises:
@@ -71,12 +72,14 @@ class MnistDataset(InMemoryDataset):
         cache: Any = None,
     ) -> None:
         owner = "MnistDataset"
-        check_unsupported(
+        check_unsupported(owner, cache=cache)
+        plan = check_sharding(
             owner,
             sampler=sampler,
             num_shards=num_shards,
             shard_id=shard_id,
-            cache=cache,
+            shuffle=check_optional_bool(shuffle, "shuffle", owner),
+            num_samples=check_num_samples(num_samples, owner),
         )
         directory = _check_dir(dataset_dir, owner)
         usage = "all" if usage is None else usage
@@ -92,12 +95,12 @@ class MnistDataset(InMemoryDataset):
         labels = (
             np.concatenate([p[1] for p in pairs]) if len(pairs) > 1 else pairs[0][1]
         )
-        shuffled = check_optional_bool(shuffle, "shuffle", owner)
         super().__init__(
             [images[..., np.newaxis], labels.astype(np.uint32)],
             ["image", "label"],
-            check_num_samples(num_samples, owner),
-            shuffled is not False,
+            plan.num_samples,
+            plan.shuffle,
+            plan.shard,
         )
 
 

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ._checks import check_column_list, check_optional_bool
+from ._shard import check_sharding
 from ._sources import InMemoryDataset, check_num_samples
 
 if TYPE_CHECKING:
@@ -29,6 +30,9 @@ class NpzDataset(InMemoryDataset):
         columns: The keys to read, in column order; default `("x", "y")`.
         num_samples: Rows to read per pass (None: all).
         shuffle: Read rows in a new random order each pass; None means True.
+        sampler: None, or a `DistributedSampler` (then leave `shuffle` at None).
+        num_shards: Split the rows into this many shards (data-parallel ranks).
+        shard_id: The shard to read, in [0, num_shards - 1]; given with `num_shards`.
 
     Raises:
         FileNotFoundError: If `path` does not exist.
@@ -51,6 +55,9 @@ class NpzDataset(InMemoryDataset):
         columns: str | Sequence[str] = ("x", "y"),
         num_samples: int | None = None,
         shuffle: bool | None = None,
+        sampler: Any = None,
+        num_shards: int | None = None,
+        shard_id: int | None = None,
     ) -> None:
         owner = "NpzDataset"
         if not isinstance(path, str | Path):
@@ -58,16 +65,21 @@ class NpzDataset(InMemoryDataset):
                 f"For '{owner}', the argument 'path' must be a str or Path, but got {type(path).__name__!r}."
             )
         keys = check_column_list(columns, "columns", owner)
-        shuffled = check_optional_bool(shuffle, "shuffle", owner)
+        plan = check_sharding(
+            owner,
+            sampler=sampler,
+            num_shards=num_shards,
+            shard_id=shard_id,
+            shuffle=check_optional_bool(shuffle, "shuffle", owner),
+            num_samples=check_num_samples(num_samples, owner),
+        )
         arrays = _load(Path(path), keys)
         lengths = {k: len(a) for k, a in zip(keys, arrays, strict=True)}
         if len(set(lengths.values())) != 1:
             raise ValueError(
                 f"The arrays in {str(path)!r} must have the same length along the first axis, but they have {lengths}."
             )
-        super().__init__(
-            arrays, keys, check_num_samples(num_samples, owner), shuffled is not False
-        )
+        super().__init__(arrays, keys, plan.num_samples, plan.shuffle, plan.shard)
 
 
 def _load(path: Path, keys: list[str]) -> list[np.ndarray[Any, Any]]:

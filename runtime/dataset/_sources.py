@@ -17,6 +17,7 @@ from ._checks import (
 )
 from ._dataset import Dataset
 from ._dtypes import to_numpy_dtype
+from ._shard import Shard, check_sharding
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -40,8 +41,9 @@ class InMemoryDataset(Dataset):
     Args:
         columns: One array per column; the first axis indexes the rows.
         names: The column names.
-        num_samples: Rows per pass (None: all).
+        num_samples: Rows per pass (None: all); with a shard, rows of the shard.
         shuffle: Whether each pass reads the rows in a new random order.
+        shard: The shard to read (see `cadence.dataset.DistributedSampler`), or None for all rows.
     """
 
     def __init__(
@@ -50,13 +52,17 @@ class InMemoryDataset(Dataset):
         names: Sequence[str],
         num_samples: int | None,
         shuffle: bool,
+        shard: Shard | None = None,
     ) -> None:
         super().__init__()
         self._columns = [_readonly(c) for c in columns]
         self._column_names = list(names)
         total = len(self._columns[0])
-        self._n = total if num_samples is None else min(total, num_samples)
+        rows = total if shard is None else shard.count(total)
+        self._n = rows if num_samples is None else min(rows, num_samples)
         self._shuffle = shuffle
+        self._shard = shard
+        self._passes = 0
 
     def _names(self) -> list[str]:
         return list(self._column_names)
@@ -70,11 +76,27 @@ class InMemoryDataset(Dataset):
 
     def _access(self, p: Pass) -> Access:
         order = None
+        if self._shard is not None:
+            order = _shard_order(
+                self._shard, len(self._columns[0]), self._shuffle, self._passes
+            )
+            self._passes += 1
+            return ColumnsAccess(self._columns, self._n, order[: self._n])
         if self._shuffle:
             order = (
                 p.rng().permutation(len(self._columns[0]))[: self._n].astype(np.intp)
             )
         return ColumnsAccess(self._columns, self._n, order)
+
+
+def _shard_order(shard: Shard, rows: int, shuffle: bool, pass_index: int) -> IndexArray:
+    """Return the row indices of `shard` for one pass (the same order on every rank)."""
+    order = (
+        shard.shared_order(rows, pass_index)
+        if shuffle
+        else np.arange(rows, dtype=np.intp)
+    )
+    return order[shard.positions(rows)]
 
 
 def _readonly(array: Array) -> Array:
@@ -95,9 +117,9 @@ class NumpySlicesDataset(InMemoryDataset):
         num_parallel_workers: Accepted for compatibility.
         shuffle: Read rows in a new random order each pass; None means True, as
             in MindSpore.
-        sampler: Not supported (must be None).
-        num_shards: Not supported (must be None).
-        shard_id: Not supported (must be None).
+        sampler: None, or a `DistributedSampler` (then leave `shuffle` at None).
+        num_shards: Split the rows into this many shards (data-parallel ranks).
+        shard_id: The shard to read, in [0, num_shards - 1]; given with `num_shards`.
 
     Raises:
         TypeError: If `data` is of an unsupported type or holds non-numeric objects.
@@ -125,8 +147,14 @@ class NumpySlicesDataset(InMemoryDataset):
         shard_id: int | None = None,
     ) -> None:
         owner = "NumpySlicesDataset"
-        check_unsupported(
-            owner, sampler=sampler, num_shards=num_shards, shard_id=shard_id
+        shuffled = check_optional_bool(shuffle, "shuffle", owner)
+        plan = check_sharding(
+            owner,
+            sampler=sampler,
+            num_shards=num_shards,
+            shard_id=shard_id,
+            shuffle=shuffled,
+            num_samples=check_num_samples(num_samples, owner),
         )
         columns, default_names = _slices_columns(data, owner)
         names = (
@@ -138,10 +166,7 @@ class NumpySlicesDataset(InMemoryDataset):
             raise RuntimeError(
                 f"For '{owner}', 'column_names' names {len(names)} columns {names!r}, but the data has {len(columns)} columns."
             )
-        shuffled = check_optional_bool(shuffle, "shuffle", owner)
-        super().__init__(
-            columns, names, check_num_samples(num_samples, owner), shuffled is not False
-        )
+        super().__init__(columns, names, plan.num_samples, plan.shuffle, plan.shard)
 
 
 def _slices_columns(data: Any, owner: str) -> tuple[list[Array], list[str]]:
@@ -206,9 +231,10 @@ class GeneratorDataset(Dataset):
         num_parallel_workers: Accepted for compatibility.
         shuffle: Random order each pass; only for random-accessible sources,
             where None means True (as in MindSpore); None means False otherwise.
-        sampler: Not supported (must be None).
-        num_shards: Not supported (must be None).
-        shard_id: Not supported (must be None).
+        sampler: None, or a `DistributedSampler` (then leave `shuffle` at None).
+        num_shards: Split the rows into this many shards (data-parallel
+            ranks); needs a random-accessible source.
+        shard_id: The shard to read, in [0, num_shards - 1]; given with `num_shards`.
         python_multiprocessing: Accepted for compatibility.
         max_rowsize: Accepted for compatibility.
 
@@ -246,21 +272,27 @@ class GeneratorDataset(Dataset):
     ) -> None:
         owner = "GeneratorDataset"
         super().__init__()
-        check_unsupported(
-            owner,
-            schema=schema,
-            sampler=sampler,
-            num_shards=num_shards,
-            shard_id=shard_id,
-        )
+        check_unsupported(owner, schema=schema)
         if column_names is None:
             raise ValueError(
                 f"For '{owner}', 'column_names' must name the columns the source yields, but got None."
             )
         self._column_names = check_column_list(column_names, "column_names", owner)
         self._types = _column_types(column_types, len(self._column_names), owner)
-        self._num_samples = check_num_samples(num_samples, owner)
         shuffled = check_optional_bool(shuffle, "shuffle", owner)
+        plan = check_sharding(
+            owner,
+            sampler=sampler,
+            num_shards=num_shards,
+            shard_id=shard_id,
+            shuffle=shuffled,
+            num_samples=check_num_samples(num_samples, owner),
+        )
+        self._num_samples = plan.num_samples
+        self._shard = plan.shard
+        self._passes = 0
+        if sampler is not None:
+            shuffled = plan.shuffle
         self._source = source
         self._indexable = hasattr(source, "__getitem__") and hasattr(source, "__len__")
         if (
@@ -271,6 +303,12 @@ class GeneratorDataset(Dataset):
             raise TypeError(
                 f"For '{owner}', 'source' must be random-accessible (__getitem__ and __len__), iterable or a generator "
                 f"function, but got {source!r} of type {type(source).__name__!r}."
+            )
+        if self._shard is not None and not self._indexable:
+            raise ValueError(
+                f"For '{owner}', sharding ('num_shards'/'shard_id' or a sampler) needs a random-accessible source "
+                f"(__getitem__ and __len__), so that every shard has as many rows; {type(source).__name__!r} is "
+                "only iterable."
             )
         if shuffled and not self._indexable:
             raise ValueError(
@@ -294,6 +332,8 @@ class GeneratorDataset(Dataset):
         if not self._indexable:
             return None
         n = len(self._source)
+        if self._shard is not None:
+            n = self._shard.count(n)
         return n if self._num_samples is None else min(n, self._num_samples)
 
     def _access(self, p: Pass) -> Access | None:
@@ -301,6 +341,12 @@ class GeneratorDataset(Dataset):
             return None
         n = self._row_count()
         assert n is not None
+        if self._shard is not None:
+            order = _shard_order(
+                self._shard, len(self._source), self._shuffle, self._passes
+            )
+            self._passes += 1
+            return _ItemAccess(self._source, order[:n], self._convert)
         order = (
             p.rng().permutation(len(self._source))[:n]
             if self._shuffle

@@ -5,6 +5,7 @@ from __future__ import annotations
 from .._util import fixup_module_metadata
 from ._cell import Cell, CellList, SequentialCell
 from ._conv import AvgPool2d, Conv2d, MaxPool2d
+from ._distributed import DistributedGradReducer
 from ._layers import (
     Dense,
     Dropout,
@@ -63,6 +64,7 @@ __all__ = [
     "CosineDecayLR",
     "CrossEntropyLoss",
     "Dense",
+    "DistributedGradReducer",
     "Dropout",
     "ExponentialDecayLR",
     "Fbeta",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .._util import fixup_module_metadata
+from ._comm import AllGather, AllReduce, Broadcast, ReduceOp
 from ._functional import (
     abs,
     add,
@@ -53,6 +54,10 @@ cat = concat
 permute = transpose
 
 __all__ = [
+    "AllGather",
+    "AllReduce",
+    "Broadcast",
+    "ReduceOp",
     "abs",
     "add",
     "amax",

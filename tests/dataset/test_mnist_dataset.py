@@ -221,7 +221,21 @@ def test_wider_idx_types_are_read_in_native_byte_order(tmp_path):
     assert np.array_equal(got, values)
 
 
+def test_shards_split_the_rows(tmp_path):
+    write_mnist(tmp_path)
+    whole = [int(r[1].asnumpy()) for r in ds.MnistDataset(tmp_path, shuffle=False)]
+    parts = [
+        [
+            int(r[1].asnumpy())
+            for r in ds.MnistDataset(tmp_path, shuffle=False, num_shards=2, shard_id=i)
+        ]
+        for i in range(2)
+    ]
+    assert parts[0] == whole[0::2]
+    assert parts[1] == whole[1::2]
+
+
 def test_unsupported_arguments(tmp_path):
     write_mnist(tmp_path)
-    with pytest.raises(NotImplementedError, match="'num_shards' is not supported"):
-        ds.MnistDataset(tmp_path, num_shards=2, shard_id=0)
+    with pytest.raises(NotImplementedError, match="'cache' is not supported"):
+        ds.MnistDataset(tmp_path, cache=object())

@@ -122,8 +122,14 @@ def test_python_floats_stay_float64_like_numpy():
         (
             [1, 2],
             {"num_shards": 2},
-            NotImplementedError,
-            "'num_shards' is not supported",
+            RuntimeError,
+            "'num_shards' and 'shard_id' must be given together, but got num_shards=2 and shard_id=None",
+        ),
+        (
+            [1, 2],
+            {"num_shards": 2, "shard_id": 2},
+            ValueError,
+            r"'shard_id' must be an int in \[0, 1\], but got 2",
         ),
     ],
 )
