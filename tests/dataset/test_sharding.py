@@ -159,7 +159,7 @@ def test_sampler_arguments_are_checked():
     ):
         ds.DistributedSampler(num_shards=2, shard_id=2)
     with pytest.raises(TypeError, match="'shuffle' must be a bool"):
-        ds.DistributedSampler(2, 0, shuffle="yes")
+        ds.DistributedSampler(2, 0, shuffle="yes")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="'offset' must be -1"):
         ds.DistributedSampler(2, 0, offset=3)
 
