@@ -16,6 +16,7 @@ from ._callback_bridge import legacy_methods, normalize_callbacks
 from ._cb_params import CallbackParams
 from ._errors import CadenceWarning
 from ._loop import EvalSpec, Run, dataset_size
+from ._parallel_context import device_number, parallel_mode
 from ._workers import current_call_soon
 from .validation import check_bool, check_non_negative_int, check_positive_int
 
@@ -452,7 +453,7 @@ class Model:
             batch_num=batch_num,
             cur_step_num=0,
             dataset_sink_mode=False,
-            device_number=1,
+            device_number=device_number(),
             epoch_num=epoch - initial_epoch,
             initial_step=None,
             last_save_ckpt_step=None,
@@ -464,7 +465,7 @@ class Model:
             mode="train",
             network=self._network,
             optimizer=self._optimizer,
-            parallel_mode="stand_alone",
+            parallel_mode=parallel_mode(),
             train_dataset=train_dataset,
             train_dataset_element=None,
             train_network=self._train_network,

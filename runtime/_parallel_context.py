@@ -15,9 +15,10 @@ from typing import Any, Final
 
 __all__ = [
     "ParallelMode",
-    "data_parallel_degree",
+    "device_number",
     "get_auto_parallel_context",
     "is_data_parallel",
+    "parallel_mode",
     "reset_auto_parallel_context",
     "set_auto_parallel_context",
 ]
@@ -197,6 +198,13 @@ def is_data_parallel() -> bool:
     return _world.current() is not None
 
 
-def data_parallel_degree() -> int:
-    """Return the number of ranks gradients are averaged over (`device_num`)."""
+def device_number() -> int:
+    """Return `cb_params.device_number` as MindSpore computes it: 1 stand-alone, else `device_num`."""
+    if _values["parallel_mode"] == ParallelMode.STAND_ALONE:
+        return 1
     return int(get_auto_parallel_context("device_num"))
+
+
+def parallel_mode() -> str:
+    """Return the parallel mode (`cb_params.parallel_mode`)."""
+    return str(_values["parallel_mode"])
