@@ -24,6 +24,8 @@ import time
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Final
 
+from .._events import set_process_rank
+
 if TYPE_CHECKING:
     from collections.abc import Iterator
     from types import TracebackType
@@ -180,6 +182,7 @@ def init_world(timeout: float | None) -> World:
             timeout if timeout is not None else _timeout_from_env(),
         )
         _world = world
+        set_process_rank(world.rank)
         if world.size > 1:
             _previous_hook = sys.excepthook
             sys.excepthook = _abort_on_uncaught
@@ -194,6 +197,7 @@ def release_world() -> None:
         if world is None:
             return
         world.watchdog.close()
+        set_process_rank(0)
         if _previous_hook is not None and sys.excepthook is _abort_on_uncaught:
             sys.excepthook = _previous_hook
         _previous_hook = None
