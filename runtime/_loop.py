@@ -16,7 +16,10 @@ import anyio
 from . import _events as ev
 from ._callback_bridge import EVAL_HOOKS, TRAIN_HOOKS, CallbackSet
 from ._loss_value import loss_value
+from ._parallel_context import is_data_parallel
 from ._run_context import RunContext
+from .communication._metric_states import snapshot_metrics
+from .communication._vote import any_rank
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
@@ -303,7 +306,7 @@ class Run:
                             (epoch, step, step_in_epoch, outputs),
                         )
                     self._boundary()
-                    if rc._stop_requested:
+                    if self._stop_now():
                         break
                 if step_in_epoch and batch_num <= 0:
                     batch_num = step_in_epoch
@@ -321,7 +324,7 @@ class Run:
                 cb.pop("metrics", None)
                 cb.pop("eval_results", None)
                 self._publish_stop_once()
-                if rc._stop_requested:
+                if self._stop_now():
                     break
             bus.publish(
                 ev.TrainEnd(
@@ -332,6 +335,16 @@ class Run:
         finally:
             for sub in subs:
                 sub.unsubscribe()
+
+    def _stop_now(self) -> bool:
+        """Return whether training stops here: in a data-parallel job, when any rank asked to."""
+        if not is_data_parallel():
+            return self.rc._stop_requested
+        # Every rank reaches this boundary and votes, so all stop at the same step.
+        if any_rank(self.rc._stop_requested, "stop vote"):
+            self.rc.request_stop()
+            return True
+        return False
 
     def _publish_stop_once(self) -> None:
         if self.rc._stop_requested and not self._stop_published:
@@ -380,6 +393,12 @@ class Run:
         try:
             for metric in spec.metrics.values():
                 metric.clear()
+            # fit's metrics are the whole validation set's, over every rank's shard.
+            states = (
+                snapshot_metrics(spec.metrics)
+                if epoch is not None and is_data_parallel()
+                else None
+            )
             cb["dataset_sink_mode"] = False
             bus.publish(ev.EvalBegin(epoch=epoch, steps=cb["batch_num"]))
             bus.publish(ev.EvalEpochBegin(epoch=epoch))
@@ -411,6 +430,8 @@ class Run:
                     break
             bus.publish(ev.EvalEpochEnd(epoch=epoch, step=cb["cur_step_num"]))
             self._reset(self.valid_dataset)
+            if states is not None:
+                states.reduce()
             metrics = spec.results()
             cb["metrics"] = metrics
             self._eval_loss = loss_sum / loss_n if loss_n else math.nan

@@ -13,6 +13,8 @@ from __future__ import annotations
 import threading
 from typing import Any, Final
 
+from .communication import _world
+
 __all__ = [
     "ParallelMode",
     "device_number",
@@ -173,8 +175,6 @@ def get_auto_parallel_context(attr_key: str) -> Any:
     if attr_key in ("device_num", "global_rank") and not (
         attr_key == "device_num" and explicit
     ):
-        from .communication import _world
-
         world = _world.current()
         if world is not None:
             return world.size if attr_key == "device_num" else world.rank
@@ -193,8 +193,6 @@ def is_data_parallel() -> bool:
     """Return whether gradients are reduced across ranks: data-parallel mode after `init()`."""
     if _values["parallel_mode"] != ParallelMode.DATA_PARALLEL:
         return False
-    from .communication import _world
-
     return _world.current() is not None
 
 

@@ -122,8 +122,9 @@ class TrainOneStepCell(Cell):
         if not self._params_synced:
             from ._distributed import broadcast_parameters
 
-            # Ranks may have initialized (or restored) parameters differently.
-            broadcast_parameters(self.network.get_parameters())
+            # Ranks may have initialized (or restored) parameters differently; this
+            # cell's parameters include the optimizer's state (moments, step count).
+            broadcast_parameters(self.get_parameters())
             self._params_synced = True
         with enable_grad():
             loss = self.network(*inputs)
