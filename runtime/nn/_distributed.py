@@ -11,6 +11,7 @@ from .._tensor import Tensor
 from ..communication import _world
 from ..communication._collectives import broadcast, host_array
 from ..communication.management import GlobalComm, check_group
+from ._buckets import DEFAULT_BUCKET_BYTES, BucketPlan, ReductionStats
 from ._cell import Cell
 
 if TYPE_CHECKING:
@@ -38,6 +39,8 @@ class DistributedGradReducer(Cell):
             (the group size unless set).
         fusion_type: Accepted for compatibility.
         group: The world group (cadence has no other).
+        bucket_bytes: (cadence) Size of the buckets `TrainOneStepCell` reduces
+            while backward runs (see `overlapped`); default 1 MiB.
 
     Raises:
         RuntimeError: If `cadence.communication.init()` was not called.
@@ -55,6 +58,7 @@ class DistributedGradReducer(Cell):
     """
 
     _comm_world: _world.World
+    _plan: BucketPlan | None
 
     def __init__(
         self,
@@ -63,6 +67,8 @@ class DistributedGradReducer(Cell):
         degree: int | None = None,
         fusion_type: int = 1,
         group: str = GlobalComm.WORLD_COMM_GROUP,
+        *,
+        bucket_bytes: int = DEFAULT_BUCKET_BYTES,
     ) -> None:
         super().__init__(auto_prefix=False)
         where = "DistributedGradReducer"
@@ -84,10 +90,23 @@ class DistributedGradReducer(Cell):
             raise ValueError(
                 f"For '{where}', the argument 'degree' must be a positive int or None, but got {degree!r}."
             )
-        self.parameter_count = len(list(parameters))
+        params = list(parameters)
+        if (
+            not isinstance(given := cast("Any", bucket_bytes), int)
+            or isinstance(given, bool)
+            or given < 1
+        ):
+            raise ValueError(
+                f"For '{where}', the argument 'bucket_bytes' must be a positive int, but got {bucket_bytes!r}."
+            )
+        self.parameter_count = len(params)
         self.mean = mean
         self.degree = degree
+        self.bucket_bytes = bucket_bytes
+        self.stats = ReductionStats()
+        """Allreduce time and the part of it not hidden behind backward (the overlapped path)."""
         object.__setattr__(self, "_comm_world", world)
+        object.__setattr__(self, "_plan", None)
 
     def construct(self, grads: Sequence[Any]) -> tuple[Any, ...]:
         """Return the reduced gradients (same order and types as `grads`)."""
@@ -97,6 +116,23 @@ class DistributedGradReducer(Cell):
             Tensor._wrap(r) if isinstance(g, Tensor) else r
             for g, r in zip(grads, reduced, strict=True)
         )
+
+    def overlapped(self, weights: Sequence[Any]) -> BucketPlan:
+        """Return the bucket plan for `weights` (built on first use): `begin`, `ready` from backward, `finish`."""
+        plan = self._plan
+        if plan is None:
+            shapes = [tuple(host_array(w).shape) for w in weights]
+            dtypes = [host_array(w).dtype for w in weights]
+            plan = BucketPlan(
+                self._comm_world,
+                shapes,
+                dtypes,
+                float(self.degree) if self.mean else None,
+                self.bucket_bytes,
+                self.stats,
+            )
+            object.__setattr__(self, "_plan", plan)
+        return plan
 
     def reduce_arrays(self, arrays: list[Array]) -> list[Array]:
         """Return `arrays` reduced over the ranks: one fused allreduce per dtype."""

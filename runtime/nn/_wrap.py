@@ -128,8 +128,12 @@ class TrainOneStepCell(Cell):
             self._params_synced = True
         with enable_grad():
             loss = self.network(*inputs)
-        grads = backward(loss, self.weights, self.sens)
-        if self.grad_reducer is not None:
-            grads = self.grad_reducer.reduce_arrays(grads)
+        if self.grad_reducer is None:
+            grads = backward(loss, self.weights, self.sens)
+        else:
+            # Buckets are all-reduced while backward goes on (see nn/_buckets.py).
+            plan = self.grad_reducer.overlapped(self.weights)
+            plan.begin()
+            grads = plan.finish(backward(loss, self.weights, self.sens, plan.ready))
         self.optimizer(grads)
         return Tensor._wrap(loss._data)  # detached; stays where it was computed
