@@ -57,6 +57,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     first = next((a for a in args_list if not a.startswith("-")), None)
     parser = build_parser([first] if first in COMMANDS else None)
     args = parser.parse_args(args_list)
+    args.argv = args_list  # `train --workers` relaunches itself with the same arguments
     try:
         code: int = args.func(args)
     except (

@@ -14,7 +14,9 @@ DOC = Path(__file__).resolve().parents[2] / "docs" / "distributed.md"
 
 def test_the_guide_script_runs_on_two_ranks(run_mpi, tmp_path):
     text = DOC.read_text()
-    script, expected = re.search(r"```python\n(.*?)```\s*```text\n(.*?)```", text, re.S).groups()  # type: ignore[union-attr]
+    script, expected = re.search(
+        r"```python\n(.*?)```\s*```text\n(.*?)```", text, re.S
+    ).groups()  # type: ignore[union-attr]
     path = tmp_path / "train.py"
     path.write_text(script)
     job = run_mpi([str(path)], timeout=180)
