@@ -81,36 +81,26 @@ def launch(argv: Sequence[str], workers: int, output_dir: Path) -> int:
     return subprocess.call(cmd, env=env)
 
 
-def _without_workers(argv: list[str]) -> list[str]:
+def _drop_option(argv: list[str], name: str) -> list[str]:
+    """Return `argv` without option `name` and its value (`--name V` or `--name=V`)."""
     out: list[str] = []
     skip = False
     for a in argv:
         if skip:
             skip = False
-            continue
-        if a == "--workers":
+        elif a == name:
             skip = True
-            continue
-        if a.startswith("--workers="):
-            continue
-        out.append(a)
+        elif not a.startswith(f"{name}="):
+            out.append(a)
     return out
 
 
+def _without_workers(argv: list[str]) -> list[str]:
+    return _drop_option(argv, "--workers")
+
+
 def _with_output_dir(argv: list[str], output_dir: Path) -> list[str]:
-    out: list[str] = []
-    skip = False
-    for a in argv:
-        if skip:
-            skip = False
-            continue
-        if a == "--output-dir":
-            skip = True
-            continue
-        if a.startswith("--output-dir="):
-            continue
-        out.append(a)
-    return [*out, "--output-dir", str(output_dir)]
+    return [*_drop_option(argv, "--output-dir"), "--output-dir", str(output_dir)]
 
 
 def join() -> Worker:

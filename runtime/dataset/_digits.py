@@ -7,9 +7,9 @@ from typing import Any, Final
 
 import numpy as np
 
-from ._checks import check_int, check_number, check_optional_bool
-from ._shard import check_sharding
-from ._sources import InMemoryDataset, check_num_samples
+from ._checks import check_int, check_number
+from ._shard import source_plan
+from ._sources import InMemoryDataset
 
 __all__ = ["DigitsDataset", "load_digits_arrays"]
 
@@ -109,14 +109,7 @@ class DigitsDataset(InMemoryDataset):
             high_open=True,
         )
         check_int(seed, "seed", owner, minimum=0)
-        plan = check_sharding(
-            owner,
-            sampler=sampler,
-            num_shards=num_shards,
-            shard_id=shard_id,
-            shuffle=check_optional_bool(shuffle, "shuffle", owner),
-            num_samples=check_num_samples(num_samples, owner),
-        )
+        plan = source_plan(owner, shuffle, num_samples, sampler, num_shards, shard_id)
         images, labels = load_digits_arrays()
         if usage != "all":
             train, test = split_indices(labels, fraction, seed)

@@ -7,10 +7,10 @@ from typing import Any, Final
 
 import numpy as np
 
-from ._checks import check_optional_bool, check_unsupported
+from ._checks import check_unsupported
 from ._idx import read_idx
-from ._shard import check_sharding
-from ._sources import InMemoryDataset, check_num_samples
+from ._shard import source_plan
+from ._sources import InMemoryDataset
 
 __all__ = ["MnistDataset"]
 
@@ -73,14 +73,7 @@ class MnistDataset(InMemoryDataset):
     ) -> None:
         owner = "MnistDataset"
         check_unsupported(owner, cache=cache)
-        plan = check_sharding(
-            owner,
-            sampler=sampler,
-            num_shards=num_shards,
-            shard_id=shard_id,
-            shuffle=check_optional_bool(shuffle, "shuffle", owner),
-            num_samples=check_num_samples(num_samples, owner),
-        )
+        plan = source_plan(owner, shuffle, num_samples, sampler, num_shards, shard_id)
         directory = _check_dir(dataset_dir, owner)
         usage = "all" if usage is None else usage
         if usage not in _USAGES:

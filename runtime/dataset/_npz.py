@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ._checks import check_column_list, check_optional_bool
-from ._shard import check_sharding
-from ._sources import InMemoryDataset, check_num_samples
+from ._checks import check_column_list
+from ._shard import source_plan
+from ._sources import InMemoryDataset
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -65,14 +65,7 @@ class NpzDataset(InMemoryDataset):
                 f"For '{owner}', the argument 'path' must be a str or Path, but got {type(path).__name__!r}."
             )
         keys = check_column_list(columns, "columns", owner)
-        plan = check_sharding(
-            owner,
-            sampler=sampler,
-            num_shards=num_shards,
-            shard_id=shard_id,
-            shuffle=check_optional_bool(shuffle, "shuffle", owner),
-            num_samples=check_num_samples(num_samples, owner),
-        )
+        plan = source_plan(owner, shuffle, num_samples, sampler, num_shards, shard_id)
         arrays = _load(Path(path), keys)
         lengths = {k: len(a) for k, a in zip(keys, arrays, strict=True)}
         if len(set(lengths.values())) != 1:

@@ -19,13 +19,13 @@ from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 import numpy as np
 
-from ._checks import check_bool, check_int
+from ._checks import check_bool, check_int, check_optional_bool
 from ._random import get_dataset_seed
 
 if TYPE_CHECKING:
     from ._access import IndexArray
 
-__all__ = ["DistributedSampler", "Shard", "check_sharding"]
+__all__ = ["DistributedSampler", "Shard", "check_sharding", "source_plan"]
 
 # Used when no seed was set, so that the ranks agree (MindSpore uses a fixed default seed too).
 _DEFAULT_SHARD_SEED: Final = 5489
@@ -120,6 +120,27 @@ class ShardPlan(NamedTuple):
     num_samples: int | None
 
 
+def source_plan(
+    owner: str,
+    shuffle: Any,
+    num_samples: Any,
+    sampler: Any,
+    num_shards: Any,
+    shard_id: Any,
+) -> ShardPlan:
+    """Check a source's `shuffle`, `num_samples`, `sampler`, `num_shards`, `shard_id`; return its reading plan."""
+    return check_sharding(
+        owner,
+        sampler=sampler,
+        num_shards=num_shards,
+        shard_id=shard_id,
+        shuffle=check_optional_bool(shuffle, "shuffle", owner),
+        num_samples=None
+        if num_samples is None
+        else check_int(num_samples, "num_samples", owner, minimum=1),
+    )
+
+
 def check_sharding(
     owner: str,
     *,
@@ -129,7 +150,7 @@ def check_sharding(
     shuffle: bool | None,
     num_samples: int | None,
 ) -> ShardPlan:
-    """Return a source's reading plan from its `sampler`, `num_shards`, `shard_id`, `shuffle`, `num_samples`.
+    """Return a source's reading plan from its checked `shuffle` and `num_samples` and its sharding arguments.
 
     Raises:
         RuntimeError: As MindSpore: `num_shards` without `shard_id` (or the other
