@@ -28,11 +28,13 @@ if TYPE_CHECKING:
 
     from ..communication._world import World
 
-__all__ = ["DEFAULT_BUCKET_BYTES", "BucketPlan", "ReductionStats"]
+__all__ = ["DEFAULT_BUCKET_BYTES", "ONE_BUCKET", "BucketPlan", "ReductionStats"]
 
 Array = np.ndarray[Any, Any]
 
 DEFAULT_BUCKET_BYTES: Final = 1 << 20
+ONE_BUCKET: Final = 1 << 62
+"""A bucket size no model reaches: every gradient in one bucket, reduced when backward ends."""
 
 
 @dataclass

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
@@ -11,7 +12,7 @@ from .._tensor import Tensor
 from ..communication import _world
 from ..communication._collectives import broadcast, host_array
 from ..communication.management import GlobalComm, check_group
-from ._buckets import DEFAULT_BUCKET_BYTES, BucketPlan, ReductionStats
+from ._buckets import DEFAULT_BUCKET_BYTES, ONE_BUCKET, BucketPlan, ReductionStats
 from ._cell import Cell
 
 if TYPE_CHECKING:
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
 
     from .._tensor import Parameter
 
-__all__ = ["DistributedGradReducer", "broadcast_parameters"]
+__all__ = ["DistributedGradReducer", "broadcast_parameters", "default_bucket_bytes"]
 
 Array = np.ndarray[Any, Any]
 
@@ -40,7 +41,11 @@ class DistributedGradReducer(Cell):
         fusion_type: Accepted for compatibility.
         group: The world group (cadence has no other).
         bucket_bytes: (cadence) Size of the buckets `TrainOneStepCell` reduces
-            while backward runs (see `overlapped`); default 1 MiB.
+            while backward runs (see `overlapped`). None chooses: 1 MiB when each
+            rank on this machine has at least 2 cores, else one bucket started
+            when backward ends (with one core per rank, a reduction running
+            during backward takes the core backward needs: measured 25-30%
+            slower here, see docs/performance.md).
 
     Raises:
         RuntimeError: If `cadence.communication.init()` was not called.
@@ -68,7 +73,7 @@ class DistributedGradReducer(Cell):
         fusion_type: int = 1,
         group: str = GlobalComm.WORLD_COMM_GROUP,
         *,
-        bucket_bytes: int = DEFAULT_BUCKET_BYTES,
+        bucket_bytes: int | None = None,
     ) -> None:
         super().__init__(auto_prefix=False)
         where = "DistributedGradReducer"
@@ -91,6 +96,8 @@ class DistributedGradReducer(Cell):
                 f"For '{where}', the argument 'degree' must be a positive int or None, but got {degree!r}."
             )
         params = list(parameters)
+        if bucket_bytes is None:
+            bucket_bytes = default_bucket_bytes(world.local_size)
         if (
             not isinstance(given := cast("Any", bucket_bytes), int)
             or isinstance(given, bool)
@@ -156,6 +163,12 @@ class DistributedGradReducer(Cell):
                 out[i] = flat[offset : offset + n].reshape(arrays[i].shape)
                 offset += n
         return out
+
+
+def default_bucket_bytes(ranks_here: int) -> int:
+    """Return the bucket size for `ranks_here` ranks on this machine: overlap only with spare cores."""
+    cores = os.cpu_count() or 1
+    return DEFAULT_BUCKET_BYTES if cores >= 2 * ranks_here else ONE_BUCKET
 
 
 def broadcast_parameters(params: Iterable[Parameter], root: int = 0) -> None:

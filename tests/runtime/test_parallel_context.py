@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 
@@ -136,3 +138,13 @@ def test_cb_params_report_the_parallel_context():
     data = {"x": np.ones((8, 4), np.float32), "y": np.zeros((8, 2), np.float32)}
     model.train(1, ds.NumpySlicesDataset(data).batch(4), callbacks=[Probe()])
     assert seen == {"device_number": 1, "parallel_mode": "stand_alone"}
+
+
+def test_buckets_overlap_backward_only_with_spare_cores():
+    from cadence.nn._buckets import DEFAULT_BUCKET_BYTES, ONE_BUCKET
+    from cadence.nn._distributed import default_bucket_bytes
+
+    assert default_bucket_bytes(10**6) == ONE_BUCKET  # far fewer cores than ranks
+    cores = os.cpu_count() or 1
+    expected = DEFAULT_BUCKET_BYTES if cores >= 2 else ONE_BUCKET
+    assert default_bucket_bytes(1) == expected
