@@ -432,6 +432,7 @@ class Run:
             self._reset(self.valid_dataset)
             if states is not None:
                 states.reduce()
+                loss_sum, loss_n = states.reduce_mean_parts(loss_sum, loss_n)
             metrics = spec.results()
             cb["metrics"] = metrics
             self._eval_loss = loss_sum / loss_n if loss_n else math.nan

@@ -82,6 +82,16 @@ class MetricStates:
             if merged is not None:
                 setattr(self._metrics[name], attr, merged)
 
+    def reduce_mean_parts(self, total: float, count: int) -> tuple[float, int]:
+        """Return `(total, count)` summed over the ranks (fit's `eval_loss` of the whole set)."""
+        world = current()
+        if world is None or world.size == 1:
+            return total, count
+        parts = np.array([total, count], np.float64)
+        with world.watchdog.guard("eval loss reduction"):
+            world.comm.Allreduce(world.mpi.IN_PLACE, parts, op=world.mpi.SUM)
+        return float(parts[0]), int(parts[1])
+
 
 def _merge(values: list[Any]) -> Any:
     """Return the ranks' values of one state attribute merged, or None to keep the local one."""

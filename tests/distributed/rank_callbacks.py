@@ -97,6 +97,8 @@ def main() -> None:
     local = model.eval(shard)
     assert abs(reduced["acc"] - expected["acc"]) < 1e-9, (reduced, expected)
     assert abs(reduced["loss"] - expected["loss"]) < 1e-6, (reduced, expected)
+    # fit's eval_loss (what EarlyStopping watches by default) is the whole set's too.
+    assert abs(seen["eval_loss"] - expected["loss"]) < 1e-6, (seen, expected)
     # The check means something: the shards' accuracies differ from the whole set's.
     accs = np.array([local["acc"]])
     both = ops.AllGather()(ms.Tensor(accs)).asnumpy()
