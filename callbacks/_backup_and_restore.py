@@ -6,6 +6,8 @@ import json
 import os
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from cadence import (
     Callback,
     TrainEpochEnd,
@@ -120,8 +122,11 @@ class BackupAndRestore(Callback):
         """Restore the backup if one exists, and arrange the epoch-end backups."""
         self._run_context = run_context
         self.restored_epoch = None
-        if os.path.isfile(self.backup_file):
-            self._restore(run_context)
+        epoch = self._restore(run_context) if os.path.isfile(self.backup_file) else None
+        epoch = _rank0_epoch(epoch)
+        if epoch is not None:
+            self.restored_epoch = epoch
+            self._resume(run_context, epoch)
         bus = run_context.bus
         if bus is not None:
             self._subscription = bus.subscribe(
@@ -182,7 +187,8 @@ class BackupAndRestore(Callback):
 
     # --- restoring --------------------------------------------------------------------------
 
-    def _restore(self, run_context: RunContext) -> None:
+    def _restore(self, run_context: RunContext) -> int:
+        """Load the backup into the network, optimizer and callbacks; return the epochs it covers."""
         cb = run_context.original_args()
         try:
             params = load_checkpoint(self.backup_file)
@@ -211,8 +217,7 @@ class BackupAndRestore(Callback):
             if epoch_param is not None and not isinstance(epoch_param, str)
             else 0
         )
-        self.restored_epoch = epoch
-        self._resume(run_context, epoch)
+        return epoch
 
     def _resume(self, run_context: RunContext, epoch: int) -> None:
         # The loop ignores an epoch not after the run's `initial_epoch`; it refuses
@@ -226,6 +231,25 @@ class BackupAndRestore(Callback):
                 "Delete the backup to start afresh.",
                 stacklevel=2,
             )
+
+
+def _rank0_epoch(epoch: int | None) -> int | None:
+    """Return rank 0's restored epoch count in a multi-rank job (None: rank 0 has no backup), else `epoch`.
+
+    Every rank then resumes after the same epoch; ranks that restored another
+    backup (or none) get rank 0's weights and optimizer state from the parameter
+    broadcast of the first data-parallel step.
+    """
+    from cadence.communication import GlobalComm, get_group_size
+
+    if not GlobalComm.INITED or get_group_size() == 1:
+        return epoch
+    from cadence import Tensor, ops
+
+    local = Tensor(np.array([-1 if epoch is None else epoch], np.int64))
+    (agreed,) = ops.Broadcast(0)((local,))
+    value = int(agreed.asnumpy()[0])
+    return None if value < 0 else value
 
 
 def _separate_optimizer(cb: Any) -> Any:

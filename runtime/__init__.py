@@ -19,6 +19,7 @@ from typing import Any
 # so `import mindspore as ms; ms.nn.Dense` ports without a separate `import ms.nn`.
 from . import (
     common as common,
+    communication as communication,
     context as context,
     dataset as dataset,
     dtype as dtype,

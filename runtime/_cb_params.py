@@ -6,6 +6,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, final
 
 from ._errors import MissingKeyError
+from ._parallel_context import device_number, parallel_mode
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -72,7 +73,7 @@ def for_run(spec: RunSpec, callbacks: list[Callback]) -> CallbackParams:
         batch_num=spec.steps_per_epoch,
         cur_step_num=0,
         dataset_sink_mode=False,
-        device_number=1,
+        device_number=device_number(),
         epoch_num=spec.epochs - spec.initial_epoch,
         initial_step=None,
         last_save_ckpt_step=None,
@@ -84,7 +85,7 @@ def for_run(spec: RunSpec, callbacks: list[Callback]) -> CallbackParams:
         mode="train",
         network=spec.network,
         optimizer=spec.optimizer,
-        parallel_mode="stand_alone",
+        parallel_mode=parallel_mode(),
         train_dataset=spec.train_dataset,
         train_dataset_element=None,
         train_network=spec.train_network,

@@ -18,9 +18,12 @@ import anyio
 from ._callback_bridge import EVAL_HOOKS, TRAIN_HOOKS, CallbackSet
 from ._cb_params import evaluation_pass, for_run
 from ._loss_value import loss_value
+from ._parallel_context import is_data_parallel
 from ._run_context import loop_context
 from ._run_control import RunControl
 from .bus import _events as ev
+from .communication._metric_states import snapshot_metrics
+from .communication._vote import any_rank
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
@@ -66,6 +69,8 @@ class Run:
         self.outcome = "completed"
         self.result: Any = None
         self._stop_published = False
+        # Stops are collective in a data-parallel job: every rank votes at every boundary.
+        self._data_parallel = is_data_parallel()
         # Whether anyone listens to the step events, as of bus version `_wants_version`.
         self._wants_version = -1
         self._wants_begin = self._wants_end = True
@@ -129,7 +134,7 @@ class Run:
             first = self._first_epoch()
             for epoch in range(first, spec.epochs + 1):
                 self._train_epoch(epoch, network)
-                if self.control.stop_requested:
+                if self._stop_now():
                     break
             bus.publish(
                 ev.TrainEnd(
@@ -154,7 +159,7 @@ class Run:
         train_step = self._train_step
         for step_in_epoch, item in enumerate(_epoch(self.spec.train_dataset), 1):
             train_step(epoch, step_in_epoch, item, network)
-            if control.stop_requested:
+            if self._vote_stop() if self._data_parallel else control.stop_requested:
                 break
         if self.spec.evaluates_after(epoch):
             self._evaluate_in_fit(epoch)
@@ -218,6 +223,17 @@ class Run:
         if self.bus.has_worker_errors:
             self.bus.raise_worker_errors()
 
+    def _stop_now(self) -> bool:
+        """Return whether training stops at this boundary (in a data-parallel job: whether any rank asked)."""
+        return self._vote_stop() if self._data_parallel else self.control.stop_requested
+
+    def _vote_stop(self) -> bool:
+        # Every rank reaches this boundary and votes, so all stop at the same step.
+        if any_rank(self.control.stop_requested, "stop vote"):
+            self.control.request_stop()
+            return True
+        return False
+
     def _notice_stop(self) -> None:
         """Publish `StopRequested` once, when the loop first sees a stop request at an epoch's end."""
         if self.control.stop_requested and not self._stop_published:
@@ -263,6 +279,12 @@ class Run:
             self._set_mode(spec.network, training=False)
             for metric in spec.metrics.values():
                 metric.clear()
+            # fit's metrics are the whole validation set's, over every rank's shard.
+            states = (
+                snapshot_metrics(spec.metrics)
+                if epoch is not None and self._data_parallel
+                else None
+            )
             cb["dataset_sink_mode"] = False
             bus.publish(ev.EvalBegin(epoch=epoch, steps=cb["batch_num"], depth=depth))
             bus.publish(ev.EvalEpochBegin(epoch=epoch, depth=depth))
@@ -296,6 +318,9 @@ class Run:
                 ev.EvalEpochEnd(epoch=epoch, step=cb["cur_step_num"], depth=depth)
             )
             _reset(self.spec.valid_dataset)
+            if states is not None:
+                states.reduce()
+                loss_sum, loss_n = states.reduce_mean_parts(loss_sum, loss_n)
             metrics = spec.results()
             cb["metrics"] = metrics
             if epoch is not None:  # fit: from `on_eval_end` on, as in MindSpore

@@ -1,9 +1,11 @@
-"""The auto-parallel context: `ParallelMode` and `set/get/reset_auto_parallel_context`.
+"""The auto-parallel context: `set_auto_parallel_context`, `get_auto_parallel_context`, `ParallelMode`.
 
-This module holds the names and the single-process behaviour: every key MindSpore
-documents is validated and recorded, and in one process every mode trains as
-`stand_alone` does (one process holds the whole batch, so there is nothing to
-reduce). Data-parallel training over several processes reads these values.
+One module holds the parallel settings so that every facade (`cadence`,
+`cadence.context`, `cadence.train`) re-exports the same functions. cadence
+trains data-parallel only: `DATA_PARALLEL` reduces gradients across the ranks
+started by `cadence.communication.init()`; `STAND_ALONE` (the default) is one
+process. The other MindSpore modes split a model across devices, which a
+numpy/numba runtime has no reason to do; asking for them fails at once.
 """
 
 from __future__ import annotations
@@ -11,16 +13,21 @@ from __future__ import annotations
 import threading
 from typing import Any, Final
 
+from .communication import _world
+
 __all__ = [
     "ParallelMode",
+    "device_number",
     "get_auto_parallel_context",
+    "is_data_parallel",
+    "parallel_mode",
     "reset_auto_parallel_context",
     "set_auto_parallel_context",
 ]
 
 
 class ParallelMode:
-    """The parallel modes, as strings, with MindSpore's names (`ParallelMode.DATA_PARALLEL`)."""
+    """MindSpore's parallel mode names (plain strings, so they compare with `"data_parallel"`)."""
 
     STAND_ALONE: Final = "stand_alone"
     DATA_PARALLEL: Final = "data_parallel"
@@ -28,117 +35,174 @@ class ParallelMode:
     SEMI_AUTO_PARALLEL: Final = "semi_auto_parallel"
     AUTO_PARALLEL: Final = "auto_parallel"
     MODE_LIST: Final = (
-        STAND_ALONE,
-        DATA_PARALLEL,
-        HYBRID_PARALLEL,
-        SEMI_AUTO_PARALLEL,
-        AUTO_PARALLEL,
+        "stand_alone",
+        "data_parallel",
+        "hybrid_parallel",
+        "semi_auto_parallel",
+        "auto_parallel",
     )
 
 
-# key: (default, accepted types). The keys of MindSpore 2.x's documentation.
-_KEYS: Final[dict[str, tuple[Any, tuple[type, ...]]]] = {
-    "device_num": (1, (int,)),
-    "global_rank": (0, (int,)),
-    "gradients_mean": (False, (bool,)),
-    "gradient_fp32_sync": (True, (bool,)),
-    "loss_repeated_mean": (True, (bool,)),
-    "parallel_mode": (ParallelMode.STAND_ALONE, (str,)),
-    "search_mode": ("recursive_programming", (str,)),
-    "auto_parallel_search_mode": ("recursive_programming", (str,)),
-    "parameter_broadcast": (False, (bool,)),
-    "strategy_ckpt_load_file": ("", (str,)),
-    "strategy_ckpt_save_file": ("", (str,)),
-    "strategy_ckpt_config": (None, (dict,)),
-    "full_batch": (False, (bool,)),
-    "dataset_strategy": ("data_parallel", (str, tuple)),
-    "enable_parallel_optimizer": (False, (bool,)),
-    "parallel_optimizer_config": (None, (dict,)),
-    "enable_alltoall": (False, (bool,)),
-    "all_reduce_fusion_config": ((), (list, tuple)),
-    "pipeline_stages": (1, (int,)),
-    "pipeline_config": (None, (dict,)),
-    "grad_accumulation_step": (1, (int,)),
-    "comm_fusion": (None, (dict,)),
-    "optimizer_weight_shard_size": (-1, (int,)),
-    "optimizer_weight_shard_aggregated_save": (False, (bool,)),
-    "sharding_propagation": (False, (bool,)),
-    "group_ckpt_save_file": ("", (str,)),
+_SUPPORTED_MODES: Final = (ParallelMode.STAND_ALONE, ParallelMode.DATA_PARALLEL)
+
+# Keys cadence acts on, then MindSpore keys that are recorded so that scripts
+# setting them run unchanged (they tune model-parallel features cadence lacks).
+_DEFAULTS: Final[dict[str, Any]] = {
+    "parallel_mode": ParallelMode.STAND_ALONE,
+    "gradients_mean": False,
+    "device_num": 1,
+    "global_rank": 0,
+    "parameter_broadcast": False,
+    "full_batch": False,
+    "gradient_fp32_sync": True,
+    "loss_repeated_mean": True,
+    "enable_parallel_optimizer": False,
+    "all_reduce_fusion_config": [],
+    "pipeline_stages": 1,
+    "grad_accumulation_step": 1,
+    "search_mode": "recursive_programming",
+    "strategy_ckpt_load_file": "",
+    "strategy_ckpt_save_file": "",
+    "dataset_strategy": "data_parallel",
 }
-_POSITIVE: Final = ("device_num", "pipeline_stages", "grad_accumulation_step")
+
+
+def _fresh_defaults() -> dict[str, Any]:
+    return {k: (list(v) if isinstance(v, list) else v) for k, v in _DEFAULTS.items()}
+
 
 _lock = threading.Lock()
-_values: dict[str, Any] = {key: default for key, (default, _) in _KEYS.items()}
+_values: dict[str, Any] = _fresh_defaults()
+# device_num follows the group size until a script sets it.
+_device_num_set = False
 
 
-def _check(key: str, value: Any) -> None:
-    if key not in _KEYS:
-        raise ValueError(
-            f"For 'set_auto_parallel_context', the keyword argument {key!r} is not recognized. "
-            f"Valid keys: {sorted(_KEYS)}."
-        )
-    types = _KEYS[key][1]
-    if (isinstance(value, bool) and bool not in types) or not isinstance(value, types):
-        expected = " or ".join(
-            "a bool" if t is bool else "an int" if t is int else f"a {t.__name__}"
-            for t in types
-        )
-        raise TypeError(
-            f"For 'set_auto_parallel_context', the argument {key!r} must be {expected}, "
-            f"but got {value!r} of type {type(value).__name__!r}."
-        )
-    if key == "parallel_mode" and value not in ParallelMode.MODE_LIST:
-        raise ValueError(
-            f"For 'set_auto_parallel_context', the argument 'parallel_mode' must be one of "
-            f"{list(ParallelMode.MODE_LIST)}, but got {value!r}."
-        )
-    if key in _POSITIVE and isinstance(value, int) and value < 1:
-        raise ValueError(
-            f"For 'set_auto_parallel_context', the argument {key!r} must be an int >= 1, but got {value!r}."
-        )
+def _received(value: Any) -> str:
+    return f"{value!r} of type {type(value).__name__!r}"
+
+
+def _check(key: str, value: Any) -> Any:
+    where = "For 'set_auto_parallel_context'"
+    if key == "parallel_mode":
+        if not isinstance(value, str):
+            raise TypeError(
+                f"{where}, the argument 'parallel_mode' must be a str (a ParallelMode name), but got {_received(value)}."
+            )
+        if value not in ParallelMode.MODE_LIST:
+            raise ValueError(
+                f"{where}, the argument 'parallel_mode' must be one of {list(ParallelMode.MODE_LIST)}, but got {value!r}."
+            )
+        if value not in _SUPPORTED_MODES:
+            raise ValueError(
+                f"{where}, the argument 'parallel_mode' must be {ParallelMode.STAND_ALONE!r} or "
+                f"{ParallelMode.DATA_PARALLEL!r}: cadence trains data-parallel only, but got {value!r}."
+            )
+        return value
+    if key in ("gradients_mean", "parameter_broadcast", "full_batch"):
+        if not isinstance(value, bool):
+            raise TypeError(
+                f"{where}, the argument {key!r} must be a bool, but got {_received(value)}."
+            )
+        return value
+    if key in ("device_num", "global_rank"):
+        low = 1 if key == "device_num" else 0
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise TypeError(
+                f"{where}, the argument {key!r} must be an int >= {low}, but got {_received(value)}."
+            )
+        if value < low:
+            raise ValueError(
+                f"{where}, the argument {key!r} must be an int >= {low}, but got {value!r}."
+            )
+        return value
+    return value
 
 
 def set_auto_parallel_context(**kwargs: Any) -> None:
-    """Set auto-parallel attributes, as `mindspore.set_auto_parallel_context`.
+    """Set parallel settings, as `mindspore.set_auto_parallel_context`.
 
     Args:
-        **kwargs: `parallel_mode` (a `ParallelMode` value), `gradients_mean`,
-            `device_num`, `global_rank` and the other keys MindSpore documents.
-            All are validated, then recorded; nothing is set if one is wrong.
+        **kwargs: `parallel_mode` (`ParallelMode.STAND_ALONE` or
+            `ParallelMode.DATA_PARALLEL`), `gradients_mean` (average the reduced
+            gradients instead of summing them), `device_num` (the number of ranks
+            gradients are averaged over; default the group size), `global_rank`,
+            `parameter_broadcast`, and MindSpore's other keys, which are recorded.
 
     Raises:
-        ValueError: For an unknown key, an unknown mode or a count < 1.
+        ValueError: For an unknown key, a model-parallel mode or a bad value.
         TypeError: For a value of the wrong type.
 
     Example:
-        >>> from cadence import context
-        >>> context.set_auto_parallel_context(parallel_mode=context.ParallelMode.DATA_PARALLEL, gradients_mean=True)
-        >>> context.get_auto_parallel_context("parallel_mode")
+        >>> import cadence as ms
+        >>> ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
+        >>> ms.get_auto_parallel_context("parallel_mode")
         'data_parallel'
-        >>> context.reset_auto_parallel_context()
+        >>> ms.reset_auto_parallel_context()
     """
+    global _device_num_set
+    checked = {}
     for key, value in kwargs.items():
-        _check(key, value)
+        if key not in _DEFAULTS:
+            raise ValueError(
+                f"For 'set_auto_parallel_context', the keyword argument {key!r} is not recognized; "
+                f"valid keys: {sorted(_DEFAULTS)}."
+            )
+        checked[key] = _check(key, value)
     with _lock:
-        _values.update(kwargs)
+        _values.update(checked)
+        if "device_num" in checked:
+            _device_num_set = True
 
 
 def get_auto_parallel_context(attr_key: str) -> Any:
-    """Return one auto-parallel attribute, as `mindspore.get_auto_parallel_context`.
+    """Return one parallel setting, as `mindspore.get_auto_parallel_context`.
+
+    `device_num` and `global_rank` follow `cadence.communication.init()` until
+    they are set explicitly.
 
     Raises:
-        ValueError: If `attr_key` is not an auto-parallel attribute.
+        ValueError: If `attr_key` is not a parallel setting.
     """
-    if attr_key not in _values:
+    key: Any = attr_key  # checked at run time: callers may pass anything
+    if not isinstance(key, str) or key not in _DEFAULTS:
         raise ValueError(
-            f"For 'get_auto_parallel_context', the argument 'attr_key' must be one of "
-            f"{sorted(_values)}, but got {attr_key!r}."
+            f"For 'get_auto_parallel_context', the argument 'attr_key' must be one of {sorted(_DEFAULTS)}, "
+            f"but got {attr_key!r}."
         )
-    return _values[attr_key]
+    with _lock:
+        value = _values[attr_key]
+        explicit = _device_num_set
+    if attr_key in ("device_num", "global_rank") and not (
+        attr_key == "device_num" and explicit
+    ):
+        world = _world.current()
+        if world is not None:
+            return world.size if attr_key == "device_num" else world.rank
+    return list(value) if isinstance(value, list) else value
 
 
 def reset_auto_parallel_context() -> None:
-    """Restore every auto-parallel attribute to its default (`stand_alone`, one device)."""
+    """Restore every parallel setting to its default, as `mindspore.reset_auto_parallel_context`."""
+    global _values, _device_num_set
     with _lock:
-        _values.clear()
-        _values.update({key: default for key, (default, _) in _KEYS.items()})
+        _values = _fresh_defaults()
+        _device_num_set = False
+
+
+def is_data_parallel() -> bool:
+    """Return whether gradients are reduced across ranks: data-parallel mode after `init()`."""
+    if _values["parallel_mode"] != ParallelMode.DATA_PARALLEL:
+        return False
+    return _world.current() is not None
+
+
+def device_number() -> int:
+    """Return `cb_params.device_number` as MindSpore computes it: 1 stand-alone, else `device_num`."""
+    if _values["parallel_mode"] == ParallelMode.STAND_ALONE:
+        return 1
+    return int(get_auto_parallel_context("device_num"))
+
+
+def parallel_mode() -> str:
+    """Return the parallel mode (`cb_params.parallel_mode`)."""
+    return str(_values["parallel_mode"])

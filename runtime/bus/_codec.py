@@ -52,7 +52,7 @@ def encode_event(event: Event, *, format: Format = "json") -> bytes:
     Example:
         >>> from cadence import TrainEpochBegin
         >>> encode_event(TrainEpochBegin(epoch=1, time_ns=5))
-        b'{"type":"TrainEpochBegin","time_ns":5,"epoch":1}'
+        b'{"type":"TrainEpochBegin","time_ns":5,"rank":0,"epoch":1}'
     """
     if not isinstance(event, Event):
         raise TypeError(

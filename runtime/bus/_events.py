@@ -43,6 +43,21 @@ Metrics = dict[str, Any]
 """Metric name to value: a float, or a list of floats for per-class metrics."""
 
 
+class _Rank:
+    """This process's rank in a data-parallel job (0 stand-alone); `communication.init` sets it."""
+
+    value = 0
+
+    @classmethod
+    def get(cls) -> int:
+        return cls.value
+
+
+def set_process_rank(rank: int) -> None:
+    """Set the rank every event created from now on carries (called by `communication.init`/`release`)."""
+    _Rank.value = rank
+
+
 class Event(msgspec.Struct, frozen=True, kw_only=True, tag=True, gc=False):
     """Base of every event; subclass it to define your own.
 
@@ -62,11 +77,13 @@ class Event(msgspec.Struct, frozen=True, kw_only=True, tag=True, gc=False):
         >>> class LrChanged(Event, frozen=True, kw_only=True):
         ...     lr: float
         >>> LrChanged(lr=0.1, time_ns=0)
-        LrChanged(time_ns=0, lr=0.1)
+        LrChanged(time_ns=0, rank=0, lr=0.1)
     """
 
     time_ns: int = msgspec.field(default_factory=time.time_ns)
     """Wall-clock time of the event, from `time.time_ns()`."""
+    rank: int = msgspec.field(default_factory=_Rank.get)
+    """The data-parallel rank of the process that published the event (0 when stand-alone)."""
 
 
 # --- training ------------------------------------------------------------------

@@ -127,12 +127,26 @@ def load_test_split(
     return name, test
 
 
-def pipeline(split: Split, spec: RunSpec, batch_size: int, *, shuffle: bool) -> Any:
-    """A batched `cadence.dataset` pipeline over `split` whose images are network inputs."""
+def pipeline(
+    split: Split,
+    spec: RunSpec,
+    batch_size: int,
+    *,
+    shuffle: bool,
+    shard: tuple[int, int] | None = None,
+) -> Any:
+    """A batched `cadence.dataset` pipeline over `split` whose images are network inputs.
+
+    `shard` is `(num_shards, shard_id)` for a data-parallel rank's part of the split.
+    """
     from cadence import dataset
 
+    num_shards, shard_id = shard if shard is not None else (None, None)
     source = dataset.NumpySlicesDataset(
-        {"image": split.x, "label": split.y}, shuffle=shuffle
+        {"image": split.x, "label": split.y},
+        shuffle=shuffle,
+        num_shards=num_shards,
+        shard_id=shard_id,
     )
     return source.batch(batch_size).map(lambda x: prepare_inputs(x, spec), "image")
 

@@ -83,6 +83,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     first = next((a for a in args_list if not a.startswith("-")), None)
     parser = build_parser([first] if first in COMMANDS else None)
     args, unknown = parser.parse_known_args(args_list)
+    args.argv = args_list  # `train --workers` relaunches itself with the same arguments
     if unknown:  # reported by the subcommand's parser, whose --help lists its options
         _SUBCOMMANDS[args.command].error(f"unrecognized arguments: {' '.join(unknown)}")
     previous = signal.signal(signal.SIGTERM, _terminate)

@@ -15,6 +15,7 @@ from ._command import Command, Group, UsageError, arg, data_args
 from ._data import DATA_HELP, load_splits, pipeline
 from ._presets import MODELS, OPTIMIZERS, SPEC_KEY, build_network, build_optimizer
 from ._run_dir import RunDirectory, Settings, resolve_run_directory
+from ._workers import Worker, in_mpi_job, join, launch
 
 if TYPE_CHECKING:
     from ._data import Splits
@@ -28,7 +29,17 @@ def run(args: argparse.Namespace) -> int:
 
     _set_device_target(args.device_target)
     run_dir = resolve_run_directory(args.output_dir, resume=args.resume)
+    workers = args.workers or 1
+    if workers > 1 and not in_mpi_job():
+        return launch(args.argv, workers, run_dir.path)
+    worker = join() if in_mpi_job() else Worker(0, 1)
     settings = run_dir.settings(Settings.from_args(args))
+    if settings.batch_size % worker.size:
+        raise UsageError(
+            f"--batch-size {settings.batch_size} is the global batch of {worker.size} workers and must be a "
+            "multiple of their number."
+        )
+    shard = (worker.size, worker.rank) if worker.size > 1 else None
     splits = load_splits(
         settings.data, settings.data_dir, settings.valid_fraction, settings.seed
     )
@@ -45,16 +56,28 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     model = _model(net, settings)
-    train = pipeline(splits.train, spec, settings.batch_size, shuffle=True)
+    batch = settings.batch_size // worker.size
+    train = pipeline(splits.train, spec, batch, shuffle=True, shard=shard)
     valid = (
         None
         if splits.valid is None
-        else pipeline(splits.valid, spec, 256, shuffle=False)
+        else pipeline(splits.valid, spec, 256, shuffle=False, shard=shard)
     )
     steps = train.get_dataset_size()
-    run_dir.prepare(settings)  # the first write: every check above has passed
-    callbacks = _callbacks(args, settings, run_dir, spec.to_json(), steps, upload)
-    print(_headline(settings, splits, steps, run_dir.epochs_done()), flush=True)
+    if worker.size > 1:
+        from cadence.communication._collectives import barrier
+
+        barrier(where="cadence train: every rank checked the run directory")
+    if worker.leader:
+        run_dir.prepare(settings)  # the first write: every check above has passed
+    callbacks = _callbacks(
+        args, settings, run_dir, spec.to_json(), steps, upload, worker
+    )
+    if worker.leader:
+        print(
+            _headline(settings, splits, steps, run_dir.epochs_done(), worker.size),
+            flush=True,
+        )
     start = time.perf_counter()
     try:
         if valid is None:
@@ -69,6 +92,8 @@ def run(args: argparse.Namespace) -> int:
         )
         raise
     elapsed = time.perf_counter() - start
+    if not worker.leader:  # the ranks' weights are identical: rank 0 saves and reports
+        return 0
     ms.save_checkpoint(
         net,
         str(run_dir.model_file),
@@ -115,6 +140,7 @@ def _callbacks(
     spec_json: str,
     steps: int,
     upload: Any,
+    worker: Worker,
 ) -> list[Any]:
     from cadence.callbacks import (
         BackupAndRestore,
@@ -127,10 +153,22 @@ def _callbacks(
         TimeMonitor,
     )
 
-    # BackupAndRestore first, so the callbacks it restores start after it.
-    callbacks: list[Any] = [
-        BackupAndRestore(str(run_dir.backup_dir), delete_checkpoint=False)
-    ]
+    # BackupAndRestore first, so the callbacks it restores start after it. Every rank
+    # has one (they agree on the epoch to resume after); rank 0's is the run's.
+    backup_dir = (
+        run_dir.backup_dir
+        if worker.leader
+        else run_dir.backup_dir / f"rank-{worker.rank}"
+    )
+    callbacks: list[Any] = [BackupAndRestore(str(backup_dir), delete_checkpoint=False)]
+    if not worker.leader:
+        # Other ranks print nothing and write no checkpoints or summaries; they stop
+        # with rank 0 (stops are collective) and EarlyStopping sees the same global metrics.
+        if args.early_stopping is not None:
+            callbacks.append(
+                EarlyStopping(patience=args.early_stopping, restore_best_weights=True)
+            )
+        return callbacks
     if sys.stdout.isatty():  # the bar shows loss and speed; other lines would break it
         callbacks.append(ProgressBar())
     else:
@@ -162,11 +200,18 @@ def _callbacks(
     return callbacks
 
 
-def _headline(settings: Settings, splits: Splits, steps: int, done: int) -> str:
+def _headline(
+    settings: Settings, splits: Splits, steps: int, done: int, workers: int = 1
+) -> str:
     resumed = f", resuming after epoch {done}" if done else ""
+    on = (
+        f" on {workers} workers (batch {settings.batch_size // workers} each)"
+        if workers > 1
+        else ""
+    )
     return (
         f"Training {settings.model} on {splits.description}. {settings.epochs} epochs of {steps} steps "
-        f"(batch {settings.batch_size}), {settings.optimizer} lr {settings.lr}, seed {settings.seed}{resumed}."
+        f"(batch {settings.batch_size}){on}, {settings.optimizer} lr {settings.lr}, seed {settings.seed}{resumed}."
     )
 
 
@@ -305,6 +350,13 @@ COMMAND = Command(
                     metavar="URL",
                     help="also upload every checkpoint to s3://bucket/prefix (credentials from AWS_* variables), "
                     "gs://, az:// or file:///dir",
+                ),
+                arg(
+                    "--workers",
+                    type=cli.positive_int,
+                    metavar="N",
+                    help="train data-parallel on N processes through MPI (needs cadence[mpi]); --batch-size is the "
+                    "global batch, split evenly; the cores are shared among them (default 1)",
                 ),
                 arg(
                     "--print-every",

@@ -95,7 +95,10 @@ def _collect(root: Tensor) -> list[Tensor]:
 
 
 def backward(
-    loss: Tensor, targets: Sequence[Tensor], sens: Any = None
+    loss: Tensor,
+    targets: Sequence[Tensor],
+    sens: Any = None,
+    on_ready: Callable[[int, np.ndarray[Any, Any]], None] | None = None,
 ) -> list[np.ndarray[Any, Any]]:
     """Return d(loss)/d(target) for each target, zeros where the loss does not depend on it.
 
@@ -103,6 +106,10 @@ def backward(
         loss: The tensor to differentiate; non-scalar losses are seeded with `sens`.
         targets: Tensors (usually parameters) to return gradients for.
         sens: The seed gradient; ones shaped like `loss` when None.
+        on_ready: Called as `on_ready(i, grad)` as soon as target `i`'s gradient is
+            final (its last consumer was processed), while the rest of the backward
+            pass still runs: data-parallel training starts reducing it there. Not
+            called for targets the loss does not depend on.
     """
     data = loss._data
     seed = (
@@ -112,7 +119,9 @@ def backward(
     )
     grads: dict[int, np.ndarray[Any, Any]] = {id(loss): seed}
     wanted = {id(t) for t in targets}
-    for t in _collect(loss):
+    order = _collect(loss)
+    final_at = _final_positions(order, targets) if on_ready is not None else {}
+    for pos, t in enumerate(order):
         g = grads.get(id(t)) if id(t) in wanted else grads.pop(id(t), None)
         if g is None:
             continue
@@ -124,7 +133,36 @@ def backward(
             key = id(inp)
             prev = grads.get(key)
             grads[key] = gi if prev is None else prev + gi
+        if on_ready is not None:
+            for i in final_at.get(pos, ()):
+                g_i = grads.get(id(targets[i]))
+                if g_i is not None:
+                    on_ready(i, _fit(g_i, targets[i]))
     return [_fit(grads.get(id(t)), t) for t in targets]
+
+
+def _final_positions(
+    order: list[Tensor], targets: Sequence[Tensor]
+) -> dict[int, list[int]]:
+    """Map a position in `order` to the targets whose last consumer sits there."""
+    index = {id(t): i for i, t in enumerate(targets)}
+    last: dict[int, int] = {}
+    for pos, t in enumerate(order):
+        node = t._node
+        assert node is not None
+        for inp in node.inputs:
+            i = index.get(id(inp))
+            if i is not None:
+                last[i] = pos
+    # A target that is itself an intermediate (has a node) is final once it is processed.
+    for pos, t in enumerate(order):
+        i = index.get(id(t))
+        if i is not None:
+            last[i] = max(last.get(i, pos), pos)
+    at: dict[int, list[int]] = {}
+    for i, pos in last.items():
+        at.setdefault(pos, []).append(i)
+    return at
 
 
 def _fit(g: np.ndarray[Any, Any] | None, t: Tensor) -> np.ndarray[Any, Any]:

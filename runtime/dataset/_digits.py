@@ -62,6 +62,9 @@ class DigitsDataset(InMemoryDataset):
     Args:
         usage: `"train"`, `"test"` or `"all"`; None means `"all"`.
         test_fraction: Share of each class held out for `"test"`, in (0, 1).
+        num_shards: Split the rows into this many shards (data-parallel
+            training), read the one `shard_id` names.
+        shard_id: The shard to read, in [0, num_shards - 1].
         seed: Seed of the split (not of the shuffling).
         num_samples: Rows to read per pass (None: all).
         shuffle: Read rows in a new random order each pass; None means True.
@@ -85,6 +88,8 @@ class DigitsDataset(InMemoryDataset):
         seed: int = 0,
         num_samples: int | None = None,
         shuffle: bool | None = None,
+        num_shards: int | None = None,
+        shard_id: int | None = None,
     ) -> None:
         owner = "DigitsDataset"
         usage = "all" if usage is None else usage
@@ -115,4 +120,6 @@ class DigitsDataset(InMemoryDataset):
             owner,
             num_samples=num_samples,
             shuffle=shuffled,
+            num_shards=num_shards,
+            shard_id=shard_id,
         )

@@ -30,6 +30,9 @@ class NpzDataset(InMemoryDataset):
         columns: The keys to read, in column order; default `("x", "y")`.
         num_samples: Rows to read per pass (None: all).
         shuffle: Read rows in a new random order each pass; None means True.
+        num_shards: Split the rows into this many shards (data-parallel
+            training), read the one `shard_id` names.
+        shard_id: The shard to read, in [0, num_shards - 1].
 
     Raises:
         FileNotFoundError: If `path` does not exist.
@@ -52,6 +55,8 @@ class NpzDataset(InMemoryDataset):
         columns: str | Sequence[str] = ("x", "y"),
         num_samples: int | None = None,
         shuffle: bool | None = None,
+        num_shards: int | None = None,
+        shard_id: int | None = None,
     ) -> None:
         owner = "NpzDataset"
         if not isinstance(path, str | Path):
@@ -66,7 +71,15 @@ class NpzDataset(InMemoryDataset):
             raise ValueError(
                 f"The arrays in {str(path)!r} must have the same length along the first axis, but they have {lengths}."
             )
-        super().__init__(arrays, keys, owner, num_samples=num_samples, shuffle=shuffled)
+        super().__init__(
+            arrays,
+            keys,
+            owner,
+            num_samples=num_samples,
+            shuffle=shuffled,
+            num_shards=num_shards,
+            shard_id=shard_id,
+        )
 
 
 def _load(path: Path, keys: list[str]) -> list[np.ndarray[Any, Any]]:

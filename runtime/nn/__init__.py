@@ -19,6 +19,7 @@ from . import (
 )
 from ._cell import Cell, CellList, SequentialCell
 from ._conv import AvgPool2d, Conv2d, MaxPool2d
+from ._distributed import DistributedGradReducer
 from ._layers import (
     Dense,
     Dropout,
@@ -102,6 +103,7 @@ __all__ = [
     "CrossEntropyLoss",
     "Dense",
     "Dice",
+    "DistributedGradReducer",
     "Dropout",
     "ExponentialDecayLR",
     "Fbeta",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._parallel_context import is_data_parallel
 from ..compute._autograd import backward, enable_grad
 from ..compute._tensor import Tensor
 from ._cell import Cell
@@ -77,6 +78,13 @@ class TrainOneStepCell(Cell):
 
     `construct(*inputs)` returns the loss, detached from the tape.
 
+    In data-parallel mode (`cadence.communication.init()` and
+    `set_auto_parallel_context(parallel_mode=ParallelMode.DATA_PARALLEL)`
+    before the cell is built), the cell reduces the gradients over the ranks
+    with a `DistributedGradReducer` (`grad_reducer`) before the update, and its
+    first call broadcasts the network's parameters from rank 0, so that every
+    rank starts from the same weights.
+
     Example:
         >>> import numpy as np, cadence as ms, cadence.nn as nn
         >>> net = nn.Dense(3, 1)
@@ -101,11 +109,31 @@ class TrainOneStepCell(Cell):
         self.optimizer = optimizer
         object.__setattr__(self, "weights", optimizer.parameters)
         self.sens = sens
+        self.reducer_flag = is_data_parallel()
+        self.grad_reducer: Any = None
+        self._params_synced = not self.reducer_flag
+        if self.reducer_flag:
+            from ._distributed import DistributedGradReducer
+
+            self.grad_reducer = DistributedGradReducer(self.weights)
 
     def construct(self, *inputs: Any) -> Tensor:
         """Run forward, backward and the update; return the loss."""
+        if not self._params_synced:
+            from ._distributed import broadcast_parameters
+
+            # Ranks may have initialized (or restored) parameters differently; this
+            # cell's parameters include the optimizer's state (moments, step count).
+            broadcast_parameters(self.get_parameters())
+            self._params_synced = True
         with enable_grad():
             loss = self.network(*inputs)
-        grads = backward(loss, self.weights, self.sens)
+        if self.grad_reducer is None:
+            grads = backward(loss, self.weights, self.sens)
+        else:
+            # Buckets are all-reduced while backward goes on (see nn/_buckets.py).
+            plan = self.grad_reducer.overlapped(self.weights)
+            plan.begin()
+            grads = plan.finish(backward(loss, self.weights, self.sens, plan.ready))
         self.optimizer(grads)
         return Tensor._wrap(loss._data)  # detached; stays where it was computed

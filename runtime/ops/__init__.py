@@ -18,6 +18,12 @@ from __future__ import annotations
 from .._util import fixup_module_metadata
 from ..compute._tensor import bind_functional
 from . import _functional, composite, functional, operations
+from ._comm import (
+    AllGather as AllGather,
+    AllReduce as AllReduce,
+    Broadcast as Broadcast,
+    ReduceOp as ReduceOp,
+)
 from .composite import *  # noqa: F403 (the three MindSpore submodules make up `ops`)
 from .functional import *  # noqa: F403
 from .operations import *  # noqa: F403
@@ -25,6 +31,7 @@ from .operations import *  # noqa: F403
 __all__ = sorted(
     {*composite.__all__, *functional.__all__, *operations.__all__}
     | {"composite", "functional", "operations"}
+    | {"AllGather", "AllReduce", "Broadcast", "ReduceOp"}
 )
 
 fixup_module_metadata(__name__, globals())

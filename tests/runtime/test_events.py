@@ -85,8 +85,23 @@ def test_json_carries_the_class_name_as_type():
     assert msgspec.json.decode(data) == {
         "type": "TrainEpochBegin",
         "time_ns": 7,
+        "rank": 0,
         "epoch": 3,
     }
+
+
+def test_events_carry_the_process_rank():
+    from cadence.bus._events import set_process_rank
+
+    assert cadence.TrainEpochBegin(epoch=1).rank == 0
+    set_process_rank(3)
+    try:
+        event = cadence.TrainEpochBegin(epoch=1)
+        assert event.rank == 3
+        assert decode_event(encode_event(event)) == event
+    finally:
+        set_process_rank(0)
+    assert cadence.TrainEpochBegin(epoch=1, rank=5).rank == 5
 
 
 def test_user_defined_events_join_the_union():

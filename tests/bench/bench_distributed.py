@@ -1,0 +1,232 @@
+"""Data-parallel benchmark: 2 MPI ranks with 1 BLAS thread each against 1 process with 2 threads.
+
+Run: `python tests/bench/bench_distributed.py [--steps N]`. Not collected by pytest.
+
+Same global batch, same network, same number of steps: one process trains on
+batch B with 2 threads; `mpiexec -n 2` trains 2 ranks on B/2 each (sharded),
+1 thread each, gradients averaged by the bucketed allreduce that overlaps
+backward. Reported: global samples/s of each and their ratio, per-step
+allreduce time (inside MPI, on the communication thread), the part of it the
+training thread waited for after backward (exposed), and the hidden fraction
+1 - exposed / allreduce. Also the raw allreduce latency (8 bytes) and bandwidth
+(1 MB and 40 MB) between the 2 ranks on this machine (shared memory).
+
+Timing: after a warm-up `train` (JIT compilation, first broadcast), the best of
+BLOCKS timed `train` calls of `--steps` steps; on a shared machine the best
+block is the one least disturbed by other processes (see bench_compute.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+BLOCKS = 5
+HERE = Path(__file__)
+
+
+def _threads_env(threads: int) -> dict[str, str]:
+    n = str(threads)
+    return {
+        **os.environ,
+        "OMP_NUM_THREADS": n,
+        "OPENBLAS_NUM_THREADS": n,
+        "MKL_NUM_THREADS": n,
+        "NUMBA_NUM_THREADS": n,
+    }
+
+
+def worker(kind: str, batch: int, steps: int, distributed: bool) -> dict[str, Any]:
+    import numpy as np
+
+    import cadence as ms
+    from cadence import dataset as ds, nn
+    from cadence.common.initializer import Normal
+
+    rank, size = 0, 1
+    if distributed:
+        from cadence.communication import get_group_size, get_rank, init
+
+        init()
+        rank, size = get_rank(), get_group_size()
+        ms.set_auto_parallel_context(
+            parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True
+        )
+    ms.set_seed(0)
+    if kind == "mlp":
+        net: Any = nn.SequentialCell(
+            nn.Flatten(),
+            nn.Dense(784, 512),
+            nn.ReLU(),
+            nn.Dense(512, 512),
+            nn.ReLU(),
+            nn.Dense(512, 10),
+        )
+        shape: tuple[int, ...] = (1, 28, 28)
+    else:
+
+        class LeNet5(nn.Cell):
+            def __init__(self) -> None:
+                super().__init__()
+                self.conv1 = nn.Conv2d(1, 6, 5, pad_mode="valid")
+                self.conv2 = nn.Conv2d(6, 16, 5, pad_mode="valid")
+                self.fc1 = nn.Dense(400, 120, weight_init=Normal(0.02))
+                self.fc2 = nn.Dense(120, 84, weight_init=Normal(0.02))
+                self.fc3 = nn.Dense(84, 10, weight_init=Normal(0.02))
+                self.relu = nn.ReLU()
+                self.pool = nn.MaxPool2d(kernel_size=2, stride=2)
+                self.flatten = nn.Flatten()
+
+            def construct(self, x: Any) -> Any:
+                x = self.pool(self.relu(self.conv1(x)))
+                x = self.pool(self.relu(self.conv2(x)))
+                x = self.relu(self.fc1(self.flatten(x)))
+                return self.fc3(self.relu(self.fc2(x)))
+
+        net = LeNet5()
+        shape = (1, 32, 32)
+    rng = np.random.default_rng(0)
+    rows = batch * steps
+    x = rng.standard_normal((rows, *shape)).astype(np.float32)
+    y = rng.integers(0, 10, rows).astype(np.int32)
+    shards = (size, rank) if distributed else (None, None)
+    data = ds.NumpySlicesDataset(
+        {"x": x, "y": y}, shuffle=False, num_shards=shards[0], shard_id=shards[1]
+    ).batch(batch // size)
+    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    model = ms.Model(net, loss, nn.SGD(net.trainable_params(), 0.01))
+    model.train(1, data)  # warm-up: JIT, first broadcast
+    reducer = getattr(model.train_network, "grad_reducer", None)
+    best = float("inf")
+    best_stats = (0.0, 0.0)
+    for _ in range(BLOCKS):
+        if reducer is not None:
+            reducer.stats.reset()
+        if distributed:
+            from cadence.communication._collectives import barrier
+
+            barrier()
+        start = time.perf_counter()
+        model.train(1, data)
+        elapsed = time.perf_counter() - start
+        if distributed:
+            from cadence.communication._collectives import allreduce
+
+            elapsed = float(allreduce(np.array([elapsed]), "max")[0])
+        if elapsed < best:
+            best = elapsed
+            if reducer is not None:
+                s = reducer.stats
+                best_stats = (
+                    s.allreduce_s / max(1, s.steps),
+                    s.exposed_s / max(1, s.steps),
+                )
+    out = {
+        "samples_per_s": rows / best,
+        "allreduce_ms": best_stats[0] * 1e3,
+        "exposed_ms": best_stats[1] * 1e3,
+    }
+    if distributed and reducer is not None:
+        out["buckets"] = reducer.overlapped([]).bucket_count  # built by the first step
+        out.update(_allreduce_micro())
+    return out if rank == 0 else {}
+
+
+def _allreduce_micro() -> dict[str, float]:
+    import numpy as np
+
+    from cadence.communication import _world
+
+    world = _world.require("bench")
+    result = {}
+    for label, n in (
+        ("latency_us_8B", 2),
+        ("gbps_1MB", 262_144),
+        ("gbps_40MB", 10_000_000),
+    ):
+        buf = np.ones(n, np.float32)
+        reps = 200 if n < 1000 else (20 if n < 1_000_000 else 5)
+        best = float("inf")
+        for _ in range(reps):
+            world.comm.Barrier()
+            t = time.perf_counter()
+            world.comm.Allreduce(world.mpi.IN_PLACE, buf, op=world.mpi.SUM)
+            best = min(best, time.perf_counter() - t)
+        result[label] = (
+            best * 1e6 if label.startswith("latency") else buf.nbytes * 8 / best / 1e9
+        )
+    return result
+
+
+def run(
+    kind: str, batch: int, steps: int, distributed: bool, threads: int = 1
+) -> dict[str, Any]:
+    args = [sys.executable, str(HERE), "--worker", kind, str(batch), str(steps)]
+    if distributed:
+        mpiexec = str(Path(sys.executable).parent / "mpiexec")
+        cmd = [mpiexec, "-n", "2", *args, "--distributed"]
+        env = _threads_env(1)
+    else:
+        cmd, env = args, _threads_env(threads)
+    out = subprocess.run(
+        cmd, env=env, capture_output=True, text=True, timeout=1200, check=True
+    ).stdout
+    line = [ln for ln in out.splitlines() if ln.startswith("{")][-1]
+    return dict(json.loads(line))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--steps", type=int, default=40)
+    parser.add_argument("--worker", nargs=3)
+    parser.add_argument("--distributed", action="store_true")
+    ns = parser.parse_args()
+    if ns.worker:
+        kind, batch, steps = ns.worker[0], int(ns.worker[1]), int(ns.worker[2])
+        result = worker(kind, batch, steps, ns.distributed)
+        if result:
+            print(json.dumps(result), flush=True)
+        return
+    print(
+        f"Load average before the run: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores\n"
+    )
+    print(
+        "| network | global batch | 1 process, 2 threads (samples/s) | 1 process, 1 thread | "
+        "2 ranks, 1 thread each (samples/s) | ratio to 2 threads | allreduce / step (ms) | "
+        "exposed / step (ms) | hidden | buckets |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    micro: dict[str, float] = {}
+    for kind in ("mlp", "lenet"):
+        for batch in (256, 64):
+            one = run(kind, batch, ns.steps, False, threads=2)
+            single = run(kind, batch, ns.steps, False, threads=1)
+            two = run(kind, batch, ns.steps, True)
+            hidden = (
+                1 - two["exposed_ms"] / two["allreduce_ms"]
+                if two["allreduce_ms"]
+                else 0.0
+            )
+            print(
+                f"| {kind} | {batch} | {one['samples_per_s']:.0f} | {single['samples_per_s']:.0f} | "
+                f"{two['samples_per_s']:.0f} | "
+                f"{two['samples_per_s'] / one['samples_per_s']:.2f} | {two['allreduce_ms']:.2f} | "
+                f"{two['exposed_ms']:.2f} | {max(0.0, hidden):.0%} | {two['buckets']} |",
+                flush=True,
+            )
+            micro = {k: v for k, v in two.items() if k.startswith(("latency", "gbps"))}
+    print()
+    print(
+        f"Allreduce between the 2 ranks (shared memory, best of repeats): latency {micro['latency_us_8B']:.1f} us "
+        f"(8 bytes), {micro['gbps_1MB']:.2f} Gb/s at 1 MB, {micro['gbps_40MB']:.2f} Gb/s at 40 MB."
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,113 @@
+"""Train an MLP or LeNet-5 for the equivalence test: one process on the global batch, or N MPI ranks.
+
+Usage: dp_train.py {mlp,lenet} STEPS GLOBAL_BATCH OUT.npz [--distributed]
+
+With --distributed (under `mpiexec -n N`), each rank reads its shard with
+batch GLOBAL_BATCH / N and a different seed (the broadcast from rank 0 must
+make the starting weights equal); rank 0 writes the per-step losses averaged
+over the ranks (the global batch's loss) and the final weights.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import numpy as np
+
+import cadence as ms
+from cadence import dataset as ds, nn
+from cadence.common.initializer import Normal
+
+
+class LeNet5(nn.Cell):
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv1 = nn.Conv2d(1, 6, 5, pad_mode="valid")
+        self.conv2 = nn.Conv2d(6, 16, 5, pad_mode="valid")
+        self.fc1 = nn.Dense(16 * 5 * 5, 120, weight_init=Normal(0.02))
+        self.fc2 = nn.Dense(120, 84, weight_init=Normal(0.02))
+        self.fc3 = nn.Dense(84, 10, weight_init=Normal(0.02))
+        self.relu = nn.ReLU()
+        self.max_pool2d = nn.MaxPool2d(kernel_size=2, stride=2)
+        self.flatten = nn.Flatten()
+
+    def construct(self, x):
+        x = self.max_pool2d(self.relu(self.conv1(x)))
+        x = self.max_pool2d(self.relu(self.conv2(x)))
+        x = self.flatten(x)
+        x = self.relu(self.fc1(x))
+        x = self.relu(self.fc2(x))
+        return self.fc3(x)
+
+
+def build(kind: str) -> tuple[nn.Cell, tuple[int, ...], float]:
+    if kind == "mlp":
+        net = nn.SequentialCell(nn.Dense(64, 48), nn.ReLU(), nn.Dense(48, 10))
+        return net, (64,), 0.05
+    return LeNet5(), (1, 32, 32), 0.05
+
+
+def data(shape: tuple[int, ...], rows: int) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(7)
+    labels = rng.integers(0, 10, rows).astype(np.int32)
+    protos = rng.standard_normal((10, *shape)).astype(np.float32)
+    x = protos[labels] + 0.7 * rng.standard_normal((rows, *shape)).astype(np.float32)
+    return x, labels
+
+
+class Record(ms.Callback):
+    def __init__(self) -> None:
+        self.losses: list[float] = []
+
+    def on_train_step_end(self, run_context: ms.RunContext) -> None:
+        self.losses.append(float(run_context.original_args().net_outputs))
+
+
+def main() -> None:
+    kind, steps, batch, out = (
+        sys.argv[1],
+        int(sys.argv[2]),
+        int(sys.argv[3]),
+        sys.argv[4],
+    )
+    distributed = "--distributed" in sys.argv
+    rank, size = 0, 1
+    if distributed:
+        from cadence.communication import get_group_size, get_rank, init
+
+        init()
+        rank, size = get_rank(), get_group_size()
+        ms.set_auto_parallel_context(
+            parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True
+        )
+    ms.set_seed(rank)  # the ranks start apart; the broadcast must align them
+    net, shape, lr = build(kind)
+    steps_per_epoch = 10
+    x, y = data(shape, batch * steps_per_epoch)
+    shards = (size, rank) if distributed else (None, None)
+    train = ds.NumpySlicesDataset(
+        {"x": x, "y": y}, shuffle=False, num_shards=shards[0], shard_id=shards[1]
+    ).batch(batch // size)
+    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    model = ms.Model(net, loss, nn.Momentum(net.trainable_params(), lr, 0.9))
+    step_cell: Any = model.train_network
+    if distributed and kind == "lenet":
+        # Small buckets: LeNet-5's gradients travel in several allreduces during backward.
+        step_cell.grad_reducer.bucket_bytes = 16 * 1024
+    record = Record()
+    model.train(steps // steps_per_epoch, train, callbacks=[record])
+    losses = np.array(record.losses, np.float64)
+    if distributed:
+        from cadence import ops
+
+        losses = ops.AllReduce()(ms.Tensor(losses)).asnumpy() / size
+    if distributed and kind == "lenet":
+        assert step_cell.grad_reducer.overlapped([]).bucket_count >= 4
+    if rank == 0:
+        weights = {p.name: p.asnumpy() for p in net.trainable_params()}
+        np.savez(out, losses=losses, **weights)  # type: ignore[arg-type]
+
+
+if __name__ == "__main__":
+    main()

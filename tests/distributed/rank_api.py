@@ -1,0 +1,108 @@
+"""Run under `mpiexec -n 2`: the communication API, collective primitives and cb_params on each rank.
+
+Each check asserts; rank 0 prints `api ok` at the end.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+import cadence as ms
+from cadence import dataset as ds, nn, ops
+from cadence.communication import (
+    GlobalComm,
+    get_group_size,
+    get_local_rank,
+    get_rank,
+    init,
+    release,
+)
+
+
+def t(values, dtype=np.float32):
+    return ms.Tensor(np.array(values, dtype))
+
+
+def inited() -> bool:
+    return GlobalComm.INITED
+
+
+def main() -> None:
+    init("nccl")  # MindSpore's GPU backend name runs on MPI here
+    rank, size = get_rank(), get_group_size()
+    assert size == 2 and rank in (0, 1)
+    assert get_local_rank() == rank  # both on this machine
+    assert inited()
+    assert ms.get_auto_parallel_context("device_num") == 2
+    assert ms.get_auto_parallel_context("global_rank") == rank
+
+    # Collectives, with MindSpore's group names accepted.
+    x = t([rank + 1.0, 10.0 * (rank + 1)])
+    assert ops.AllReduce()(x).asnumpy().tolist() == [3.0, 30.0]
+    assert ops.AllReduce(ops.ReduceOp.MAX, "hccl_world_group")(
+        x
+    ).asnumpy().tolist() == [2.0, 20.0]
+    assert ops.AllReduce(ops.ReduceOp.MIN)(x).asnumpy().tolist() == [1.0, 10.0]
+    assert ops.AllReduce(ops.ReduceOp.PROD)(x).asnumpy().tolist() == [2.0, 200.0]
+    gathered = ops.AllGather()(t([[rank, rank]]))
+    assert gathered.asnumpy().tolist() == [[0, 0], [1, 1]]
+    (b,) = ops.Broadcast(1)((t([rank]),))
+    assert b.asnumpy().tolist() == [1.0]
+
+    # Gradients through the collectives, as MindSpore's: the backward of AllReduce(SUM)
+    # all-reduces the incoming gradient (every rank's loss depends on every rank's input).
+    w = ms.Parameter(t([1.0, 1.0]), name="w")
+    c = t([rank + 1.0, 1.0])
+    g = ms.grad(
+        lambda w: ops.AllReduce()(w * c).sum(), grad_position=None, weights=[w]
+    )(w)
+    assert g[0].asnumpy().tolist() == [2.0 * (rank + 1), 2.0], g
+    g = ms.grad(
+        lambda w: (ops.AllGather()(w * c) * 2).sum(), grad_position=None, weights=[w]
+    )(w)
+    assert g[0].asnumpy().tolist() == [2.0 * (rank + 1) * 2, 4.0], g
+
+    # DistributedGradReducer keeps the types and order; mean divides by the group size.
+    reducer = nn.DistributedGradReducer([w], mean=True)
+    out = reducer((t([rank * 2.0]), np.array([4.0], np.float64)))
+    assert isinstance(out[0], ms.Tensor) and out[0].asnumpy().tolist() == [1.0]
+    assert isinstance(out[1], np.ndarray) and out[1].tolist() == [4.0]
+    assert nn.DistributedGradReducer([w], mean=False)((t([1.0]),))[
+        0
+    ].asnumpy().tolist() == [2.0]
+
+    # cb_params in a data-parallel run.
+    ms.set_auto_parallel_context(
+        parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True
+    )
+    seen: dict[str, object] = {}
+
+    class Probe(ms.Callback):
+        def on_train_begin(self, run_context):
+            cb = run_context.original_args()
+            seen.update(device_number=cb.device_number, parallel_mode=cb.parallel_mode)
+
+    net = nn.Dense(4, 2)
+    model = ms.Model(net, nn.MSELoss(), nn.SGD(net.trainable_params(), 0.1))
+    train_network: Any = model.train_network
+    assert train_network.grad_reducer is not None
+    data = {"x": np.ones((8, 4), np.float32), "y": np.zeros((8, 2), np.float32)}
+    model.train(
+        1,
+        ds.NumpySlicesDataset(data, num_shards=size, shard_id=rank).batch(2),
+        callbacks=[Probe()],
+    )
+    assert seen == {"device_number": 2, "parallel_mode": "data_parallel"}, seen
+    weights = ops.AllGather()(net.weight.reshape((1, -1))).asnumpy()
+    assert np.array_equal(weights[0], weights[1])  # the ranks stay identical
+
+    release()
+    assert not inited()
+    if rank == 0:
+        print("api ok")
+
+
+if __name__ == "__main__":
+    main()
