@@ -24,6 +24,7 @@ from ._remote_checkpoints import (
     download_checkpoint,
     list_remote_checkpoints,
 )
+from ._store_credentials import MissingCredentialsError, missing_credentials
 from ._summary_collector import SummaryCollector
 from ._time_monitor import TimeMonitor
 from ._upload_report import UploadIncompleteError, UploadIncompleteWarning, UploadReport
@@ -39,6 +40,7 @@ __all__ = [
     "LambdaCallback",
     "LearningRateScheduler",
     "LossMonitor",
+    "MissingCredentialsError",
     "ModelCheckpoint",
     "MonitorUnavailableWarning",
     "ObjectStore",
@@ -53,6 +55,7 @@ __all__ = [
     "UploadReport",
     "download_checkpoint",
     "list_remote_checkpoints",
+    "missing_credentials",
     "open_store",
 ]
 

