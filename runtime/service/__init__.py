@@ -1,7 +1,8 @@
 """`cadence.service`: a reference web service that starts, streams, stops and cancels training runs.
 
-Needs the `service` extra (`pip install 'cadence[service]'`: Starlette and uvicorn).
-`create_app(output_dir)` returns the ASGI application; `cadence serve` runs it.
+Needs the `service` extra (`pip install 'cadence[service]'`: Starlette, uvicorn, Hypercorn).
+`create_app(output_dir)` returns the ASGI application; `cadence serve` runs it, with
+uvicorn (asyncio) or Hypercorn's trio worker, bounded by `ServerLimits`.
 See docs/embedding.md.
 """
 
@@ -21,13 +22,16 @@ from ._app import create_app
 from ._http import ServiceError
 from ._presets import DATASETS, MODELS
 from ._schema import CheckpointRequest, RunRequest, RunView
+from ._serving import SERVERS, ServerLimits
 
 __all__ = [
     "DATASETS",
     "MODELS",
+    "SERVERS",
     "CheckpointRequest",
     "RunRequest",
     "RunView",
+    "ServerLimits",
     "ServiceError",
     "create_app",
 ]

@@ -29,8 +29,8 @@ from ._http import (
     read_body,
     reply,
 )
-from ._presets import DATASETS, MODELS, Job, build_job
 from ._openapi import openapi_document
+from ._presets import DATASETS, MODELS, Job, build_job
 from ._records import RunRecord, RunTable
 from ._schema import HealthView, RunListView
 from ._sse import EventStreamResponse, frames

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
-
-import logging
 
 import anyio
 import msgspec

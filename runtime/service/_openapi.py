@@ -141,7 +141,7 @@ def openapi_document(*, token: bool) -> dict[str, Any]:
                         "schema": {"type": "string"},
                         "description": "The same, for clients that cannot set headers.",
                     },
-                ],  # fmt: skip
+                ],
                 "responses": {
                     "200": {
                         "description": "`id:` and `data:` (the event as JSON) per event; `event: gap` "

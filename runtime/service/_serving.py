@@ -8,7 +8,6 @@ served at once (beyond that, new requests get 503 at once).
 
 from __future__ import annotations
 
-import asyncio
 import resource
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -16,11 +15,12 @@ from typing import TYPE_CHECKING, Any
 from cadence.validation import check_positive_int
 
 if TYPE_CHECKING:
+    import asyncio
     from collections.abc import Awaitable, Callable
 
     import hypercorn.config
     import uvicorn
-    from starlette.applications import Starlette
+    from starlette.types import ASGIApp, Receive, Scope, Send
 
 __all__ = [
     "SERVERS",
@@ -46,7 +46,7 @@ class ServerLimits:
             arrive, from its first byte, or from the connection's start for the first request.
         keep_alive_s: Seconds an idle keep-alive connection is kept between requests.
         max_connections: Connections served at once; requests beyond get 503 (uvicorn)
-            or wait to be accepted (Hypercorn).
+            (uvicorn counts connections, Hypercorn requests in progress).
     """
 
     header_timeout_s: float = 10.0
@@ -86,7 +86,7 @@ def raise_open_files_limit(limits: ServerLimits) -> int:
 
 
 def uvicorn_config(
-    app: Starlette, limits: ServerLimits, **options: Any
+    app: ASGIApp, limits: ServerLimits, **options: Any
 ) -> uvicorn.Config:
     """A uvicorn configuration with `limits` applied (h11 with a request-head time-out)."""
     import uvicorn
@@ -99,7 +99,7 @@ def uvicorn_config(
 
 
 def _bounded_h11(header_timeout_s: float) -> type[asyncio.Protocol]:
-    """uvicorn's h11 protocol, closing connections whose request head takes over `header_timeout_s`."""
+    """Return uvicorn's h11 protocol, closing connections whose request head takes over `header_timeout_s`."""
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
     class BoundedH11Protocol(H11Protocol):
@@ -107,14 +107,15 @@ def _bounded_h11(header_timeout_s: float) -> type[asyncio.Protocol]:
         # sends, or sends its head a byte at a time, would be held forever.
         _head_timer: asyncio.TimerHandle | None = None
 
-        def connection_made(self, transport: asyncio.BaseTransport) -> None:  # type: ignore[override]
-            super().connection_made(transport)  # type: ignore[arg-type]
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            super().connection_made(transport)
             self._arm_head_timer()
 
         def data_received(self, data: bytes) -> None:
-            if self._head_timer is None and (
-                self.cycle is None or self.cycle.response_complete
-            ):
+            cycle: Any = (
+                self.cycle
+            )  # None until the first request (typed as never None)
+            if self._head_timer is None and (cycle is None or cycle.response_complete):
                 self._arm_head_timer()  # the next request's head starts with this byte
             super().data_received(data)
 
@@ -153,25 +154,67 @@ def _bounded_h11(header_timeout_s: float) -> type[asyncio.Protocol]:
 def hypercorn_config(
     limits: ServerLimits, bind: str, log_level: str = "info"
 ) -> hypercorn.config.Config:
-    """A Hypercorn configuration with `limits` applied (its trio worker is started by the caller)."""
+    """A Hypercorn configuration with `limits` applied (serve it with `serve_trio`).
+
+    Hypercorn's idle timer runs from a connection's start, and again after each
+    response, until a request head has arrived: it bounds the head's time and the
+    keep-alive time at once, so it gets the smaller of the two.
+    """
     from hypercorn.config import Config
 
     config = Config()
     config.bind = [bind]
     config.worker_class = "trio"
-    config.keep_alive_timeout = limits.keep_alive_s
-    config.read_timeout = int(max(1, round(limits.header_timeout_s)))
+    config.keep_alive_timeout = min(limits.keep_alive_s, limits.header_timeout_s)
     config.loglevel = log_level.upper()
     config.accesslog = None
     return config
 
 
 async def serve_trio(
-    app: Starlette,
+    app: ASGIApp,
     config: hypercorn.config.Config,
+    limits: ServerLimits,
     shutdown: Callable[[], Awaitable[None]],
+    task_status: Any = None,
 ) -> None:
-    """Serve `app` with Hypercorn on the running trio loop until `shutdown()` returns."""
+    """Serve `app` with Hypercorn on the running trio loop until `shutdown()` returns.
+
+    Hypercorn has no connection cap: requests in progress are capped instead, at
+    `limits.max_connections` (503 beyond), and idle connections by its idle timer.
+    """
+    import trio
     from hypercorn.trio import serve
 
-    await serve(app, config, shutdown_trigger=shutdown)  # type: ignore[arg-type]
+    capped = RequestCap(app, limits.max_connections)
+    status = trio.TASK_STATUS_IGNORED if task_status is None else task_status
+    await serve(capped, config, shutdown_trigger=shutdown, task_status=status)  # type: ignore[arg-type]
+
+
+class RequestCap:
+    """ASGI middleware: at most `limit` HTTP requests in progress; the next get 503 at once."""
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self.app = app
+        self.limit = limit
+        self.active = 0
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Serve the request, or answer 503 when `limit` are in progress."""
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        if self.active >= self.limit:
+            body = b'{"error":"The server is serving as many requests as it allows; try again shortly."}'
+            await send({
+                "type": "http.response.start", "status": 503,
+                "headers": [(b"content-type", b"application/json"), (b"retry-after", b"1"),
+                            (b"content-length", str(len(body)).encode())],
+            })  # fmt: skip
+            await send({"type": "http.response.body", "body": body})
+            return
+        self.active += 1
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            self.active -= 1
