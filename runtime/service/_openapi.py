@@ -12,6 +12,7 @@ from typing import Any
 
 import msgspec
 
+from ._presets import DATASETS, MODELS
 from ._schema import ErrorView, HealthView, RunListView, RunRequest, RunView
 
 __all__ = ["openapi_document"]
@@ -53,6 +54,10 @@ def openapi_document(*, token: bool) -> dict[str, Any]:
     _, schemas = msgspec.json.schema_components(
         (RunRequest, RunView, RunListView, HealthView, ErrorView), ref_template=_REF
     )
+    # Only the presets are accepted: say so (the decoder's own check names them in its 422).
+    request = schemas["RunRequest"]["properties"]
+    request["model"] = {**request["model"], "enum": sorted(MODELS)}
+    request["dataset"] = {**request["dataset"], "enum": sorted(DATASETS)}
     run_id = {
         "name": "run_id", "in": "path", "required": True,
         "schema": {"type": "string"}, "description": "The run's id, as `POST /runs` returned it.",
