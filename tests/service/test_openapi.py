@@ -74,11 +74,10 @@ def test_a_token_is_documented_on_the_mutating_endpoints(make_server):
 
 # The operations, listed from the document itself at collection time (schemathesis's own
 # pytest plugin does not run on this pytest: it reads a private attribute pytest dropped).
+_SCHEMA = schemathesis.openapi.from_dict(openapi_document(token=False))
 OPERATIONS = {
-    result.ok().label: result.ok()
-    for result in schemathesis.openapi.from_dict(
-        openapi_document(token=False)
-    ).get_all_operations()
+    operation.label: operation
+    for operation in (result.ok() for result in _SCHEMA.get_all_operations())  # type: ignore[union-attr]
 }
 
 
