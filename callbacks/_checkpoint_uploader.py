@@ -451,8 +451,6 @@ class CheckpointUploader(Callback):
         await self._upload(file)
 
     async def _upload(self, file: _File) -> None:
-        # The `queued` line becomes durable before the store sees the file.
-        await anyio.to_thread.run_sync(file.ledger.sync)
         with self._lock:
             if file.state != "queued":
                 return
@@ -463,6 +461,8 @@ class CheckpointUploader(Callback):
             file.state = "uploading"
         outcome: State = "failed"
         try:
+            # The `queued` line becomes durable before the store sees the file.
+            await anyio.to_thread.run_sync(file.ledger.sync)
             found = await self._until_deadline(lambda: self._retrying(file))
             outcome = "stored" if found else "uploaded"
         except _DeadlinePassedError:
