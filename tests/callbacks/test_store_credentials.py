@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import socket
 import threading
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -18,6 +17,9 @@ from cadence.callbacks import (
 from cadence.testing import ListDataset, constant_network
 
 from .test_checkpoint_uploader_s3 import Saver
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 @pytest.mark.parametrize(
