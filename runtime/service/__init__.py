@@ -20,6 +20,7 @@ from cadence._util import fixup_module_metadata
 
 from ._app import create_app
 from ._http import ServiceError
+from ._openapi import openapi_document
 from ._presets import DATASETS, MODELS
 from ._schema import CheckpointRequest, RunRequest, RunView
 from ._serving import SERVERS, ServerLimits
@@ -34,6 +35,7 @@ __all__ = [
     "ServerLimits",
     "ServiceError",
     "create_app",
+    "openapi_document",
 ]
 
 fixup_module_metadata("cadence.service", globals())
