@@ -290,7 +290,11 @@ class CheckpointUploader(Callback):
             # Read now, not at construction: the environment is the run's.
             missing = missing_credentials(self.destination, self._credentials)
             if missing is not None:
-                raise MissingCredentialsError(f"For '{_OWNER}', {missing}")
+                raise MissingCredentialsError(
+                    f"For '{_OWNER}', {missing} Or pass them as arguments (`access_key_id`, "
+                    "`store_config`). The cloud's instance-metadata endpoint is asked only when "
+                    "allowed: `allow_instance_metadata=True`."
+                )
         cb = run_context.original_args()
         with self._lock:
             self._files, self._order, self._notes = {}, [], []

@@ -69,8 +69,7 @@ _FLAGS = {
 }  # fmt: skip
 _HINTS = {
     "s3": "set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or AWS_WEB_IDENTITY_TOKEN_FILE with "
-    "AWS_ROLE_ARN; or AWS_SKIP_SIGNATURE=true for a public bucket), or pass access_key_id and "
-    "secret_access_key",
+    "AWS_ROLE_ARN; or AWS_SKIP_SIGNATURE=true for a public bucket)",
     "gs": "set GOOGLE_APPLICATION_CREDENTIALS or GOOGLE_SERVICE_ACCOUNT to a service-account key file "
     "(or GOOGLE_SERVICE_ACCOUNT_KEY to its JSON), or run `gcloud auth application-default login`",
     "az": "set AZURE_STORAGE_ACCOUNT_KEY or AZURE_STORAGE_SAS_KEY (with AZURE_STORAGE_ACCOUNT_NAME), "
@@ -112,10 +111,7 @@ def missing_credentials(
             return None
     if scheme == "gs" and _gcloud_default_credentials(env).is_file():
         return None
-    return (
-        f"no credentials for {destination!r} were found: {_HINTS[scheme]}. The cloud's instance-metadata "
-        "endpoint is not asked unless allowed (CheckpointUploader(..., allow_instance_metadata=True))."
-    )
+    return f"no credentials for {destination!r} were found: {_HINTS[scheme]}."
 
 
 def _truthy(value: Any) -> bool:
