@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 __all__ = ["EventStreamResponse", "frames"]
 
 RETRY_MS = 2000
+BATCH_EVENTS = 256
 
 
 async def frames(
@@ -34,7 +35,9 @@ async def frames(
     yield b"retry: %d\n\n" % RETRY_MS
     while True:
         changed = record.changed
-        pending = record.since(last_seen)
+        # Bounded batches: a reader that stopped reading pins at most one batch in the
+        # server's send buffer, not the run's whole history.
+        pending = record.since(last_seen, limit=BATCH_EVENTS)
         if pending:
             # Everything that is due goes out in one write: a reader that fell behind
             # catches up in few system calls, and the event loop stays free.
