@@ -23,7 +23,13 @@ from ._http import ServiceError
 from ._openapi import openapi_document
 from ._presets import DATASETS, MODELS
 from ._schema import CheckpointRequest, RunRequest, RunView
-from ._serving import SERVERS, ServerLimits
+from ._serving import (
+    SERVERS,
+    ServerLimits,
+    hypercorn_config,
+    serve_trio,
+    uvicorn_config,
+)
 
 __all__ = [
     "DATASETS",
@@ -35,7 +41,10 @@ __all__ = [
     "ServerLimits",
     "ServiceError",
     "create_app",
+    "hypercorn_config",
     "openapi_document",
+    "serve_trio",
+    "uvicorn_config",
 ]
 
 fixup_module_metadata("cadence.service", globals())

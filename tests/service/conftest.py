@@ -17,8 +17,7 @@ import httpx
 import pytest
 import uvicorn
 
-from cadence.service import ServerLimits, create_app
-from cadence.service._serving import uvicorn_config
+from cadence.service import ServerLimits, create_app, uvicorn_config
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Generator, Iterator
@@ -143,7 +142,7 @@ def serve_trio(
     """Serve `app` with Hypercorn's trio worker (as `cadence serve --server hypercorn-trio`) in a thread."""
     import trio
 
-    from cadence.service._serving import hypercorn_config, serve_trio
+    from cadence.service import hypercorn_config, serve_trio
 
     limits = limits or ServerLimits()
     config = hypercorn_config(limits, "127.0.0.1:0", "warning")
