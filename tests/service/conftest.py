@@ -136,7 +136,7 @@ def serve(app: Any, limits: ServerLimits | None = None) -> Generator[str, None, 
         assert not thread.is_alive(), "uvicorn did not shut down"
 
 
-def serve_trio(
+def serve_hypercorn_trio(
     app: Any, limits: ServerLimits | None = None
 ) -> Generator[str, None, None]:
     """Serve `app` with Hypercorn's trio worker (as `cadence serve --server hypercorn-trio`) in a thread."""
@@ -176,7 +176,7 @@ def serve_trio(
         assert not failed, failed
 
 
-SERVE = {"uvicorn": serve, "hypercorn-trio": serve_trio}
+SERVE = {"uvicorn": serve, "hypercorn-trio": serve_hypercorn_trio}
 
 
 @pytest.fixture
