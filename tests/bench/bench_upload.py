@@ -697,7 +697,7 @@ def _print_summary(arms: dict[str, Arm], steps: int, cores: int) -> None:
     )
     print(
         f"\nCheckpointUploader training slowdown against no uploader {slowdown[UPLOADER]:+.1f} % "
-        "(for information: most of it is the uploads' own work, which the control shows)."
+        "(for information: the control arm shows what the same uploads cost from another process)."
     )
     # The target is what cadence controls: the uploader's cost above the same uploads done
     # from another process, per round (paired), with a bootstrap 95 % interval of its median.
