@@ -8,8 +8,8 @@ and idle again after both were stopped. Prints a markdown table (median, p99, ma
 and the training speed, for docs/performance.md. Not collected by pytest.
 
 `--hostile [--server hypercorn-trio]`: instead, one run trains while another process
-keeps 1,000 slow connections open (each sends a request head a byte a second and never
-finishes it; when the server cuts one at its header time-out, a new one replaces it) and
+keeps 1,000 slow connections open (opened over 10 s; each sends a request head a byte a second
+and never finishes it; when the server cuts one at its header time-out, a new one replaces it) and
 150 Server-Sent-Events readers that never read. Phases: the run training alone, then
 with the hostile clients; the target is p99 < 50 ms in the second.
 """
@@ -148,7 +148,12 @@ def attack(
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
         sock.sendall(f"GET {path} HTTP/1.1\r\nHost: bench\r\n\r\n".encode())
         readers.append(sock)
-    heads = [slow_socket() for _ in range(slow)]
+    # Opened over one header time-out (10 s), so that they time out, and are replaced,
+    # spread over time as a steady slow-client load does, not in one wave.
+    heads: list[socket.socket] = []
+    while len(heads) < slow:
+        heads += [slow_socket() for _ in range(min(slow // 10 or 1, slow - len(heads)))]
+        stop.wait(1.0)
     report.put(("ready", len(heads), len(readers)))
     replaced = 0
     open_counts = []
