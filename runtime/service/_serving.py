@@ -9,6 +9,7 @@ served at once (beyond that, new requests get 503 at once).
 from __future__ import annotations
 
 import resource
+import socket
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -45,13 +46,17 @@ class ServerLimits:
         header_timeout_s: Seconds a request head (request line and headers) may take to
             arrive, from its first byte, or from the connection's start for the first request.
         keep_alive_s: Seconds an idle keep-alive connection is kept between requests.
-        max_connections: Connections served at once; requests beyond get 503 (uvicorn)
+        max_connections: Connections served at once; requests beyond get 503
             (uvicorn counts connections, Hypercorn requests in progress).
+        send_buffer_bytes: The kernel send buffer of each connection (uvicorn). A client
+            that stops reading pins at most this much (plus the server's own 64 KiB
+            high-water mark); left to autotuning, each could pin 4 MiB.
     """
 
     header_timeout_s: float = 10.0
     keep_alive_s: float = 5.0
     max_connections: int = 2048
+    send_buffer_bytes: int = 128 * 1024
 
     def __post_init__(self) -> None:
         for name in ("header_timeout_s", "keep_alive_s"):
@@ -65,6 +70,7 @@ class ServerLimits:
                     f"For 'ServerLimits', the argument {name!r} must be a number > 0, but got {value!r}."
                 )
         check_positive_int(self.max_connections, "max_connections", "ServerLimits")
+        check_positive_int(self.send_buffer_bytes, "send_buffer_bytes", "ServerLimits")
 
 
 def raise_open_files_limit(limits: ServerLimits) -> int:
@@ -92,13 +98,20 @@ def uvicorn_config(
     import uvicorn
 
     return uvicorn.Config(
-        app, http=_bounded_h11(limits.header_timeout_s), ws="none",
+        app, http=_bounded_h11(limits.header_timeout_s, limits.send_buffer_bytes), ws="none",
         timeout_keep_alive=max(1, round(limits.keep_alive_s)),
         limit_concurrency=limits.max_connections, **options,
     )  # fmt: skip
 
 
-def _bounded_h11(header_timeout_s: float) -> type[asyncio.Protocol]:
+def cap_send_buffer(sock: socket.socket, size: int) -> None:
+    """Fix `sock`'s kernel send buffer at `size` bytes (which turns its autotuning off)."""
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, size)
+
+
+def _bounded_h11(
+    header_timeout_s: float, send_buffer_bytes: int
+) -> type[asyncio.Protocol]:
     """Return uvicorn's h11 protocol, closing connections whose request head takes over `header_timeout_s`."""
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
@@ -109,6 +122,12 @@ def _bounded_h11(header_timeout_s: float) -> type[asyncio.Protocol]:
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
+            sock = transport.get_extra_info("socket")
+            if sock is not None:
+                # Event-stream readers that stopped reading would each pin up to the
+                # autotuned 4 MiB of kernel memory; with 150 of them other requests'
+                # p99 went from ~30 to ~250 ms, capped it stays ~30 (docs/performance.md).
+                cap_send_buffer(sock, send_buffer_bytes)
             self._arm_head_timer()
 
         def data_received(self, data: bytes) -> None:

@@ -181,3 +181,48 @@ def test_health_answers_while_slow_connections_and_stalled_readers_are_open(
             sock.close()
     server.client.delete(f"/runs/{run['id']}")
     server.wait_ended(run["id"])
+
+
+def test_uvicorn_caps_each_connections_send_buffer():
+    import asyncio
+
+    from uvicorn.server import ServerState
+
+    from cadence.service import uvicorn_config
+
+    limits = ServerLimits(send_buffer_bytes=96 * 1024)
+
+    async def app(scope, receive, send):  # not served: only the protocol is made
+        raise AssertionError
+
+    config = uvicorn_config(app, limits)
+    config.load()
+    loop = asyncio.new_event_loop()
+    listener = socket.create_server(("127.0.0.1", 0))
+    client = socket.create_connection(listener.getsockname())
+    accepted, _ = listener.accept()
+    try:
+        before = accepted.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF)
+        protocol = config.http_protocol_class(  # type: ignore[call-arg]
+            config=config, server_state=ServerState(), app_state={}, _loop=loop
+        )
+
+        class Transport(asyncio.Transport):
+            def get_extra_info(self, name, default=None):
+                return {"socket": accepted, "peername": client.getsockname(),
+                        "sockname": listener.getsockname()}.get(name, default)  # fmt: skip
+
+            def is_closing(self):
+                return False
+
+            def close(self):
+                pass
+
+        protocol.connection_made(Transport())
+        after = accepted.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF)
+        assert after != before
+        assert after in (96 * 1024, 2 * 96 * 1024)  # Linux doubles what it is given
+    finally:
+        for sock in (client, accepted, listener):
+            sock.close()
+        loop.close()
