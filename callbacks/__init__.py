@@ -31,6 +31,7 @@ from ._time_monitor import TimeMonitor
 from .checkpoint._config import CheckpointConfig
 from .checkpoint._files import latest_checkpoint
 from .checkpoint._warnings import CheckpointWarning
+from .upload._credentials import MissingCredentialsError, missing_credentials
 from .upload._ledger import default_ledger_path
 from .upload._object_store import ChecksumMismatchError, ObjectStore, open_store
 from .upload._remote import (
@@ -51,6 +52,7 @@ __all__ = [
     "LambdaCallback",
     "LearningRateScheduler",
     "LossMonitor",
+    "MissingCredentialsError",
     "ModelCheckpoint",
     "MonitorUnavailableWarning",
     "ObjectStore",
@@ -67,6 +69,7 @@ __all__ = [
     "download_checkpoint",
     "latest_checkpoint",
     "list_remote_checkpoints",
+    "missing_credentials",
     "open_store",
 ]
 

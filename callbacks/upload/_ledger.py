@@ -6,8 +6,10 @@ Every line is one `LedgerRecord`. A file is `queued` when its checkpoint is save
 policy discarded it: not owed), `lost` (the local file vanished before it was
 uploaded). Remote retention appends `deleted` for the objects it removed. A run that
 crashed or was killed leaves `queued`/`failed` as the last word on some files:
-`owed()` returns exactly those. Lines are flushed and fsynced as they are written;
-a torn last line (the process died mid-write) is ignored when reading.
+`owed()` returns exactly those. Every line is written with one `write(2)` before the
+writer goes on (so it survives the process being killed); `queued` lines are fsynced
+by the upload worker before it uploads the file, the others as they are written. A
+torn last line (the machine died mid-write) is ignored when reading.
 """
 
 from __future__ import annotations
@@ -80,9 +82,15 @@ class UploadLedger:
     def __init__(self, path: str) -> None:
         self.path = os.path.abspath(path)
         self._lock = threading.Lock()
+        self._unsynced = False  # lines written without fsync since the last sync
 
-    def append(self, record: LedgerRecord) -> None:
-        """Write one record and make it durable (flush and fsync)."""
+    def append(self, record: LedgerRecord, *, durable: bool = True) -> None:
+        """Write one record; with `durable`, also fsync it (else `sync()` does, later).
+
+        Once `append` returns, the line is in the operating system's cache: it
+        survives the process being killed. Only `durable` (or `sync()`) makes it
+        survive a power loss or kernel crash too.
+        """
         if not record.at:
             record = msgspec.structs.replace(record, at=time.time())
         line = _ENCODER.encode(record) + b"\n"
@@ -91,9 +99,26 @@ class UploadLedger:
             fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
             try:
                 os.write(fd, line)
-                os.fsync(fd)
+                if durable:
+                    os.fsync(fd)
+                self._unsynced = not durable
             finally:
                 os.close(fd)
+
+    def sync(self) -> None:
+        """Make every line appended so far durable (fsync); cheap when there is nothing new."""
+        with self._lock:
+            if not self._unsynced:
+                return
+            try:
+                fd = os.open(self.path, os.O_RDONLY)
+            except FileNotFoundError:
+                return
+            try:
+                os.fsync(fd)  # the file's cached pages, whichever descriptor wrote them
+            finally:
+                os.close(fd)
+            self._unsynced = False
 
     def read(self) -> list[LedgerRecord]:
         """Return every readable record, oldest first (a torn or foreign line is skipped)."""

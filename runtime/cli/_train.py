@@ -125,12 +125,16 @@ def _model(net: Any, settings: Settings) -> Any:
 def _uploader(url: str | None) -> Any:
     if url is None:
         return None
-    from cadence.callbacks import CheckpointUploader
+    from cadence.callbacks import CheckpointUploader, missing_credentials
 
     try:
-        return CheckpointUploader(url, on_incomplete="ignore")
+        uploader = CheckpointUploader(url, on_incomplete="ignore")
     except ValueError as exc:
         raise UsageError(f"--upload {url!r}: {exc}") from None
+    missing = missing_credentials(url)  # now, before the run directory is written
+    if missing is not None:
+        raise UsageError(f"--upload: {missing}")
+    return uploader
 
 
 def _callbacks(

@@ -1,7 +1,8 @@
 """`cadence.service`: a reference web service that starts, streams, stops and cancels training runs.
 
-Needs the `service` extra (`pip install 'cadence[service]'`: Starlette and uvicorn).
-`create_app(output_dir)` returns the ASGI application; `cadence serve` runs it.
+Needs the `service` extra (`pip install 'cadence[service]'`: Starlette, uvicorn, Hypercorn).
+`create_app(output_dir)` returns the ASGI application; `cadence serve` runs it, with
+uvicorn (asyncio) or Hypercorn's trio worker, bounded by `ServerLimits`.
 See docs/embedding.md.
 
 Layer rule: an application of cadence: the public API (`cadence`,
@@ -23,17 +24,31 @@ from cadence._util import fixup_module_metadata
 
 from ._app import create_app
 from ._http import ServiceError
+from ._openapi import openapi_document
 from ._presets import DATASETS, MODELS
 from ._schema import CheckpointRequest, RunRequest, RunView
+from ._serving import (
+    SERVERS,
+    ServerLimits,
+    hypercorn_config,
+    serve_trio,
+    uvicorn_config,
+)
 
 __all__ = [
     "DATASETS",
     "MODELS",
+    "SERVERS",
     "CheckpointRequest",
     "RunRequest",
     "RunView",
+    "ServerLimits",
     "ServiceError",
     "create_app",
+    "hypercorn_config",
+    "openapi_document",
+    "serve_trio",
+    "uvicorn_config",
 ]
 
 fixup_module_metadata("cadence.service", globals())

@@ -16,6 +16,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from cadence import start_run
+from cadence.callbacks import missing_credentials
 
 from ._http import (
     ServiceError,
@@ -28,8 +29,10 @@ from ._http import (
     read_body,
     reply,
 )
+from ._openapi import openapi_document
 from ._presets import DATASETS, MODELS, Job, build_job
 from ._records import RunRecord, RunTable
+from ._schema import HealthView, RunListView
 from ._sse import EventStreamResponse, frames
 
 if TYPE_CHECKING:
@@ -43,7 +46,7 @@ if TYPE_CHECKING:
 __all__ = ["create_app"]
 
 _SHUTDOWN_S = 30.0
-UPLOAD_SCHEMES = ("s3", "gs", "az", "memory")
+UPLOAD_SCHEMES = ("s3", "gs", "az")
 """Upload destinations clients may ask for; credentials come from the server's environment."""
 
 
@@ -55,6 +58,7 @@ def create_app(
     history: int = 4096,
     keep_finished: int = 100,
     heartbeat_s: float = 15.0,
+    max_streams_per_client: int = 16,
 ) -> Starlette:
     """Return the service as an ASGI application (serve it with uvicorn, or `cadence serve`).
 
@@ -65,6 +69,8 @@ def create_app(
         history: How many events the server keeps per run for streaming and resuming.
         keep_finished: How many ended runs `GET /runs` keeps listing.
         heartbeat_s: Seconds between keep-alive comments on an idle event stream.
+        max_streams_per_client: Event streams one client address may hold open at once;
+            `GET /runs/{id}/events` answers 429 beyond.
 
     Raises:
         ValueError: An argument is out of range.
@@ -75,6 +81,7 @@ def create_app(
         token=_checked_token(token), history=_positive("history", history),
         keep_finished=_positive("keep_finished", keep_finished, zero=True),
         heartbeat_s=_positive_float("heartbeat_s", heartbeat_s),
+        max_streams_per_client=_positive("max_streams_per_client", max_streams_per_client),
     )  # fmt: skip
     routes = [
         Route("/health", service.health, methods=["GET"]),
@@ -84,6 +91,7 @@ def create_app(
         Route("/runs/{run_id}", service.cancel_run, methods=["DELETE"]),
         Route("/runs/{run_id}/stop", service.stop_run, methods=["POST"]),
         Route("/runs/{run_id}/events", service.stream_events, methods=["GET"]),
+        Route("/openapi.json", service.openapi, methods=["GET"]),
     ]
     return Starlette(
         routes=routes,
@@ -99,14 +107,17 @@ def create_app(
 class _Service:
     def __init__(
         self, root: Path, *, max_runs: int, token: str | None, history: int,
-        keep_finished: int, heartbeat_s: float,
+        keep_finished: int, heartbeat_s: float, max_streams_per_client: int,
     ) -> None:  # fmt: skip
         self.root = root
         self.max_runs = max_runs
         self.token = token
         self.history = history
         self.heartbeat_s = heartbeat_s
+        self.max_streams_per_client = max_streams_per_client
+        self.streams: dict[str, int] = {}  # open event streams per client address
         self.runs = RunTable(keep_finished)
+        self.document = openapi_document(token=token is not None)
         self.reserved = 0  # runs being built, counted against `max_runs`
         self.claimed: set[Path] = set()  # output directories of runs being built
         self._tg: TaskGroup | None = None
@@ -131,15 +142,16 @@ class _Service:
 
     async def health(self, request: Request) -> Response:
         return reply(
-            {
-                "status": "ok",
-                "active_runs": len(self.runs.active()),
-                "max_runs": self.max_runs,
-            }
+            HealthView(
+                status="ok", active_runs=len(self.runs.active()), max_runs=self.max_runs
+            )
         )
 
     async def list_runs(self, request: Request) -> Response:
-        return reply({"runs": [r.view() for r in self.runs.all()]})
+        return reply(RunListView(runs=[r.view() for r in self.runs.all()]))
+
+    async def openapi(self, request: Request) -> Response:
+        return reply(self.document)
 
     async def get_run(self, request: Request) -> Response:
         return reply(self._record(request).view())
@@ -184,7 +196,23 @@ class _Service:
             return Response(
                 status_code=204
             )  # the run ended and the client has everything
-        return EventStreamResponse(frames(record, last_seen, self.heartbeat_s))
+        client = request.client.host if request.client is not None else ""
+        open_now = self.streams.get(client, 0)
+        if open_now >= self.max_streams_per_client:
+            raise ServiceError(
+                429, f"This client already has {open_now} event streams open, the most this server allows "
+                "per client; close one first.", {"Retry-After": "5"},
+            )  # fmt: skip
+        self.streams[client] = open_now + 1
+        return EventStreamResponse(
+            frames(record, last_seen, self.heartbeat_s),
+            on_close=lambda: self._closed_stream(client),
+        )
+
+    def _closed_stream(self, client: str) -> None:
+        left = self.streams.pop(client, 1) - 1
+        if left > 0:
+            self.streams[client] = left
 
     # --- helpers -----------------------------------------------------------------------
 
@@ -194,6 +222,14 @@ class _Service:
             return await anyio.to_thread.run_sync(build_job, run_request, directory)
         except (TypeError, ValueError) as exc:  # a combination the presets cannot build
             raise ServiceError(422, f"Cannot build this run: {exc}") from None
+        except (
+            OSError
+        ) as exc:  # its directory cannot be made (a file raced in, a full disk, ...)
+            conflict = isinstance(exc, FileExistsError | NotADirectoryError)
+            raise ServiceError(
+                409 if conflict else 500,
+                f"Cannot create the run's output directory: {exc.strerror or type(exc).__name__}.",
+            ) from None  # the OS's text names the server's path: only its reason is shown
 
     def _start(self, job: Job, run_request: RunRequest, output: Path) -> RunRecord:
         tg = self._tg
@@ -275,6 +311,11 @@ class _Service:
                 422, f"`$.upload` may not be a file:// URL, got {upload!r}: clients may not choose where this "
                 "server writes files. Checkpoints are kept in the run's `output` directory anyway.",
             )  # fmt: skip
+        if scheme == "memory":
+            raise ServiceError(
+                422, f"`$.upload` may not be a memory:// URL, got {upload!r}: its objects would stay in this "
+                "server's memory for as long as it runs. Checkpoints are kept in the run's `output` directory anyway.",
+            )  # fmt: skip
         if scheme not in UPLOAD_SCHEMES:
             raise ServiceError(
                 422, f"`$.upload` must be an object-store URL ({', '.join(s + '://' for s in UPLOAD_SCHEMES)}), "
@@ -284,6 +325,13 @@ class _Service:
             raise ServiceError(
                 422,
                 "`$.upload` needs `$.checkpoint`: only saved checkpoints are uploaded.",
+            )
+        missing = missing_credentials(upload)
+        if (
+            missing is not None
+        ):  # found now, not after training, when the first upload fails
+            raise ServiceError(
+                422, f"`$.upload` cannot be used on this server: {missing}"
             )
 
     def _output_dir(self, run_request: RunRequest) -> Path:

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
+import anyio
 import msgspec
 from starlette.exceptions import HTTPException
 from starlette.responses import Response
 
-from ._schema import decode_run_request
+from ._schema import ErrorView, decode_run_request
 
 if TYPE_CHECKING:
     from starlette.requests import Request
@@ -30,6 +32,8 @@ __all__ = [
 ]
 
 MAX_BODY_BYTES = 64 * 1024
+BODY_TIMEOUT_S = 30.0
+_log = logging.getLogger("cadence.service")
 
 
 class ServiceError(Exception):
@@ -54,16 +58,34 @@ async def read_body(request: Request) -> bytes:
             413, f"The request body is {length} bytes; the limit is {MAX_BODY_BYTES}."
         )
     body = bytearray()
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > MAX_BODY_BYTES:
-            raise ServiceError(
-                413, f"The request body is over the limit of {MAX_BODY_BYTES} bytes."
-            )
+    with anyio.move_on_after(
+        BODY_TIMEOUT_S
+    ) as late:  # a client trickling its body holds no task forever
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > MAX_BODY_BYTES:
+                raise ServiceError(
+                    413,
+                    f"The request body is over the limit of {MAX_BODY_BYTES} bytes.",
+                )
+    if late.cancelled_caught:
+        raise ServiceError(
+            408,
+            f"The request body did not arrive within {BODY_TIMEOUT_S:g} s.",
+            {"Connection": "close"},
+        )
     return bytes(body)
 
 
 def decode_body(body: bytes) -> RunRequest:
+    try:
+        body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        # JSON is UTF-8 (RFC 8259); say where the bad byte is rather than fail later on it.
+        raise ServiceError(
+            400, f"The request body is not valid UTF-8: byte {exc.start} (0x{body[exc.start]:02x}) "
+            "cannot start or continue a character.",
+        ) from None  # fmt: skip
     try:
         return decode_run_request(body)
     except msgspec.ValidationError as exc:
@@ -93,6 +115,15 @@ def output_path(root: Path, name: str) -> Path:
             422, f"`$.output` must be a relative path that stays inside the server's output directory "
             f"(no '..', no leading '/'), got {name!r}.",
         )  # fmt: skip
+    for part in (path, *path.parents):
+        if part == root:
+            break
+        if part.exists() and not part.is_dir():
+            # Named relative to the output directory: clients never see the server's layout.
+            raise ServiceError(
+                409, f"`$.output` {name!r} cannot be a directory: "
+                f"{str(part.relative_to(root))!r} is an existing file.",
+            )  # fmt: skip
     return path
 
 
@@ -122,7 +153,7 @@ def reply(
 
 async def handle_service_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, ServiceError)
-    return reply({"error": exc.message}, exc.status, exc.headers)
+    return reply(ErrorView(error=exc.message), exc.status, exc.headers)
 
 
 async def handle_http_error(request: Request, exc: Exception) -> Response:
@@ -132,8 +163,17 @@ async def handle_http_error(request: Request, exc: Exception) -> Response:
         message = f"No such endpoint: {request.method} {request.url.path}."
     elif exc.status_code == 405:
         message = f"{request.method} is not allowed on {request.url.path}."
-    return reply({"error": message}, exc.status_code, dict(exc.headers or {}))
+    return reply(
+        ErrorView(error=str(message)), exc.status_code, dict(exc.headers or {})
+    )
 
 
 async def handle_internal_error(request: Request, exc: Exception) -> Response:
-    return reply({"error": f"Internal error: {type(exc).__name__}: {exc}"}, 500)
+    # The exception's text may hold the server's paths or settings: it goes to the log only.
+    _log.error("%s %s failed", request.method, request.url.path, exc_info=exc)
+    return reply(
+        ErrorView(
+            error=f"Internal error ({type(exc).__name__}); the server's log has the details."
+        ),
+        500,
+    )

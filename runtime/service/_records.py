@@ -82,12 +82,15 @@ class RunRecord:
         """The oldest event id still in the history (0 when empty)."""
         return self.history[0][0] if self.history else 0
 
-    def since(self, last_seen: int) -> list[tuple[int, bytes]]:
-        """Return the kept events with ids above `last_seen`, oldest first."""
+    def since(
+        self, last_seen: int, limit: int | None = None
+    ) -> list[tuple[int, bytes]]:
+        """Return the kept events with ids above `last_seen`, oldest first (at most `limit`)."""
         if not self.history or last_seen >= self.last_id:
             return []
         skip = max(0, last_seen - self.first_id + 1)
-        return list(itertools.islice(self.history, skip, None))
+        stop = None if limit is None else skip + limit
+        return list(itertools.islice(self.history, skip, stop))
 
     def view(self) -> RunView:
         """Describe the run for clients."""

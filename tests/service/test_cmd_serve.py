@@ -42,6 +42,18 @@ def test_defaults_bind_this_machine_only():
             ["--history", "x"],
             "argument --history: expected a positive whole number, got 'x'",
         ),
+        (
+            ["--header-timeout", "0"],
+            "argument --header-timeout: expected a number of seconds > 0, got '0'",
+        ),
+        (
+            ["--keep-alive", "nan"],
+            "argument --keep-alive: expected a number of seconds > 0, got 'nan'",
+        ),
+        (
+            ["--server", "gunicorn"],
+            "argument --server: invalid choice: 'gunicorn' (choose from ",
+        ),
     ],
 )
 def test_bad_options_exit_2_with_a_message(argv, message, capsys):
@@ -68,7 +80,13 @@ async def test_the_token_comes_from_the_environment(monkeypatch, tmp_path, capsy
     import uvicorn
 
     served: dict[str, Any] = {}
-    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: served.update(app=app, **kw))
+    monkeypatch.setattr(
+        uvicorn.Server,
+        "run",
+        lambda self, **kw: served.update(
+            app=self.config.app, host=self.config.host, port=self.config.port
+        ),
+    )
     monkeypatch.setenv(TOKEN_ENV, "from-env")
     assert (
         main(
@@ -87,18 +105,29 @@ async def test_the_token_comes_from_the_environment(monkeypatch, tmp_path, capsy
         assert wrong.status_code == 401
 
 
-def test_a_real_server_process_answers_and_stops_on_ctrl_c(tmp_path):
+@pytest.mark.parametrize(
+    ("server", "banner"),
+    [
+        ("uvicorn", r"Uvicorn running on (http://127\.0\.0\.1:\d+)"),
+        ("hypercorn-trio", r"Running on (http://127\.0\.0\.1:\d+)"),
+    ],
+)
+@pytest.mark.parametrize("stop_signal", [signal.SIGINT, signal.SIGTERM])
+def test_a_real_server_process_answers_and_stops_on_a_signal(
+    tmp_path, server, banner, stop_signal
+):
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     env.pop(TOKEN_ENV, None)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "cadence", "serve", "--port", "0", "--output-dir", str(tmp_path / "out")],
+        [sys.executable, "-m", "cadence", "serve", "--port", "0", "--output-dir", str(tmp_path / "out"),
+         "--server", server],
         stderr=subprocess.PIPE, text=True, env=env,
     )  # fmt: skip
     try:
         url = None
         assert proc.stderr is not None
         for line in proc.stderr:
-            found = re.search(r"Uvicorn running on (http://127\.0\.0\.1:\d+)", line)
+            found = re.search(banner, line)
             if found:
                 url = found.group(1)
                 break
@@ -108,7 +137,11 @@ def test_a_real_server_process_answers_and_stops_on_ctrl_c(tmp_path):
             "active_runs": 0,
             "max_runs": 2,
         }
-        proc.send_signal(signal.SIGINT)
+        assert (
+            httpx.get(f"{url}/openapi.json").json()["info"]["title"]
+            == "cadence service"
+        )
+        proc.send_signal(stop_signal)
         assert proc.wait(30) == 0
     finally:
         if proc.poll() is None:

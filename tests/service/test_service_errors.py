@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 BAD_BODIES = [
@@ -72,12 +74,28 @@ BAD_BODIES = [
     (
         b'{"upload": "ftp://host/dir", "checkpoint": {}}',
         422,
-        "`$.upload` must be an object-store URL (s3://, gs://, az://, memory://), got 'ftp://host/dir'.",
+        "`$.upload` must be an object-store URL (s3://, gs://, az://), got 'ftp://host/dir'.",
     ),
     (
-        b'{"upload": "memory://store/run"}',
+        b'{"upload": "s3://bucket/run"}',
         422,
         "`$.upload` needs `$.checkpoint`: only saved checkpoints are uploaded.",
+    ),
+    (
+        b'{"upload": "memory://store/run", "checkpoint": {}}',
+        422,
+        "`$.upload` may not be a memory:// URL, got 'memory://store/run': its objects would stay in this "
+        "server's memory for as long as it runs. Checkpoints are kept in the run's `output` directory anyway.",
+    ),
+    (
+        b'{"model": "\xff"}',
+        400,
+        "The request body is not valid UTF-8: byte 11 (0xff) cannot start or continue a character.",
+    ),
+    (
+        b'{"output": "caf\xc3"}',
+        400,
+        "The request body is not valid UTF-8: byte 15 (0xc3) cannot start or continue a character.",
     ),
 ]
 
@@ -278,3 +296,43 @@ def test_create_app_checks_its_arguments(tmp_path):
         TypeError, match="'output_dir' must be a str or Path, but got 3"
     ):
         create_app(3)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("output", ["taken", "taken/run", "taken/a/b"])
+def test_an_output_under_an_existing_file_is_a_conflict_that_shows_no_server_path(
+    server, output
+):
+    (server.output / "taken").write_text("a file, not a directory")
+    reply = server.client.post(
+        "/runs", json={"epochs": 1, "output": output, "checkpoint": {}}
+    )
+    assert reply.status_code == 409
+    assert reply.json() == {
+        "error": f"`$.output` {output!r} cannot be a directory: 'taken' is an existing file."
+    }
+    assert str(server.output) not in reply.text
+    assert server.client.get("/runs").json() == {"runs": []}
+
+
+def test_an_upload_without_credentials_is_refused_before_training(server, monkeypatch):
+    for name in list(os.environ):
+        if name.startswith(("AWS_", "GOOGLE_", "AZURE_")):
+            monkeypatch.delenv(name)
+    monkeypatch.setenv(
+        "HOME", str(server.output)
+    )  # no gcloud default credentials either
+    for url, variable in [
+        ("s3://bucket/run", "AWS_ACCESS_KEY_ID"),
+        ("gs://bucket/run", "GOOGLE_APPLICATION_CREDENTIALS"),
+        ("az://container/run", "AZURE_STORAGE_ACCOUNT_KEY"),
+    ]:
+        reply = server.client.post(
+            "/runs", json={"epochs": 1, "checkpoint": {}, "upload": url}
+        )
+        assert reply.status_code == 422
+        error = reply.json()["error"]
+        assert error.startswith(
+            f"`$.upload` cannot be used on this server: no credentials for {url!r} were found: set "
+        )
+        assert variable in error
+    assert_nothing_started(server)

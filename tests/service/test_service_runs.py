@@ -231,10 +231,10 @@ def test_shutting_down_cancels_running_runs_and_keeps_their_checkpoints(server):
     assert not [p for p in (server.output / "interrupted").iterdir() if "tmp" in p.name]
 
 
-def test_checkpoints_are_uploaded_when_asked(server):
+def test_checkpoints_are_uploaded_when_asked(server, s3_environment):
     from cadence.callbacks import list_remote_checkpoints
 
-    destination = f"memory://service-test-{id(server)}/run"
+    destination = f"s3://{s3_environment.bucket}/run"
     run = server.start(
         epochs=2,
         eval_every=0,
