@@ -224,7 +224,7 @@ def test_the_training_thread_writes_the_queued_line_and_the_worker_fsyncs_it(
     train([saver, CheckpointUploader(memory_url())], steps=3)
     ops = [
         json.loads(line)["op"]
-        for line in (tmp_path / ".cadence-uploads.jsonl").read_text().splitlines()
+        for line in ledger_file(tmp_path).read_text().splitlines()
     ]
     assert ops.count("queued") == ops.count("uploaded") == 3
     # Each `uploaded` line, and the `queued` ones (one fsync covers those written since the last)...

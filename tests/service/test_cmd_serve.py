@@ -44,11 +44,11 @@ def test_defaults_bind_this_machine_only():
         ),
         (
             ["--header-timeout", "0"],
-            "argument --header-timeout: expected a number of seconds > 0, got '0'",
+            "argument --header-timeout: expected a positive number, got '0'",
         ),
         (
             ["--keep-alive", "nan"],
-            "argument --keep-alive: expected a number of seconds > 0, got 'nan'",
+            "argument --keep-alive: expected a positive number, got 'nan'",
         ),
         (
             ["--server", "gunicorn"],

@@ -4,7 +4,7 @@
 # expect: ^epoch: 1 step: 8, loss is \d+\.\d+
 # expect: ^epoch: 4 step: 8, loss is \d+\.\d+
 # expect: ^attention rows sum to 1: True$
-# expect: ^\{'accuracy': \d\.\d+\}$
+# expect: ^\{'accuracy': (?:np\.float64\()?\d\.\d+\)?\}$
 import math
 
 import numpy as np
