@@ -26,8 +26,6 @@ from . import (
     ops as ops,
     train as train,
 )
-from ._callback import Callback
-from ._cb_params import CallbackParams
 from ._errors import (
     CadenceError,
     CadenceInternalError,
@@ -37,19 +35,6 @@ from ._errors import (
     QueueFullError,
     SubscriberError,
 )
-from ._export import export
-from ._loss_value import loss_value
-from ._model import LegacyHookWarning, Model
-from ._parallel_context import (
-    ParallelMode,
-    get_auto_parallel_context,
-    reset_auto_parallel_context,
-    set_auto_parallel_context,
-)
-from ._run_context import RunContext
-from ._run_events import RunEvents
-from ._run_handle import RunHandle, start_run
-from ._run_progress import RunProgress
 from ._util import fixup_module_metadata
 
 # --- runtime core: events, bus, callbacks, model ---------------------------------
@@ -112,6 +97,12 @@ from .compute._dtype import (
     uint64,
 )
 from .compute._grad import grad, value_and_grad
+from .compute._parallel_context import (
+    ParallelMode,
+    get_auto_parallel_context,
+    reset_auto_parallel_context,
+    set_auto_parallel_context,
+)
 from .compute._targets import (
     CPUTarget,
     CUDATarget,
@@ -121,6 +112,15 @@ from .compute._targets import (
     register_target,
 )
 from .compute._tensor import Parameter, ParameterTuple, Tensor
+from .onnx._export import export
+from .training._callback import Callback
+from .training._cb_params import CallbackParams
+from .training._loss_value import loss_value
+from .training._model import LegacyHookWarning, Model
+from .training._run_context import RunContext
+from .training._run_events import RunEvents
+from .training._run_handle import RunHandle, start_run
+from .training._run_progress import RunProgress
 
 __all__ = [
     "GRAPH_MODE",

@@ -7,13 +7,13 @@ functions are at the top level as `cadence.set_context` and friends.
 
 from __future__ import annotations
 
-from ._parallel_context import (
+from .compute._context import GRAPH_MODE, PYNATIVE_MODE, get_context, set_context
+from .compute._parallel_context import (
     ParallelMode,
     get_auto_parallel_context,
     reset_auto_parallel_context,
     set_auto_parallel_context,
 )
-from .compute._context import GRAPH_MODE, PYNATIVE_MODE, get_context, set_context
 
 __all__ = [
     "GRAPH_MODE",

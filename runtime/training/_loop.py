@@ -15,20 +15,20 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
+from ..bus import _events as ev
 from ._callback_bridge import EVAL_HOOKS, TRAIN_HOOKS, CallbackSet
 from ._cb_params import evaluation_pass, for_run
 from ._loss_value import loss_value
 from ._run_context import loop_context
 from ._run_control import RunControl
-from .bus import _events as ev
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
 
+    from ..bus._bus import EventBus
+    from ..bus._events import RunKind
     from ._run_context import RunContext
     from ._run_spec import RunSpec
-    from .bus._bus import EventBus
-    from .bus._events import RunKind
 
 __all__ = ["Cancelled", "Run", "dataset_size", "terminal_event"]
 

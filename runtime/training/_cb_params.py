@@ -5,7 +5,7 @@ from __future__ import annotations
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, final
 
-from ._errors import MissingKeyError
+from .._errors import MissingKeyError
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -46,12 +46,9 @@ class CallbackParams(dict[str, Any]):
         self[key] = value
 
     def __delattr__(self, key: str) -> None:
-        try:
-            del self[key]
-        except KeyError:
-            raise MissingKeyError(
-                f"`cb_params` has no key {key!r} to delete."
-            ) from None
+        if key not in self:
+            raise MissingKeyError(f"`cb_params` has no key {key!r} to delete.")
+        del self[key]
 
 
 def for_run(spec: RunSpec, callbacks: list[Callback]) -> CallbackParams:

@@ -7,13 +7,13 @@ from typing import TYPE_CHECKING, Any, final
 
 import anyio
 
-from .bus._events import Event, RunEnded
+from ..bus._events import Event, RunEnded
 
 if TYPE_CHECKING:
     from types import TracebackType
 
+    from ..bus._subscription import Subscription
     from ._run_handle import RunHandle
-    from .bus._subscription import Subscription
 
 __all__ = ["RunEvents"]
 
