@@ -82,6 +82,8 @@ LAYERS = {
             "cadence._errors",
             "cadence._util",
             "cadence.validation",
+            # `mindspore.common.dtype` is `mindspore.dtype` under another name.
+            "cadence.dtype",
         ),
     ),
     "training": Layer(
@@ -120,6 +122,8 @@ LAYERS = {
             "cadence.compute",
             "cadence._errors",
             "cadence._util",
+            # `cadence predict` checks a `.npy` input's header as the dataset readers do.
+            "cadence.dataset._npy_claims",
         ),
         public_only=True,
     ),
