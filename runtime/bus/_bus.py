@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import inspect
+import operator
 import threading
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from contextlib import asynccontextmanager
@@ -176,13 +177,9 @@ class EventBus:
         # `arg`: pass this fixed object instead of the event (a hook's RunContext).
         # `prepare`: worker mode only, turns the event into the queued payload in the
         # publishing thread (a hook's snapshot).
-        order, mode, every, when = (
-            options[k] for k in ("order", "mode", "every", "when")
+        order, mode, every, when, queue_size, overflow, on_error, retries, name = (
+            _read_options(options)
         )
-        queue_size, overflow, on_error = (
-            options[k] for k in ("queue_size", "overflow", "on_error")
-        )
-        retries, name = options["retries"], options["name"]
         types = check_event_types(event_types)
         check_choice("mode", mode, Mode)
         check_handler(handler, mode)
@@ -613,6 +610,10 @@ _SUBSCRIBE_DEFAULTS: dict[str, Any] = {
     for p in inspect.signature(EventBus.subscribe).parameters.values()
     if p.kind is inspect.Parameter.KEYWORD_ONLY
 }
+# The options in the order `_subscribe` unpacks them.
+_read_options = operator.itemgetter(
+    "order", "mode", "every", "when", "queue_size", "overflow", "on_error", "retries", "name"
+)  # fmt: skip
 
 
 def _queues_of(
