@@ -27,8 +27,6 @@ from . import (
     ops as ops,
     train as train,
 )
-from ._callback import Callback
-from ._cb_params import CallbackParams
 from ._errors import (
     CadenceError,
     CadenceInternalError,
@@ -38,19 +36,6 @@ from ._errors import (
     QueueFullError,
     SubscriberError,
 )
-from ._export import export
-from ._loss_value import loss_value
-from ._model import LegacyHookWarning, Model
-from ._parallel_context import (
-    ParallelMode,
-    get_auto_parallel_context,
-    reset_auto_parallel_context,
-    set_auto_parallel_context,
-)
-from ._run_context import RunContext
-from ._run_events import RunEvents
-from ._run_handle import RunHandle, start_run
-from ._run_progress import RunProgress
 from ._util import fixup_module_metadata
 
 # --- runtime core: events, bus, callbacks, model ---------------------------------
@@ -63,6 +48,7 @@ from .bus._events import (
     EvalEnd,
     EvalEpochBegin,
     EvalEpochEnd,
+    EvalEvent,
     EvalStepBegin,
     EvalStepEnd,
     Event,
@@ -89,6 +75,12 @@ from .checkpoint._serialization import (
 )
 from .checkpoint._snapshot import CheckpointSnapshot
 from .common.api import jit, ms_function
+from .communication._parallel_context import (
+    ParallelMode,
+    get_auto_parallel_context,
+    reset_auto_parallel_context,
+    set_auto_parallel_context,
+)
 from .compute._context import (
     GRAPH_MODE,
     PYNATIVE_MODE,
@@ -122,6 +114,15 @@ from .compute._targets import (
     register_target,
 )
 from .compute._tensor import Parameter, ParameterTuple, Tensor
+from .onnx._export import export
+from .training._callback import Callback
+from .training._cb_params import CallbackParams
+from .training._loss_value import loss_value
+from .training._model import LegacyHookWarning, Model
+from .training._run_context import RunContext
+from .training._run_events import RunEvents
+from .training._run_handle import RunHandle, start_run
+from .training._run_progress import RunProgress
 
 __all__ = [
     "GRAPH_MODE",
@@ -142,6 +143,7 @@ __all__ = [
     "EvalEnd",
     "EvalEpochBegin",
     "EvalEpochEnd",
+    "EvalEvent",
     "EvalStepBegin",
     "EvalStepEnd",
     "Event",

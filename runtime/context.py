@@ -7,7 +7,7 @@ functions are at the top level as `cadence.set_context` and friends.
 
 from __future__ import annotations
 
-from ._parallel_context import (
+from .communication._parallel_context import (
     ParallelMode,
     get_auto_parallel_context,
     reset_auto_parallel_context,

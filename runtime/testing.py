@@ -18,13 +18,13 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING, Any, Self
 
-from ._callback import NEW_HOOKS, Callback
+from .training._callback import NEW_HOOKS, Callback
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
 
-    from ._run_context import RunContext
     from .bus._events import Event
+    from .training._run_context import RunContext
 
 __all__ = [
     "BatchCounter",

@@ -28,19 +28,8 @@ SOURCES = {
     "cadence.callbacks": ROOT / "callbacks",
 }
 
-# The training core still sits at the top of runtime/; when it becomes a package,
-# this tuple becomes ("cadence.training",) and every contract follows.
-TRAINING = (
-    "cadence._model",
-    "cadence._loop",
-    "cadence._callback_bridge",
-    "cadence._callback",
-    "cadence._run_context",
-    "cadence._cb_params",
-    "cadence._run_handle",
-    "cadence._run_events",
-    "cadence._run_progress",
-)
+# The training core: `Model`, the loop, the callback bridge, run contexts and handles.
+TRAINING = ("cadence.training",)
 # The MindSpore import paths and the applications built on the whole runtime.
 FRONT = (
     "cadence.nn",
@@ -93,7 +82,48 @@ LAYERS = {
             "cadence._errors",
             "cadence._util",
             "cadence.validation",
-            "cadence.dtype",  # MindSpore's `common.dtype` path re-exports the public dtypes
+            # `mindspore.common.dtype` is `mindspore.dtype` under another name.
+            "cadence.dtype",
+            # TrainOneStepCell reduces gradients, and ops.AllReduce & co. run, over MPI.
+            "cadence.communication",
+        ),
+    ),
+    "training": Layer(
+        holds=TRAINING,
+        may_import=(
+            "cadence.bus",
+            "cadence.compute",
+            "cadence.checkpoint",
+            "cadence._errors",
+            "cadence._util",
+            "cadence.validation",
+            # `Model` wraps the network in `nn.WithLossCell` / `TrainOneStepCell` and looks
+            # metric names up in `nn`, as MindSpore's Model does (imported when it builds them).
+            "cadence.nn",
+            # Data-parallel runs vote on stops and merge fit's metrics across the ranks.
+            "cadence.communication",
+        ),
+    ),
+    # ONNX export traces a `Cell` through the functional ops and writes the file atomically.
+    "onnx": Layer(
+        holds=("cadence.onnx",),
+        may_import=(
+            "cadence.compute",
+            "cadence.ops",
+            "cadence.nn",
+            "cadence.checkpoint",
+            "cadence._errors",
+            "cadence._util",
+        ),
+    ),
+    # Data parallelism over MPI: the process world, collectives, the stop vote, metric merging.
+    "communication": Layer(
+        holds=("cadence.communication",),
+        may_import=(
+            "cadence.bus",
+            "cadence._errors",
+            "cadence._util",
+            "cadence.validation",
         ),
     ),
     "callbacks": Layer(holds=("cadence.callbacks",), public_only=True),
@@ -104,6 +134,8 @@ LAYERS = {
         may_import=(
             "cadence.cli",
             "cadence.compute",
+            # `cadence train --workers`: the ranks meet before the run directory is written.
+            "cadence.communication",
             # `cadence predict` checks an .npy/.npz input's header against its size, as
             # the datasets do, before reading it.
             "cadence.dataset._npy_claims",

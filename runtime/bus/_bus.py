@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import contextlib
+import inspect
+import operator
 import threading
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, final
 
@@ -155,32 +157,29 @@ class EventBus:
             >>> bus = EventBus()
             >>> sub = bus.subscribe(TrainStepEnd, print, every=100, order=-1)
         """
-        return self._subscribe(
-            event_types, handler, order=order, mode=mode, every=every, when=when,
-            queue_size=queue_size, overflow=overflow, on_error=on_error, retries=retries, name=name,
-        )  # fmt: skip
+        options = {
+            "order": order, "mode": mode, "every": every, "when": when, "queue_size": queue_size,
+            "overflow": overflow, "on_error": on_error, "retries": retries, "name": name,
+        }  # fmt: skip
+        return self._subscribe(event_types, handler, options)
 
     def _subscribe(
         self,
         event_types: Any,
         handler: Callable[..., object],
+        options: Mapping[str, Any],
         *,
-        order: int = 0,
-        mode: Mode = "inline",
-        every: int | None = None,
-        when: Callable[[Any], object] | None = None,
-        queue_size: int = 1024,
-        overflow: Overflow = "block",
-        on_error: OnError = "raise",
-        retries: int = 0,
-        name: str | None = None,
         arg: Any = None,
         prepare: Callable[[Any], Any] | None = None,
     ) -> Subscription[Any]:
-        # The one implementation behind `subscribe` and `subscribe_hook`. `arg`: pass
-        # this fixed object instead of the event (a hook's RunContext). `prepare`:
-        # worker mode only, turns the event into the queued payload in the
+        # The one implementation behind `subscribe` and `subscribe_hook`; `options` are
+        # `subscribe`'s keyword arguments (its signature is their one declaration).
+        # `arg`: pass this fixed object instead of the event (a hook's RunContext).
+        # `prepare`: worker mode only, turns the event into the queued payload in the
         # publishing thread (a hook's snapshot).
+        order, mode, every, when, queue_size, overflow, on_error, retries, name = (
+            _read_options(options)
+        )
         types = check_event_types(event_types)
         check_choice("mode", mode, Mode)
         check_handler(handler, mode)
@@ -221,7 +220,7 @@ class EventBus:
     ) -> Subscription[Any]:
         """Subscribe a callback hook: called with a run's context for each `event_type` event, not with the event.
 
-        This is how `Callback` hooks join a run (runtime/_callback_bridge.py). A
+        This is how `Callback` hooks join a run (runtime/training/_callback_bridge.py). A
         synchronous hook runs inline and receives `context` itself; an `async def`
         hook runs as a worker subscriber and receives `snapshot(event)`, built in
         the publishing thread so that it sees the run as it was then.
@@ -237,11 +236,11 @@ class EventBus:
         Returns:
             The `Subscription`; the run unsubscribes it when the hook's phase ends.
         """
+        options = {**_SUBSCRIBE_DEFAULTS, "name": name, "when": when}
         if is_async_callable(hook):
-            return self._subscribe(
-                event_type, hook, mode="worker", name=name, when=when, prepare=snapshot
-            )
-        return self._subscribe(event_type, hook, name=name, when=when, arg=context)
+            options["mode"] = "worker"
+            return self._subscribe(event_type, hook, options, prepare=snapshot)
+        return self._subscribe(event_type, hook, options, arg=context)
 
     def _worker_queues(self) -> list[WorkerQueue]:
         with self._lock:
@@ -602,6 +601,19 @@ class EventBus:
     def __repr__(self) -> str:
         workers = sum(1 for s in self._subs if s.mode == "worker")
         return f"<EventBus: {len(self._subs)} subscribers ({workers} workers)>"
+
+
+# `subscribe`'s keyword arguments and their defaults, read from its signature so that
+# `subscribe_hook` starts from the same options without declaring them again.
+_SUBSCRIBE_DEFAULTS: dict[str, Any] = {
+    p.name: p.default
+    for p in inspect.signature(EventBus.subscribe).parameters.values()
+    if p.kind is inspect.Parameter.KEYWORD_ONLY
+}
+# The options in the order `_subscribe` unpacks them.
+_read_options = operator.itemgetter(
+    "order", "mode", "every", "when", "queue_size", "overflow", "on_error", "retries", "name"
+)  # fmt: skip
 
 
 def _queues_of(

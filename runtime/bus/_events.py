@@ -19,6 +19,7 @@ __all__ = [
     "EvalEnd",
     "EvalEpochBegin",
     "EvalEpochEnd",
+    "EvalEvent",
     "EvalStepBegin",
     "EvalStepEnd",
     "Event",
@@ -146,59 +147,51 @@ class TrainEnd(Event, frozen=True, kw_only=True):
 # --- evaluation ------------------------------------------------------------------
 
 
-class EvalBegin(Event, frozen=True, kw_only=True):
-    """An evaluation pass begins (`on_eval_begin`); `epoch` is the training epoch in `fit`, else None."""
+class EvalEvent(Event, frozen=True, kw_only=True):
+    """Base of the six evaluation events: subscribe to it to receive all of them.
+
+    `epoch` is the training epoch in `fit`, None in `eval`.
+    """
 
     epoch: int | None
-    steps: int
     depth: int = 0
     """0 for a run's own evaluation; 1 for a `Model.eval` called from a callback of a running `train`/`fit`, and so on."""
 
 
-class EvalEpochBegin(Event, frozen=True, kw_only=True):
+class EvalBegin(EvalEvent, frozen=True, kw_only=True):
+    """An evaluation pass begins (`on_eval_begin`) and will run `steps` steps."""
+
+    steps: int
+
+
+class EvalEpochBegin(EvalEvent, frozen=True, kw_only=True):
     """An evaluation pass's single epoch begins (`on_eval_epoch_begin`)."""
 
-    epoch: int | None
-    depth: int = 0
-    """0 for a run's own evaluation; 1 for a `Model.eval` called from a callback of a running `train`/`fit`, and so on."""
 
-
-class EvalStepBegin(Event, frozen=True, kw_only=True):
+class EvalStepBegin(EvalEvent, frozen=True, kw_only=True):
     """An evaluation step begins (`on_eval_step_begin`); `step` counts the pass's steps from 1."""
 
-    epoch: int | None
     step: int
-    depth: int = 0
-    """0 for a run's own evaluation; 1 for a `Model.eval` called from a callback of a running `train`/`fit`, and so on."""
 
 
-class EvalStepEnd(Event, frozen=True, kw_only=True):
+class EvalStepEnd(EvalEvent, frozen=True, kw_only=True):
     """An evaluation step ended (`on_eval_step_end`)."""
 
-    epoch: int | None
     step: int
     loss: float | None
-    depth: int = 0
-    """0 for a run's own evaluation; 1 for a `Model.eval` called from a callback of a running `train`/`fit`, and so on."""
 
 
-class EvalEpochEnd(Event, frozen=True, kw_only=True):
+class EvalEpochEnd(EvalEvent, frozen=True, kw_only=True):
     """An evaluation pass's epoch ended (`on_eval_epoch_end`); metrics are not final yet."""
 
-    epoch: int | None
     step: int
-    depth: int = 0
-    """0 for a run's own evaluation; 1 for a `Model.eval` called from a callback of a running `train`/`fit`, and so on."""
 
 
-class EvalEnd(Event, frozen=True, kw_only=True):
+class EvalEnd(EvalEvent, frozen=True, kw_only=True):
     """An evaluation pass ended (`on_eval_end`) with its metrics."""
 
-    epoch: int | None
     step: int
     metrics: Metrics
-    depth: int = 0
-    """0 for a run's own evaluation; 1 for a `Model.eval` called from a callback of a running `train`/`fit`, and so on."""
 
 
 # --- control and outcome ---------------------------------------------------------

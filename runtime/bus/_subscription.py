@@ -12,7 +12,6 @@ from ._statistics import SubscriberStatistics
 
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from types import TracebackType
 
     from ._bus import EventBus
     from ._workers import WorkerQueue
@@ -133,12 +132,7 @@ class Subscription(Generic[E]):
     def __enter__(self) -> Subscription[E]:
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc_value: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.unsubscribe()
 
     def __repr__(self) -> str:

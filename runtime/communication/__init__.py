@@ -6,7 +6,11 @@ who it is, `get_group_size()` how many they are. `init()` needs the `mpi`
 extra (`pip install 'cadence[mpi]'`: mpi4py and the mpich wheel). Without
 `init()` nothing here is loaded and cadence runs as one process.
 
-See docs/distributed.md for data-parallel training.
+See docs/distributed.md for data-parallel training. The auto-parallel context
+(`set_auto_parallel_context`, `ParallelMode`) lives here too, in `_parallel_context`.
+
+Layer rule: imports the event bus (to stamp events with the rank) and cadence's
+errors and utilities only; the training loop, `nn` and the command line build on it.
 """
 
 from __future__ import annotations

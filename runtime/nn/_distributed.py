@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
-from .._parallel_context import get_auto_parallel_context
 from ..communication import _world
 from ..communication._collectives import broadcast, host_array
+from ..communication._parallel_context import get_auto_parallel_context
 from ..communication.management import GlobalComm, check_group
 from ..compute._tensor import Tensor
 from ._buckets import DEFAULT_BUCKET_BYTES, ONE_BUCKET, BucketPlan, ReductionStats

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._parallel_context import is_data_parallel
+from ..communication._parallel_context import is_data_parallel
 from ..compute._autograd import backward, enable_grad
 from ..compute._tensor import Tensor
 from ._cell import Cell

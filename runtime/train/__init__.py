@@ -12,10 +12,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._callback import Callback
-from .._export import export
-from .._model import Model
-from .._run_context import RunContext
 from ..checkpoint._serialization import (
     load_checkpoint,
     load_param_into_net,
@@ -23,6 +19,10 @@ from ..checkpoint._serialization import (
 )
 from ..nn import _metrics
 from ..nn._metrics import *  # noqa: F403  (every metric, `names`, `get_metric_fn`, `auc`, ...)
+from ..onnx._export import export
+from ..training._callback import Callback
+from ..training._model import Model
+from ..training._run_context import RunContext
 
 __all__ = [
     "Callback",

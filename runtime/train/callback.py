@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._callback import Callback
-from .._run_context import RunContext
+from ..training._callback import Callback
+from ..training._run_context import RunContext
 
 __all__ = ["Callback", "RunContext"]
 

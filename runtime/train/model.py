@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from .._model import Model
+from ..training._model import Model
 
 __all__ = ["Model"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import threading
 
 import anyio
@@ -226,3 +227,21 @@ async def test_cancelled_before_the_run_starts_it_never_starts_and_nothing_hangs
     # Either it never started, or it started and ended cancelled: never half-run.
     assert rec.names() == [] or rec.names()[-1] == "__exit__"
     await model.train_async(1, ListDataset.of_steps(1))  # the model is usable again
+
+
+@pytest.mark.parametrize("name", ["train", "fit", "eval"])
+def test_async_forms_take_the_sync_signature(name):
+    # The async forms are generated from the sync methods: one declaration of the parameters.
+    sync, async_form = getattr(Model, name), getattr(Model, f"{name}_async")
+    assert inspect.iscoroutinefunction(async_form)
+    assert inspect.signature(async_form) == inspect.signature(sync)
+    assert async_form.__name__ == f"{name}_async"
+    assert async_form.__doc__ and async_form.__doc__ != sync.__doc__
+
+
+async def test_async_form_rejects_an_unknown_argument_naming_the_method():
+    model = Model(constant_network())
+    with pytest.raises(TypeError, match=r"Model\.train_async.*'bogus'"):
+        await model.train_async(1, ListDataset.of_steps(2), bogus=1)  # type: ignore[call-arg]
+    with pytest.raises(ValueError, match="'epoch'"):
+        await model.fit_async(0, ListDataset.of_steps(2))

@@ -144,3 +144,16 @@ def test_numpy_snapshots_encode():
 def test_terminal_events_share_a_base():
     for name in ("RunCompleted", "RunStopped", "RunFailed", "RunCancelled"):
         assert issubclass(getattr(cadence, name), cadence.RunEnded)
+
+
+def test_eval_event_is_the_base_of_the_six_evaluation_events_and_they_round_trip():
+    evals = [getattr(cadence, n) for n in LIFECYCLE if n.startswith("Eval")]
+    assert all(issubclass(cls, cadence.EvalEvent) for cls in evals)
+    assert not any(
+        issubclass(getattr(cadence, n), cadence.EvalEvent)
+        for n in LIFECYCLE
+        if n.startswith("Train")
+    )
+    event = cadence.EvalEnd(epoch=None, step=3, metrics={"acc": 0.5}, depth=1)
+    for fmt in ("json", "msgpack"):
+        assert decode_event(encode_event(event, format=fmt), format=fmt) == event

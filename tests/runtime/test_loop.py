@@ -289,7 +289,7 @@ class _StepEndBoom(HookRecorder):
 def test_step_end_event_is_built_only_for_subscribers_that_receive_it(
     three_steps, monkeypatch
 ):
-    import cadence._loop as loop
+    import cadence.training._loop as loop
     from cadence import TrainStepEnd
 
     built: list[Any] = []

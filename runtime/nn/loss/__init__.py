@@ -3,7 +3,7 @@
 `mindspore.nn.loss.loss`, where model-zoo code imports `LossBase` from, is the
 submodule `loss` here.
 
-Layer rule: as `cadence.nn`, of which it is a part.
+Layer rule: part of `cadence.nn` (imports only `cadence.nn`'s own modules).
 """
 
 from __future__ import annotations

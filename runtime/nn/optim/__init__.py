@@ -3,7 +3,7 @@
 The submodules `optimizer` and `momentum` are MindSpore's `mindspore.nn.optim.optimizer`
 and `mindspore.nn.optim.momentum`, which code defining its own optimizer imports from.
 
-Layer rule: as `cadence.nn`, of which it is a part.
+Layer rule: part of `cadence.nn` (imports only `cadence.nn`'s own modules).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """`RunSpec`: everything one `train`, `fit` or `eval` call asked for, checked and frozen.
 
-`Model` builds it from the call's arguments (runtime/_model.py) and hands it to
-`Run` (runtime/_loop.py), which reads it and never changes it.
+`Model` builds it from the call's arguments (runtime/training/_model.py) and hands it to
+`Run` (runtime/training/_loop.py), which reads it and never changes it.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from .bus._events import RunKind
+    from ..bus._events import RunKind
 
 __all__ = ["EvalSpec", "RunSpec"]
 

@@ -7,18 +7,18 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeGuard
 
+from .._errors import CadenceWarning
+from ..bus import _events as ev
 from ._callback import LEGACY_HOOKS, NEW_HOOKS, Callback
 from ._cb_params import CallbackParams
-from ._errors import CadenceWarning
 from ._run_context import RunContext, loop_context
-from .bus import _events as ev
 
 if TYPE_CHECKING:
     from contextlib import ExitStack
 
+    from ..bus._bus import EventBus
+    from ..bus._subscription import Subscription
     from ._run_control import RunControl
-    from .bus._bus import EventBus
-    from .bus._subscription import Subscription
 
 __all__ = [
     "CallbackSet",

@@ -5,8 +5,8 @@ from __future__ import annotations
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, final
 
-from ._errors import MissingKeyError
-from ._parallel_context import device_number, parallel_mode
+from .._errors import MissingKeyError
+from ..communication._parallel_context import device_number, parallel_mode
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -47,12 +47,9 @@ class CallbackParams(dict[str, Any]):
         self[key] = value
 
     def __delattr__(self, key: str) -> None:
-        try:
-            del self[key]
-        except KeyError:
-            raise MissingKeyError(
-                f"`cb_params` has no key {key!r} to delete."
-            ) from None
+        if key not in self:
+            raise MissingKeyError(f"`cb_params` has no key {key!r} to delete.")
+        del self[key]
 
 
 def for_run(spec: RunSpec, callbacks: list[Callback]) -> CallbackParams:

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .compute._tensor import Parameter, Tensor
+from ..compute._tensor import Parameter, Tensor
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -467,8 +467,8 @@ def _wrap(
 @contextmanager
 def _patched(graph: _Graph) -> Iterator[None]:
     """Wrap every public function of `cadence.ops` (where modules look it up) while `graph` is traced."""
-    from . import ops
-    from .ops import _functional, _nn
+    from .. import ops
+    from ..ops import _functional, _nn
 
     with _patch_lock:
         saved: list[tuple[Any, str, Any]] = []

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from .compute._tensor import Tensor
+from ..compute._tensor import Tensor
 
 __all__ = ["loss_value"]
 

@@ -20,11 +20,7 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, ParamSpec, TypeVar, fin
 import anyio
 import msgspec
 
-from ._loop import Cancelled, terminal_event
-from ._model import Model, execute_async_run, prepare_async_run
-from ._run_events import RunEvents, StreamEnd, StreamSource
-from ._run_progress import RunProgress
-from .bus._events import (
+from ..bus._events import (
     CheckpointSaved,
     EvalBegin,
     EvalEnd,
@@ -35,13 +31,17 @@ from .bus._events import (
     TrainEpochEnd,
     TrainStepEnd,
 )
+from ._loop import Cancelled, terminal_event
+from ._model import Model, execute_async_run, prepare_async_run
+from ._run_events import RunEvents, StreamEnd, StreamSource
+from ._run_progress import RunProgress
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
 
+    from ..bus._bus import EventBus
+    from ..bus._subscription import Subscription
     from ._loop import Run
-    from .bus._bus import EventBus
-    from .bus._subscription import Subscription
 
 __all__ = ["RunHandle", "RunStatus", "start_run"]
 

@@ -9,13 +9,13 @@ from typing import TYPE_CHECKING, Any, final
 
 import anyio
 
-from .bus._events import Event, RunEnded
+from ..bus._events import Event, RunEnded
 
 if TYPE_CHECKING:
     from types import TracebackType
 
-    from .bus._bus import EventBus
-    from .bus._subscription import Subscription
+    from ..bus._bus import EventBus
+    from ..bus._subscription import Subscription
 
 __all__ = ["RunEvents", "StreamEnd", "StreamSource"]
 

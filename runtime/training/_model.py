@@ -2,29 +2,33 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 import os
 import threading
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
 import anyio
 import anyio.to_thread
 
+from ..bus._bus import EventBus
+from ..bus._workers import current_call_soon
+from ..validation import check_bool, check_non_negative_int, check_positive_int
 from ._callback_bridge import LegacyHookWarning
 from ._loop import Run, dataset_size
 from ._run_spec import EvalSpec, RunSpec
-from .bus._bus import EventBus
-from .bus._workers import current_call_soon
-from .validation import check_bool, check_non_negative_int, check_positive_int
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable
+    from collections.abc import Callable, Coroutine, Iterable
 
+    from ..bus._events import RunKind
     from ._callback import Callback
-    from .bus._events import RunKind
 
 __all__ = ["LegacyHookWarning", "Model", "execute_async_run", "prepare_async_run"]
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
 
 _KWARGS = (
     "loss_scale_manager",
@@ -35,6 +39,30 @@ _KWARGS = (
 _AMP_LEVELS = ("O0", "O1", "O2", "O3", "auto")
 DEFAULT_DRAIN_TIMEOUT = 600.0
 """Seconds a run waits at its end for worker subscribers, unless `Model(drain_timeout=...)` says otherwise."""
+
+
+def _async_form(
+    method: Callable[Concatenate[Model, _P], _R], doc: str
+) -> Callable[Concatenate[Model, _P], Coroutine[Any, Any, _R]]:
+    """The `*_async` form of `train`, `fit` or `eval`: its parameters, checked by the same code.
+
+    Why generated: the two forms differ only in how the run executes (in this
+    thread, or in a worker thread awaited from the caller's event loop), so their
+    signatures are written once, on the synchronous method; `inspect.signature` and
+    type checkers see that signature on the async form too.
+    """
+    name = f"{method.__name__}_async"
+
+    async def run_async(self: Model, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        run = self._start(_ASYNC_KINDS[name], self._arguments(name, args, kwargs))
+        result: _R = await self._execute_async(run)
+        return result
+
+    functools.update_wrapper(run_async, method)
+    run_async.__name__ = name
+    run_async.__qualname__ = f"Model.{name}"
+    run_async.__doc__ = doc
+    return run_async
 
 
 class Model:
@@ -126,8 +154,8 @@ class Model:
         self._network = network
         self._loss_fn = loss_fn
         self._optimizer = optimizer
-        self._amp_level = amp_level
-        self._boost_level = boost_level
+        # `amp_level` and `boost_level` were checked above and change nothing here
+        # (the network computes in its own dtypes), so they are not kept.
         self._kwargs = kwargs
         self._bus = bus if bus is not None else EventBus()
         self._drain_timeout = _check_drain_timeout(drain_timeout)
@@ -310,49 +338,21 @@ class Model:
 
     # --- asynchronous API ------------------------------------------------------------------
 
-    async def train_async(
-        self,
-        epoch: int,
-        train_dataset: Any,
-        callbacks: Callback | Iterable[Callback] | None = None,
-        dataset_sink_mode: bool = False,
-        sink_size: int = -1,
-        initial_epoch: int = 0,
-    ) -> None:
+    train_async = _async_form(
+        train,
         """`train` inside a running event loop (asyncio or trio): steps run in a worker thread.
 
         Worker subscribers run as tasks on the calling loop. Cancelling the awaiting
         task ends the run at the next step boundary with `RunCancelled`, drains the
         workers, exits the callbacks, then re-raises the cancellation.
-        """
-        await self._execute_async(self._start("train", locals()))
-
-    async def fit_async(
-        self,
-        epoch: int,
-        train_dataset: Any,
-        valid_dataset: Any = None,
-        valid_frequency: int | list[int] = 1,
-        callbacks: Callback | Iterable[Callback] | None = None,
-        dataset_sink_mode: bool = False,
-        valid_dataset_sink_mode: bool = False,
-        sink_size: int = -1,
-        initial_epoch: int = 0,
-    ) -> None:
-        """`fit` inside a running event loop; see `train_async`."""
-        await self._execute_async(self._start("fit", locals()))
-
-    async def eval_async(
-        self,
-        valid_dataset: Any,
-        callbacks: Callback | Iterable[Callback] | None = None,
-        dataset_sink_mode: bool = False,
-    ) -> dict[str, Any]:
-        """`eval` inside a running event loop; see `train_async`."""
-        result: dict[str, Any] = await self._execute_async(
-            self._start("eval", locals())
-        )
-        return result
+        """,
+    )
+    fit_async = _async_form(
+        fit, """`fit` inside a running event loop; see `train_async`."""
+    )
+    eval_async = _async_form(
+        eval, """`eval` inside a running event loop; see `train_async`."""
+    )
 
     async def _execute_async(self, run: Run) -> Any:
         call_soon = current_call_soon()
@@ -508,8 +508,28 @@ class Model:
         finally:
             self._current = None
 
+    def _arguments(
+        self, method: str, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> dict[str, Any]:
+        """A call's arguments by parameter name, defaults filled in, as `method`'s signature binds them."""
+        try:
+            bound = inspect.signature(getattr(Model, method)).bind(
+                self, *args, **kwargs
+            )
+        except TypeError as exc:
+            raise TypeError(f"For 'Model.{method}', {exc}.") from None
+        bound.apply_defaults()
+        return bound.arguments
 
-# --- the seam for run handles (`cadence.start_run`, runtime/_run_handle.py) ----------------------
+
+_ASYNC_KINDS: dict[str, RunKind] = {
+    "train_async": "train",
+    "fit_async": "fit",
+    "eval_async": "eval",
+}
+
+
+# --- the seam for run handles (`cadence.start_run`, runtime/training/_run_handle.py) -------------
 
 
 def prepare_async_run(
@@ -522,17 +542,7 @@ def prepare_async_run(
     """
     if model._current is not None:
         model._nesting_parent("train")  # raises
-    try:
-        bound = inspect.signature(getattr(Model, method)).bind(model, *args, **kwargs)
-    except TypeError as exc:
-        raise TypeError(f"For 'Model.{method}', {exc}.") from None
-    bound.apply_defaults()
-    kinds: dict[str, RunKind] = {
-        "train_async": "train",
-        "fit_async": "fit",
-        "eval_async": "eval",
-    }
-    return model._start(kinds[method], bound.arguments)
+    return model._start(_ASYNC_KINDS[method], model._arguments(method, args, kwargs))
 
 
 async def execute_async_run(model: Model, run: Run) -> Any:

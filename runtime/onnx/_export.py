@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from .checkpoint._atomic import atomic_write
-from .compute._tensor import Tensor
+from ..checkpoint._atomic import atomic_write
+from ..compute._tensor import Tensor
 
 __all__ = ["export"]
 
@@ -26,7 +26,7 @@ def export(
     """Write `net`, run on the example `inputs`, to `file_name` as an ONNX model (`.onnx` appended if missing).
 
     The network runs once in inference mode (`set_train(False)`, restored after)
-    while its operators are recorded (see `cadence._onnx_trace`); the model has the
+    while its operators are recorded (see `cadence.onnx._trace`); the model has the
     example inputs' fixed shapes. The file is written atomically and left read-only,
     as MindSpore leaves it.
 
@@ -49,7 +49,7 @@ def export(
         >>> from cadence import nn
         >>> ms.export(nn.Dense(3, 2), ms.Tensor(np.ones((1, 3), np.float32)), file_name="/tmp/dense", file_format="ONNX")  # doctest: +SKIP
     """
-    from .nn import Cell
+    from ..nn import Cell
 
     if not isinstance(net, Cell):
         raise TypeError(
@@ -89,7 +89,7 @@ def export(
         raise ImportError(
             "For 'export', file_format='ONNX' needs the 'onnx' package: pip install 'cadence[onnx]'."
         ) from exc
-    from ._onnx_trace import trace_to_onnx
+    from ._trace import trace_to_onnx
 
     training = net.training
     net.set_train(False)

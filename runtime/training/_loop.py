@@ -15,23 +15,23 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
+from ..bus import _events as ev
+from ..communication._metric_states import snapshot_metrics
+from ..communication._parallel_context import is_data_parallel
+from ..communication._vote import any_rank
 from ._callback_bridge import EVAL_HOOKS, TRAIN_HOOKS, CallbackSet
 from ._cb_params import evaluation_pass, for_run
 from ._loss_value import loss_value
-from ._parallel_context import is_data_parallel
 from ._run_context import loop_context
 from ._run_control import RunControl
-from .bus import _events as ev
-from .communication._metric_states import snapshot_metrics
-from .communication._vote import any_rank
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
 
+    from ..bus._bus import EventBus
+    from ..bus._events import RunKind
     from ._run_context import RunContext
     from ._run_spec import RunSpec
-    from .bus._bus import EventBus
-    from .bus._events import RunKind
 
 __all__ = ["Cancelled", "Run", "dataset_size", "terminal_event"]
 

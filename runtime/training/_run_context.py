@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING, Any, final
 from ._run_control import RunControl
 
 if TYPE_CHECKING:
-    from .bus._bus import EventBus
-    from .bus._events import Event
+    from ..bus._bus import EventBus
+    from ..bus._events import Event
 
 __all__ = ["RunContext", "loop_context"]
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import threading
 from typing import Any, Final
 
-from .communication import _world
+from . import _world
 
 __all__ = [
     "ParallelMode",
