@@ -48,6 +48,7 @@ import cadence.nn as nn
 from cadence import Callback, RunContext
 from cadence.callbacks import LossMonitor
 from cadence.dataset import NumpySlicesDataset
+from cadence.testing import mnist_mlp
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -127,14 +128,7 @@ def data(batch: int, shape: tuple[int, ...]) -> tuple[Array, Array]:
 
 # --- cadence ------------------------------------------------------------------------------
 def cadence_mlp() -> nn.Cell:
-    return nn.SequentialCell(
-        nn.Flatten(),
-        nn.Dense(784, 512),
-        nn.ReLU(),
-        nn.Dense(512, 512),
-        nn.ReLU(),
-        nn.Dense(512, 10),
-    )
+    return mnist_mlp()
 
 
 def cadence_lenet() -> nn.Cell:

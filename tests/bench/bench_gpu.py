@@ -26,16 +26,9 @@ if TYPE_CHECKING:
 
 
 def mlp() -> tuple[Any, tuple[int, ...]]:
-    import cadence.nn as nn
+    from cadence.testing import mnist_mlp
 
-    net = nn.SequentialCell(
-        nn.Flatten(),
-        nn.Dense(784, 512),
-        nn.ReLU(),
-        nn.Dense(512, 512),
-        nn.ReLU(),
-        nn.Dense(512, 10),
-    )
+    net = mnist_mlp()
     return net, (1, 28, 28)
 
 

@@ -15,28 +15,13 @@ import numpy as np
 import pytest
 
 import cadence as ms
-from cadence import Callback, Model, RunContext, nn
+from cadence import Callback, Model, RunContext
 from cadence.callbacks import CheckpointWarning, OnRequestExit
-from cadence.dataset import NumpySlicesDataset
-from cadence.testing import HookRecorder
-
-
-def make_model(metrics: Any = None) -> Model:
-    ms.set_seed(1)
-    net = nn.SequentialCell([nn.Dense(3, 4), nn.ReLU(), nn.Dense(4, 2)])
-    return Model(
-        net,
-        nn.MSELoss(),
-        nn.Momentum(net.trainable_params(), 0.1, 0.9),
-        metrics=metrics,
-    )
-
-
-def dataset(steps: int = 3) -> Any:
-    rng = np.random.default_rng(0)
-    x = rng.standard_normal((4 * steps, 3)).astype(np.float32)
-    y = rng.standard_normal((4 * steps, 2)).astype(np.float32)
-    return NumpySlicesDataset({"x": x, "y": y}, shuffle=False).batch(4)
+from cadence.testing import (
+    HookRecorder,
+    small_regression_dataset as dataset,
+    small_regression_model as make_model,
+)
 
 
 class SendSignal(Callback):
