@@ -36,6 +36,7 @@ __all__ = [
     "ScriptedMetric",
     "constant_network",
     "mnist_mlp",
+    "mnist_mlp_model",
     "random_mnist_dataset",
     "small_regression_dataset",
     "small_regression_model",
@@ -254,6 +255,16 @@ def mnist_mlp() -> SequentialCell:
             nn.Dense(512, 10),
         ]
     )
+
+
+def mnist_mlp_model(learning_rate: float = 0.01) -> Model:
+    """Return `Model(mnist_mlp(), SoftmaxCrossEntropyWithLogits(sparse, mean), SGD)`."""
+    from . import nn
+    from ._model import Model
+
+    net = mnist_mlp()
+    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    return Model(net, loss, nn.SGD(net.trainable_params(), learning_rate=learning_rate))
 
 
 def random_mnist_dataset(steps: int, batch: int, seed: int = 0) -> Any:

@@ -51,8 +51,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numba
 import numpy as np
 
-from cadence import BusStatistics, Callback, Model, RunContext, nn
-from cadence.testing import mnist_mlp, random_mnist_dataset
+from cadence import BusStatistics, Callback, Model, RunContext
+from cadence.testing import mnist_mlp_model, random_mnist_dataset
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -80,9 +80,7 @@ def machine() -> str:
 
 
 def build_model() -> Model:
-    net = mnist_mlp()
-    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
-    return Model(net, loss, nn.SGD(net.trainable_params(), learning_rate=0.01))
+    return mnist_mlp_model()
 
 
 def build_dataset(steps: int) -> Any:

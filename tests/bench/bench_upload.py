@@ -59,9 +59,8 @@ from cadence import (
     RunContext,
     TrainBegin,
     TrainEnd,
-    nn,
 )
-from cadence.testing import mnist_mlp, random_mnist_dataset
+from cadence.testing import mnist_mlp_model, random_mnist_dataset
 
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
@@ -99,9 +98,7 @@ NAMES = [NO_UPLOADER, UPLOADER, CONTROL, SYNC]
 
 
 def build_model() -> Model:
-    net = mnist_mlp()
-    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
-    return Model(net, loss, nn.SGD(net.trainable_params(), learning_rate=0.01))
+    return mnist_mlp_model()
 
 
 def build_dataset(steps: int) -> Any:
