@@ -586,29 +586,19 @@ def test_breakpoint_file(tmp_path: Any, async_save: bool) -> None:
     config = CheckpointConfig(
         save_checkpoint_steps=2, exception_save=True, async_save=async_save
     )
-    with pytest.raises(RuntimeError, match="boom"):
-        make_model().train(
-            2,
-            dataset(),
-            callbacks=[
-                ModelCheckpoint(directory=str(tmp_path), config=config),
-                FailAt(5),
-            ],
-        )
+
+    def train_failing_at(step: int) -> None:
+        checkpoint = ModelCheckpoint(directory=str(tmp_path), config=config)
+        with pytest.raises(RuntimeError, match="boom"):
+            make_model().train(2, dataset(), callbacks=[checkpoint, FailAt(step)])
+
+    train_failing_at(5)
     assert listing(tmp_path) == [
         "CKP-1_2.ckpt",
         "CKP-2_1.ckpt",
         "CKP-2_2_breakpoint.ckpt",
     ]
-    with pytest.raises(RuntimeError, match="boom"):
-        make_model().train(
-            2,
-            dataset(),
-            callbacks=[
-                ModelCheckpoint(directory=str(tmp_path), config=config),
-                FailAt(2),
-            ],
-        )
+    train_failing_at(2)
     assert listing(tmp_path) == [
         "CKP-1_2.ckpt", "CKP-2_1.ckpt", "CKP-2_2_breakpoint.ckpt", "CKP_1-1_2.ckpt", "CKP_1-1_2_breakpoint.ckpt",
     ]  # fmt: skip
