@@ -42,6 +42,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from _bench_common import best_rate as common_best_rate, cpu_model
 
 import cadence as ms
 import cadence.nn as nn
@@ -64,15 +65,7 @@ def best_rate(
     step: Callable[[], Any], batch: int, steps: int, blocks: int = BLOCKS
 ) -> float:
     """Samples per second of the fastest of `blocks` timed blocks of `steps` steps (see the module docstring)."""
-    for _ in range(3):
-        step()
-    rates = []
-    for _ in range(blocks):
-        t0 = time.perf_counter()
-        for _ in range(steps):
-            step()
-        rates.append(batch * steps / (time.perf_counter() - t0))
-    return max(rates)
+    return common_best_rate(step, batch, steps, blocks)
 
 
 def best_seconds(fn: Callable[[], Any], blocks: int = BLOCKS, inner: int = 10) -> float:
@@ -417,16 +410,7 @@ def gemm_floor(
 
 
 def machine() -> str:
-    cpu = platform.processor() or "unknown CPU"
-    try:
-        with open("/proc/cpuinfo") as f:
-            cpu = next(
-                line.split(":", 1)[1].strip()
-                for line in f
-                if line.startswith("model name")
-            )
-    except (OSError, StopIteration):
-        pass
+    cpu = cpu_model()
     import numba
 
     blas = "unknown BLAS"
