@@ -19,17 +19,6 @@ from ._device import cuda, launch
 from ._generic import fill
 from ._matmul import device_arg, matmul, raw
 
-__all__ = [
-    "avg_pool2d_backward",
-    "avg_pool2d_forward",
-    "batch_norm_backward",
-    "batch_norm_forward",
-    "conv2d_backward",
-    "conv2d_forward",
-    "max_pool2d_backward",
-    "max_pool2d_forward",
-]
-
 Array = Any
 
 

@@ -29,28 +29,6 @@ from ._array import DeviceArray, device_empty, to_device
 from ._device import cuda, launch
 from ._matmul import device_arg, flat, matmul, raw
 
-__all__ = [
-    "adam_update",
-    "bias_act_backward",
-    "bias_act_forward",
-    "dense_backward",
-    "dense_forward",
-    "log_softmax_backward",
-    "log_softmax_forward",
-    "momentum_update",
-    "relu_backward",
-    "relu_forward",
-    "sgd_update",
-    "sigmoid_backward",
-    "sigmoid_forward",
-    "softmax_backward",
-    "softmax_cross_entropy_dense",
-    "softmax_cross_entropy_sparse",
-    "softmax_forward",
-    "tanh_backward",
-    "tanh_forward",
-]
-
 Array = Any
 
 # --- per-element math, built for this target --------------------------------------------
