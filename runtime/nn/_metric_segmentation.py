@@ -205,7 +205,10 @@ class HausdorffDistance(_SurfaceMetric):
 
 
 class _AveragedSurfaceMetric(_SurfaceMetric):
-    def __init__(self, symmetric: bool, distance_metric: str) -> None:
+    # Both public subclasses take exactly these arguments, with these defaults.
+    def __init__(
+        self, symmetric: bool = False, distance_metric: str = "euclidean"
+    ) -> None:
         super().__init__(distance_metric)
         self.symmetric = check_bool(symmetric, "symmetric", type(self).__name__)
         self.clear()
@@ -240,11 +243,6 @@ class MeanSurfaceDistance(_AveragedSurfaceMetric):
         distance_metric: "euclidean", "chessboard" or "taxicab".
     """
 
-    def __init__(
-        self, symmetric: bool = False, distance_metric: str = "euclidean"
-    ) -> None:
-        super().__init__(symmetric, distance_metric)
-
     @staticmethod
     def _average(dists: list[Array]) -> np.float64:
         return np.float64(np.mean([d.mean() for d in dists]))
@@ -257,11 +255,6 @@ class RootMeanSquareDistance(_AveragedSurfaceMetric):
         symmetric: Average both directions.
         distance_metric: "euclidean", "chessboard" or "taxicab".
     """
-
-    def __init__(
-        self, symmetric: bool = False, distance_metric: str = "euclidean"
-    ) -> None:
-        super().__init__(symmetric, distance_metric)
 
     @staticmethod
     def _average(dists: list[Array]) -> np.float64:
