@@ -1,12 +1,12 @@
-"""Keep numba's on-disk kernel cache honest about the per-element math in `_scalar`.
+"""Keep numba's on-disk kernel cache honest about the shared math in `_scalar` and `_rowwise`.
 
 Why this exists: numba keys a cached kernel on the source file of the function
 it compiles, and nothing else. The CPU kernels inline the functions of
-`_scalar.py`, so after an edit to `_scalar.py` numba would load kernels built
-from the old math. numba has no public hook for this; its cache implementation
+`_scalar.py` and `_rowwise.py`, so after an edit to either numba would load
+kernels built from the old math. numba has no public hook for this; its cache implementation
 tries the locator classes of a private list (`CacheImpl._locator_classes`) in
 order. We put, in front of numba's own, subclasses of its three locators that
-add `_scalar.py`'s digest to the source stamp and accept only the kernels file.
+add those files' digest to the source stamp and accept only the kernels file.
 
 If the private names are gone, `install` returns False and the caller compiles
 without a cache (correct, only slower); `tests/kernels/test_numba_cache.py`
@@ -44,15 +44,18 @@ def cache_api() -> tuple[Any, list[Any]] | None:
     return impl, bases
 
 
-def install(kernels_file: str, extra_source: str) -> bool:
-    """Make cached kernels of `kernels_file` depend on `extra_source` too; return whether caching is safe."""
+def install(kernels_file: str, *extra_sources: str) -> bool:
+    """Make cached kernels of `kernels_file` depend on `extra_sources` too; return whether caching is safe."""
     api = cache_api()
     if api is None:
         return False
     impl, bases = api
     if any(getattr(c, "_cadence_scalar_aware", False) for c in impl._locator_classes):
         return True
-    extra_stamp = hashlib.sha256(Path(extra_source).read_bytes()).hexdigest()
+    digest = hashlib.sha256()
+    for source in extra_sources:
+        digest.update(Path(source).read_bytes())
+    extra_stamp = digest.hexdigest()
     own_file = str(Path(kernels_file).resolve())
 
     def make(base: Any) -> Any:

@@ -89,21 +89,6 @@ from .compute._context import (
     set_context,
     set_seed,
 )
-from .compute._dtype import (
-    Type,
-    bool_,
-    float16,
-    float32,
-    float64,
-    int8,
-    int16,
-    int32,
-    int64,
-    uint8,
-    uint16,
-    uint32,
-    uint64,
-)
 from .compute._grad import grad, value_and_grad
 from .compute._targets import (
     CPUTarget,
@@ -114,6 +99,9 @@ from .compute._targets import (
     register_target,
 )
 from .compute._tensor import Parameter, ParameterTuple, Tensor
+
+# MindSpore's data types are top-level names too (`ms.float32`): the whole `dtype` namespace.
+from .dtype import *  # noqa: F403
 from .onnx._export import export
 from .training._callback import Callback
 from .training._cb_params import CallbackParams

@@ -24,6 +24,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
 
     from .bus._events import Event
+    from .nn import SequentialCell
+    from .training._model import Model
     from .training._run_context import RunContext
 
 __all__ = [
@@ -33,6 +35,11 @@ __all__ = [
     "ListDataset",
     "ScriptedMetric",
     "constant_network",
+    "mnist_mlp",
+    "mnist_mlp_model",
+    "random_mnist_dataset",
+    "small_regression_dataset",
+    "small_regression_model",
 ]
 
 
@@ -223,3 +230,85 @@ class ScriptedMetric:
         if self.repeat_last and len(self.values) == 1:
             return self.values[0]
         return self.values.pop(0)
+
+
+# --- real-compute builders -----------------------------------------------------------------
+# The networks and data many tests and benchmarks share, built in one place so that a change
+# of shape or seed reaches every user. They import the compute packages only when called, so
+# that `import cadence.testing` stays light.
+
+
+def mnist_mlp() -> SequentialCell:
+    """Return MindSpore's quickstart network, for 1x28x28 inputs.
+
+    Flatten -> Dense(784, 512) -> ReLU -> Dense(512, 512) -> ReLU -> Dense(512, 10).
+    """
+    from . import nn
+
+    return nn.SequentialCell(
+        [
+            nn.Flatten(),
+            nn.Dense(784, 512),
+            nn.ReLU(),
+            nn.Dense(512, 512),
+            nn.ReLU(),
+            nn.Dense(512, 10),
+        ]
+    )
+
+
+def mnist_mlp_model(learning_rate: float = 0.01) -> Model:
+    """Return `Model(mnist_mlp(), SoftmaxCrossEntropyWithLogits(sparse, mean), SGD)`."""
+    from . import nn
+    from .training._model import Model
+
+    net = mnist_mlp()
+    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    return Model(net, loss, nn.SGD(net.trainable_params(), learning_rate=learning_rate))
+
+
+def random_mnist_dataset(steps: int, batch: int, seed: int = 0) -> Any:
+    """Return `steps` batches of `batch` random MNIST-shaped images and labels.
+
+    Images are uniform float32 1x28x28, labels int32 in [0, 10), in the columns image and
+    label of an unshuffled `NumpySlicesDataset`.
+    """
+    import numpy as np
+
+    from .dataset import NumpySlicesDataset
+
+    rng = np.random.default_rng(seed)
+    images = rng.random((steps * batch, 1, 28, 28), dtype=np.float32)
+    labels = rng.integers(0, 10, steps * batch).astype(np.int32)
+    dataset = NumpySlicesDataset({"image": images, "label": labels}, shuffle=False)
+    return dataset.batch(batch)
+
+
+def small_regression_model(metrics: Any = None) -> Model:
+    """Return a small seeded `Model` with real compute, fast enough for any test.
+
+    Dense(3, 4) -> ReLU -> Dense(4, 2), MSELoss, Momentum (learning rate 0.1, momentum 0.9).
+    """
+    from . import nn
+    from .compute._context import set_seed
+    from .training._model import Model
+
+    set_seed(1)
+    net = nn.SequentialCell([nn.Dense(3, 4), nn.ReLU(), nn.Dense(4, 2)])
+    optimizer = nn.Momentum(net.trainable_params(), 0.1, 0.9)
+    return Model(net, nn.MSELoss(), optimizer, metrics=metrics)
+
+
+def small_regression_dataset(steps: int = 3) -> Any:
+    """Return `steps` seeded, unshuffled batches for `small_regression_model`.
+
+    Each batch has 4 rows: x holds 3 standard normal floats, y holds 2.
+    """
+    import numpy as np
+
+    from .dataset import NumpySlicesDataset
+
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((4 * steps, 3)).astype(np.float32)
+    y = rng.standard_normal((4 * steps, 2)).astype(np.float32)
+    return NumpySlicesDataset({"x": x, "y": y}, shuffle=False).batch(4)

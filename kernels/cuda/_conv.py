@@ -13,21 +13,11 @@ from typing import Any
 
 import numpy as np
 
+from .. import _rowwise
 from ._array import DeviceArray, device_empty, to_device
 from ._device import cuda, launch
 from ._generic import fill
 from ._matmul import device_arg, matmul, raw
-
-__all__ = [
-    "avg_pool2d_backward",
-    "avg_pool2d_forward",
-    "batch_norm_backward",
-    "batch_norm_forward",
-    "conv2d_backward",
-    "conv2d_forward",
-    "max_pool2d_backward",
-    "max_pool2d_forward",
-]
 
 Array = Any
 
@@ -321,31 +311,16 @@ def avg_pool2d_backward(
 
 
 # --- batch normalization: one thread per channel ----------------------------------------------
+_bn_channel_fwd: Any = cuda.jit(device=True)(_rowwise.batch_norm_channel_forward)
+_bn_channel_bwd: Any = cuda.jit(device=True)(_rowwise.batch_norm_channel_backward)
+
+
 @cuda.jit
 def _bn_fwd(
     x: Any, gamma: Any, beta: Any, eps: float, y: Any, mean: Any, var: Any
 ) -> None:
-    n, c, m = x.shape
-    cnt = n * m
-    for ch in range(cuda.grid(1), c, cuda.gridsize(1)):
-        s = 0.0
-        for b in range(n):
-            for k in range(m):
-                s += x[b, ch, k]
-        mu = s / cnt
-        q = 0.0
-        for b in range(n):
-            for k in range(m):
-                d = x[b, ch, k] - mu
-                q += d * d
-        va = q / cnt
-        scale = gamma[ch] / math.sqrt(va + eps)
-        shift = beta[ch] - mu * scale
-        for b in range(n):
-            for k in range(m):
-                y[b, ch, k] = x[b, ch, k] * scale + shift
-        mean[ch] = mu
-        var[ch] = va
+    for ch in range(cuda.grid(1), x.shape[1], cuda.gridsize(1)):
+        _bn_channel_fwd(x, gamma, beta, eps, y, mean, var, ch)
 
 
 @cuda.jit
@@ -360,23 +335,8 @@ def _bn_bwd(
     dgamma: Any,
     dbeta: Any,
 ) -> None:
-    n, c, m = x.shape
-    cnt = n * m
-    for ch in range(cuda.grid(1), c, cuda.gridsize(1)):
-        invstd = 1.0 / math.sqrt(var[ch] + eps)
-        sb = 0.0
-        sg = 0.0
-        for b in range(n):
-            for k in range(m):
-                sb += dy[b, ch, k]
-                sg += dy[b, ch, k] * (x[b, ch, k] - mean[ch]) * invstd
-        k1 = gamma[ch] * invstd / cnt
-        for b in range(n):
-            for k in range(m):
-                xhat = (x[b, ch, k] - mean[ch]) * invstd
-                dx[b, ch, k] = k1 * (cnt * dy[b, ch, k] - sb - xhat * sg)
-        dgamma[ch] = sg
-        dbeta[ch] = sb
+    for ch in range(cuda.grid(1), x.shape[1], cuda.gridsize(1)):
+        _bn_channel_bwd(dy, x, gamma, mean, var, eps, dx, dgamma, dbeta, ch)
 
 
 def batch_norm_forward(

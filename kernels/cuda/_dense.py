@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import _scalar
+from .. import _rowwise, _scalar
 from .._checks import check_float_array
 from .._wrappers import (
     OptimizerPrimitives,
@@ -29,34 +29,16 @@ from ._array import DeviceArray, device_empty, to_device
 from ._device import cuda, launch
 from ._matmul import device_arg, flat, matmul, raw
 
-__all__ = [
-    "adam_update",
-    "bias_act_backward",
-    "bias_act_forward",
-    "dense_backward",
-    "dense_forward",
-    "log_softmax_backward",
-    "log_softmax_forward",
-    "momentum_update",
-    "relu_backward",
-    "relu_forward",
-    "sgd_update",
-    "sigmoid_backward",
-    "sigmoid_forward",
-    "softmax_backward",
-    "softmax_cross_entropy_dense",
-    "softmax_cross_entropy_sparse",
-    "softmax_forward",
-    "tanh_backward",
-    "tanh_forward",
-]
-
 Array = Any
 
 # --- per-element math, built for this target --------------------------------------------
 _act: Any = cuda.jit(device=True)(_scalar.act)
 _act_grad: Any = cuda.jit(device=True)(_scalar.act_grad)
 _adam_param: Any = cuda.jit(device=True)(_scalar.adam_param)
+_softmax_row: Any = cuda.jit(device=True)(_rowwise.softmax_row)
+_softmax_grad_row: Any = cuda.jit(device=True)(_rowwise.softmax_grad_row)
+_sce_sparse_row: Any = cuda.jit(device=True)(_rowwise.sce_sparse_row)
+_sce_dense_row: Any = cuda.jit(device=True)(_rowwise.sce_dense_row)
 
 
 # --- elementwise activations ----------------------------------------------------------------
@@ -160,36 +142,14 @@ def dense_backward(
 # --- softmax and losses ----------------------------------------------------------------------
 @cuda.jit
 def _softmax_rows(x: Any, out: Any, log: bool) -> None:
-    n, c = x.shape
-    for i in range(cuda.grid(1), n, cuda.gridsize(1)):
-        mx = x[i, 0]
-        for j in range(1, c):
-            mx = max(mx, x[i, j])
-        s = 0.0
-        for j in range(c):
-            s += math.exp(x[i, j] - mx)
-        if log:
-            lse = math.log(s)
-            for j in range(c):
-                out[i, j] = x[i, j] - mx - lse
-        else:
-            inv = 1.0 / s
-            for j in range(c):
-                out[i, j] = math.exp(x[i, j] - mx) * inv
+    for i in range(cuda.grid(1), x.shape[0], cuda.gridsize(1)):
+        _softmax_row(x, out, log, i)
 
 
 @cuda.jit
 def _softmax_grad_rows(dy: Any, y: Any, out: Any, log: bool) -> None:
-    n, c = dy.shape
-    for i in range(cuda.grid(1), n, cuda.gridsize(1)):
-        s = 0.0
-        for j in range(c):
-            s += dy[i, j] if log else dy[i, j] * y[i, j]
-        for j in range(c):
-            if log:
-                out[i, j] = dy[i, j] - math.exp(y[i, j]) * s
-            else:
-                out[i, j] = y[i, j] * (dy[i, j] - s)
+    for i in range(cuda.grid(1), dy.shape[0], cuda.gridsize(1)):
+        _softmax_grad_row(dy, y, out, log, i)
 
 
 def _rows(x: Any, log: bool) -> DeviceArray:
@@ -215,46 +175,20 @@ softmax_forward, softmax_backward, log_softmax_forward, log_softmax_backward = (
 def _sce_sparse(x: Any, labels: Any, loss: Any, grad: Any) -> None:
     n, c = x.shape
     for i in range(cuda.grid(1), n, cuda.gridsize(1)):
-        k = labels[i]
-        if k < 0 or k >= c:  # cannot raise on the device: the row becomes NaN
+        if (
+            labels[i] < 0 or labels[i] >= c
+        ):  # cannot raise on the device: the row becomes NaN
             loss[i] = math.nan
             for j in range(c):
                 grad[i, j] = math.nan
-            continue
-        mx = x[i, 0]
-        for j in range(1, c):
-            mx = max(mx, x[i, j])
-        s = 0.0
-        for j in range(c):
-            e = math.exp(x[i, j] - mx)
-            grad[i, j] = e
-            s += e
-        inv = 1.0 / s
-        for j in range(c):
-            grad[i, j] *= inv
-        grad[i, k] -= 1.0
-        loss[i] = mx + math.log(s) - x[i, k]
+        else:
+            _sce_sparse_row(x, labels, loss, grad, i)
 
 
 @cuda.jit
 def _sce_dense(x: Any, labels: Any, loss: Any, grad: Any) -> None:
-    n, c = x.shape
-    for i in range(cuda.grid(1), n, cuda.gridsize(1)):
-        mx = x[i, 0]
-        for j in range(1, c):
-            mx = max(mx, x[i, j])
-        s = 0.0
-        for j in range(c):
-            s += math.exp(x[i, j] - mx)
-        lse = mx + math.log(s)
-        total = 0.0
-        acc = 0.0
-        for j in range(c):
-            total += labels[i, j]
-            acc += labels[i, j] * (x[i, j] - lse)
-        loss[i] = -acc
-        for j in range(c):
-            grad[i, j] = math.exp(x[i, j] - lse) * total - labels[i, j]
+    for i in range(cuda.grid(1), x.shape[0], cuda.gridsize(1)):
+        _sce_dense_row(x, labels, loss, grad, i)
 
 
 def softmax_cross_entropy_sparse(logits: Array, labels: Array) -> tuple[Array, Array]:

@@ -129,8 +129,8 @@ def _gain(nonlinearity: str, negative_slope: float) -> float:
     return 1.0
 
 
-class HeUniform(Initializer):
-    """Kaiming uniform: U(-b, b) with b = gain * sqrt(3 / fan)."""
+class _Kaiming(Initializer):
+    """What HeUniform and HeNormal share: their arguments, the gain and the chosen fan."""
 
     def __init__(
         self,
@@ -142,32 +142,27 @@ class HeUniform(Initializer):
         self.mode = mode
         self.nonlinearity = nonlinearity
 
-    def _fill(self, shape: tuple[int, ...]) -> np.ndarray[Any, Any]:
+    def _gain_and_fan(self, shape: tuple[int, ...]) -> tuple[float, int]:
         fan_in, fan_out = _fans(shape)
         fan = fan_in if self.mode == "fan_in" else fan_out
-        bound = _gain(self.nonlinearity, self.negative_slope) * math.sqrt(3.0 / fan)
+        return _gain(self.nonlinearity, self.negative_slope), fan
+
+
+class HeUniform(_Kaiming):
+    """Kaiming uniform: U(-b, b) with b = gain * sqrt(3 / fan)."""
+
+    def _fill(self, shape: tuple[int, ...]) -> np.ndarray[Any, Any]:
+        gain, fan = self._gain_and_fan(shape)
+        bound = gain * math.sqrt(3.0 / fan)
         return rng("init").uniform(-bound, bound, shape)
 
 
-class HeNormal(Initializer):
+class HeNormal(_Kaiming):
     """Kaiming normal: N(0, (gain / sqrt(fan))**2)."""
 
-    def __init__(
-        self,
-        negative_slope: float = 0,
-        mode: str = "fan_in",
-        nonlinearity: str = "leaky_relu",
-    ) -> None:
-        self.negative_slope = negative_slope
-        self.mode = mode
-        self.nonlinearity = nonlinearity
-
     def _fill(self, shape: tuple[int, ...]) -> np.ndarray[Any, Any]:
-        fan_in, fan_out = _fans(shape)
-        fan = fan_in if self.mode == "fan_in" else fan_out
-        return rng("init").normal(
-            0.0, _gain(self.nonlinearity, self.negative_slope) / math.sqrt(fan), shape
-        )
+        gain, fan = self._gain_and_fan(shape)
+        return rng("init").normal(0.0, gain / math.sqrt(fan), shape)
 
 
 class XavierUniform(Initializer):

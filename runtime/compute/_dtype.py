@@ -64,36 +64,29 @@ class Type:
         return (from_numpy, (self._np,))
 
 
-float16: Final = Type("Float16", np.float16)
-float32: Final = Type("Float32", np.float32)
-float64: Final = Type("Float64", np.float64)
-int8: Final = Type("Int8", np.int8)
-int16: Final = Type("Int16", np.int16)
-int32: Final = Type("Int32", np.int32)
-int64: Final = Type("Int64", np.int64)
-uint8: Final = Type("UInt8", np.uint8)
-uint16: Final = Type("UInt16", np.uint16)
-uint32: Final = Type("UInt32", np.uint32)
-uint64: Final = Type("UInt64", np.uint64)
-bool_: Final = Type("Bool", np.bool_)
+# Every type is defined through `_define`, which also makes it the answer of `from_numpy`
+# for its numpy dtype: the list of types exists once.
+_BY_NUMPY: Final[dict[np.dtype[Any], Type]] = {}
 
-_BY_NUMPY: Final[dict[np.dtype[Any], Type]] = {
-    t.np_dtype: t
-    for t in (
-        float16,
-        float32,
-        float64,
-        int8,
-        int16,
-        int32,
-        int64,
-        uint8,
-        uint16,
-        uint32,
-        uint64,
-        bool_,
-    )
-}
+
+def _define(name: str, np_type: type[np.generic]) -> Type:
+    t = Type(name, np_type)
+    _BY_NUMPY[t.np_dtype] = t
+    return t
+
+
+float16: Final = _define("Float16", np.float16)
+float32: Final = _define("Float32", np.float32)
+float64: Final = _define("Float64", np.float64)
+int8: Final = _define("Int8", np.int8)
+int16: Final = _define("Int16", np.int16)
+int32: Final = _define("Int32", np.int32)
+int64: Final = _define("Int64", np.int64)
+uint8: Final = _define("UInt8", np.uint8)
+uint16: Final = _define("UInt16", np.uint16)
+uint32: Final = _define("UInt32", np.uint32)
+uint64: Final = _define("UInt64", np.uint64)
+bool_: Final = _define("Bool", np.bool_)
 
 
 def from_numpy(np_dtype: Any) -> Type:

@@ -205,6 +205,7 @@ class HausdorffDistance(_SurfaceMetric):
 
 
 class _AveragedSurfaceMetric(_SurfaceMetric):
+    # Both public subclasses take exactly these arguments, with these defaults.
     def __init__(
         self, symmetric: bool = False, distance_metric: str = "euclidean"
     ) -> None:

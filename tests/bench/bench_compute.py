@@ -42,12 +42,14 @@ import time
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from _bench_common import best_rate as common_best_rate, cpu_model
 
 import cadence as ms
 import cadence.nn as nn
 from cadence import Callback, RunContext
 from cadence.callbacks import LossMonitor
 from cadence.dataset import NumpySlicesDataset
+from cadence.testing import mnist_mlp
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -63,15 +65,7 @@ def best_rate(
     step: Callable[[], Any], batch: int, steps: int, blocks: int = BLOCKS
 ) -> float:
     """Samples per second of the fastest of `blocks` timed blocks of `steps` steps (see the module docstring)."""
-    for _ in range(3):
-        step()
-    rates = []
-    for _ in range(blocks):
-        t0 = time.perf_counter()
-        for _ in range(steps):
-            step()
-        rates.append(batch * steps / (time.perf_counter() - t0))
-    return max(rates)
+    return common_best_rate(step, batch, steps, blocks)
 
 
 def best_seconds(fn: Callable[[], Any], blocks: int = BLOCKS, inner: int = 10) -> float:
@@ -127,14 +121,7 @@ def data(batch: int, shape: tuple[int, ...]) -> tuple[Array, Array]:
 
 # --- cadence ------------------------------------------------------------------------------
 def cadence_mlp() -> nn.Cell:
-    return nn.SequentialCell(
-        nn.Flatten(),
-        nn.Dense(784, 512),
-        nn.ReLU(),
-        nn.Dense(512, 512),
-        nn.ReLU(),
-        nn.Dense(512, 10),
-    )
+    return mnist_mlp()
 
 
 def cadence_lenet() -> nn.Cell:
@@ -423,16 +410,7 @@ def gemm_floor(
 
 
 def machine() -> str:
-    cpu = platform.processor() or "unknown CPU"
-    try:
-        with open("/proc/cpuinfo") as f:
-            cpu = next(
-                line.split(":", 1)[1].strip()
-                for line in f
-                if line.startswith("model name")
-            )
-    except (OSError, StopIteration):
-        pass
+    cpu = cpu_model()
     import numba
 
     blas = "unknown BLAS"

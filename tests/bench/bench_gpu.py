@@ -16,26 +16,19 @@ from __future__ import annotations
 import argparse
 import platform
 import sys
-import time
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from _bench_common import best_rate
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
 
 def mlp() -> tuple[Any, tuple[int, ...]]:
-    import cadence.nn as nn
+    from cadence.testing import mnist_mlp
 
-    net = nn.SequentialCell(
-        nn.Flatten(),
-        nn.Dense(784, 512),
-        nn.ReLU(),
-        nn.Dense(512, 512),
-        nn.ReLU(),
-        nn.Dense(512, 10),
-    )
+    net = mnist_mlp()
     return net, (1, 28, 28)
 
 
@@ -61,21 +54,6 @@ def step_fn(target: str, make: Callable[[], Any], batch: int) -> Callable[[], fl
     x = ms.Tensor(rng.random((batch, *shape), dtype=np.float32))
     y = ms.Tensor(rng.integers(0, 10, batch).astype(np.int32))
     return lambda: float(train(x, y).asnumpy())
-
-
-def best_rate(
-    step: Callable[[], float], batch: int, steps: int, blocks: int = 5
-) -> float:
-    """Samples/s of the fastest of `blocks` blocks of `steps` steps (after JIT and warm-up)."""
-    for _ in range(3):
-        step()
-    rates = []
-    for _ in range(blocks):
-        t0 = time.perf_counter()
-        for _ in range(steps):
-            step()
-        rates.append(batch * steps / (time.perf_counter() - t0))
-    return max(rates)
 
 
 def main() -> int:
@@ -106,8 +84,8 @@ def main() -> int:
     print("|---|---|---|---|---|")
     for name, make in (("MLP", mlp), ("LeNet-5", lenet5)):
         for batch in (int(b) for b in args.batches.split(",")):
-            g = best_rate(step_fn("GPU", make, batch), batch, args.steps)
-            c = best_rate(step_fn("CPU", make, batch), batch, args.steps)
+            g = best_rate(step_fn("GPU", make, batch), batch, args.steps, blocks=5)
+            c = best_rate(step_fn("CPU", make, batch), batch, args.steps, blocks=5)
             print(
                 f"| {name} | {batch} | {g:,.0f} | {c:,.0f} | {g / c:.2f}x |", flush=True
             )

@@ -34,20 +34,13 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from _bench_common import cpu_model
 
 TARGET_P99_MS = 50.0
 
 
 def machine() -> str:
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, {platform.system()} {platform.release()}"
+    return f"{cpu_model()}, {os.cpu_count()} cores, Python {platform.python_version()}, {platform.system()} {platform.release()}"
 
 
 def start_server(

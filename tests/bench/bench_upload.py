@@ -53,8 +53,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from cadence import (
     Callback,
     CheckpointSaved,
@@ -62,9 +60,8 @@ from cadence import (
     RunContext,
     TrainBegin,
     TrainEnd,
-    nn,
 )
-from cadence.dataset import NumpySlicesDataset
+from cadence.testing import mnist_mlp_model, random_mnist_dataset
 
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
@@ -116,27 +113,11 @@ NAMES = [NO_UPLOADER, UPLOADER, CONTROL, SYNC]
 
 
 def build_model() -> Model:
-    net = nn.SequentialCell(
-        [
-            nn.Flatten(),
-            nn.Dense(784, 512),
-            nn.ReLU(),
-            nn.Dense(512, 512),
-            nn.ReLU(),
-            nn.Dense(512, 10),
-        ]
-    )
-    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
-    return Model(net, loss, nn.SGD(net.trainable_params(), learning_rate=0.01))
+    return mnist_mlp_model()
 
 
 def build_dataset(steps: int) -> Any:
-    rng = np.random.default_rng(0)
-    images = rng.random((steps * BATCH, 1, 28, 28), dtype=np.float32)
-    labels = rng.integers(0, 10, steps * BATCH).astype(np.int32)
-    return NumpySlicesDataset({"image": images, "label": labels}, shuffle=False).batch(
-        BATCH
-    )
+    return random_mnist_dataset(steps, BATCH)
 
 
 def cpu_seconds(pid: int) -> float:

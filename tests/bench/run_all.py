@@ -12,17 +12,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+from _bench_common import cpu_model
+
 
 def machine() -> str:
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, {platform.system()} {platform.release()}"
+    return f"{cpu_model()}, {os.cpu_count()} cores, Python {platform.python_version()}, {platform.system()} {platform.release()}"
 
 
 def main() -> int:

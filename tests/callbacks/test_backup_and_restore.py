@@ -17,28 +17,18 @@ import numpy as np
 import pytest
 
 import cadence as ms
-from cadence import Callback, Model, RunContext, nn
+from cadence import Callback, Model, RunContext
 from cadence.callbacks import (
     BackupAndRestore,
     CheckpointWarning,
     History,
     latest_checkpoint,
 )
-from cadence.dataset import NumpySlicesDataset
-from cadence.testing import HookRecorder
-
-
-def make_model() -> Model:
-    ms.set_seed(1)
-    net = nn.SequentialCell([nn.Dense(3, 4), nn.ReLU(), nn.Dense(4, 2)])
-    return Model(net, nn.MSELoss(), nn.Momentum(net.trainable_params(), 0.1, 0.9))
-
-
-def dataset() -> Any:
-    rng = np.random.default_rng(0)
-    x = rng.standard_normal((12, 3)).astype(np.float32)
-    y = rng.standard_normal((12, 2)).astype(np.float32)
-    return NumpySlicesDataset({"x": x, "y": y}, shuffle=False).batch(4)
+from cadence.testing import (
+    HookRecorder,
+    small_regression_dataset as dataset,
+    small_regression_model as make_model,
+)
 
 
 def weights(model: Model) -> dict[str, Any]:

@@ -110,41 +110,32 @@ def test_all_off_is_an_error() -> None:
         )
 
 
-def test_flag_validation() -> None:
-    with pytest.raises(
-        TypeError,
-        match=r"argument 'integrated_save' must be a bool, but got 1 of type 'int'",
-    ):
-        CheckpointConfig(integrated_save=1)  # type: ignore[arg-type]
-    with pytest.raises(
-        TypeError,
-        match=r"argument 'exception_save' must be a bool, but got 1 of type 'int'",
-    ):
-        CheckpointConfig(exception_save=1)  # type: ignore[arg-type]
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"integrated_save": 1}, TypeError, r"argument 'integrated_save' must be a bool, but got 1 of type 'int'"),
+        ({"exception_save": 1}, TypeError, r"argument 'exception_save' must be a bool, but got 1 of type 'int'"),
+        ({"async_save": 1}, TypeError, r"argument 'async_save' must be a bool or one of 'thread', 'process', but got 1 of type 'int'"),
+        ({"async_save": "x"}, ValueError, r"argument 'async_save' must be a bool or one of 'thread', 'process', but got 'x'"),
+        ({"saved_network": 1}, TypeError, r"argument 'saved_network' must be None or a Cell, but got 1 of type 'int'"),
+        ({"monitor": 1}, TypeError, r"argument 'monitor' must be None or a str, but got 1 of type 'int'"),
+        ({"monitor": ""}, ValueError, r"argument 'monitor' must be None or a non-empty str, but got ''"),
+        ({"monitor": "loss", "mode": "up"}, ValueError, r"argument 'mode' must be one of 'auto', 'min', 'max', but got 'up'"),
+        ({"monitor": "loss", "save_top_k": 0}, ValueError, r"argument 'save_top_k' must be an int >= 1 or -1, but got 0"),
+        ({"monitor": "loss", "save_top_k": 1.0}, TypeError, r"argument 'save_top_k' must be an int >= 1 or -1, but got 1\.0 of type 'float'"),
+    ],
+)  # fmt: skip
+def test_invalid_arguments_are_refused(
+    kwargs: dict[str, Any], error: type[Exception], match: str
+) -> None:
+    with pytest.raises(error, match=match):
+        CheckpointConfig(**kwargs)
 
 
-def test_async_save_validation() -> None:
+def test_async_save_and_saved_network_values() -> None:
     assert CheckpointConfig(async_save="thread").async_save == "thread"
-    with pytest.raises(
-        TypeError,
-        match=r"argument 'async_save' must be a bool or one of 'thread', 'process', but got 1 of type 'int'",
-    ):
-        CheckpointConfig(async_save=1)  # type: ignore[arg-type]
-    with pytest.raises(
-        ValueError,
-        match=r"argument 'async_save' must be a bool or one of 'thread', 'process', but got 'x'",
-    ):
-        CheckpointConfig(async_save="x")
-
-
-def test_saved_network_validation() -> None:
     net = nn.Dense(2, 2)
     assert CheckpointConfig(saved_network=net).saved_network is net
-    with pytest.raises(
-        TypeError,
-        match=r"argument 'saved_network' must be None or a Cell, but got 1 of type 'int'",
-    ):
-        CheckpointConfig(saved_network=1)
 
 
 def test_append_info_values() -> None:
@@ -263,30 +254,6 @@ def test_top_k_options() -> None:
     assert CheckpointConfig(monitor="accuracy").mode == "max"
     assert CheckpointConfig(monitor="accuracy", mode="min").mode == "min"
     assert CheckpointConfig(monitor="loss", save_top_k=-1).save_top_k == -1
-    with pytest.raises(
-        TypeError,
-        match=r"argument 'monitor' must be None or a str, but got 1 of type 'int'",
-    ):
-        CheckpointConfig(monitor=1)  # type: ignore[arg-type]
-    with pytest.raises(
-        ValueError,
-        match=r"argument 'monitor' must be None or a non-empty str, but got ''",
-    ):
-        CheckpointConfig(monitor="")
-    with pytest.raises(
-        ValueError,
-        match=r"argument 'mode' must be one of 'auto', 'min', 'max', but got 'up'",
-    ):
-        CheckpointConfig(monitor="loss", mode="up")
-    with pytest.raises(
-        ValueError, match=r"argument 'save_top_k' must be an int >= 1 or -1, but got 0"
-    ):
-        CheckpointConfig(monitor="loss", save_top_k=0)
-    with pytest.raises(
-        TypeError,
-        match=r"argument 'save_top_k' must be an int >= 1 or -1, but got 1\.0 of type 'float'",
-    ):
-        CheckpointConfig(monitor="loss", save_top_k=1.0)  # type: ignore[arg-type]
 
 
 def test_repr() -> None:

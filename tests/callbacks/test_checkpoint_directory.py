@@ -10,11 +10,9 @@ import glob
 import os
 from typing import Any
 
-import numpy as np
 import pytest
 
 import cadence as ms
-import cadence.nn as nn
 from cadence import Model
 from cadence.callbacks import (
     CheckpointConfig,
@@ -23,25 +21,11 @@ from cadence.callbacks import (
     default_ledger_path,
     latest_checkpoint,
 )
-from cadence.dataset import NumpySlicesDataset
+from cadence.testing import small_regression_dataset as dataset, small_regression_model
 
 
 def make_model() -> Model:
-    ms.set_seed(1)
-    net = nn.SequentialCell([nn.Dense(3, 4), nn.ReLU(), nn.Dense(4, 2)])
-    return Model(
-        net,
-        nn.MSELoss(),
-        nn.Momentum(net.trainable_params(), 0.1, 0.9),
-        metrics={"loss"},
-    )
-
-
-def dataset() -> Any:
-    rng = np.random.default_rng(0)
-    x = rng.standard_normal((12, 3)).astype(np.float32)
-    y = rng.standard_normal((12, 2)).astype(np.float32)
-    return NumpySlicesDataset({"x": x, "y": y}, shuffle=False).batch(4)
+    return small_regression_model(metrics={"loss"})
 
 
 @pytest.mark.parametrize("async_save", [False, True])

@@ -9,7 +9,7 @@ import pytest
 
 from cadence import Model, RunContext
 from cadence.callbacks import LambdaCallback
-from cadence.testing import ListDataset, constant_network
+from cadence.testing import ListDataset, ScriptedMetric, constant_network
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -30,20 +30,11 @@ HOOKS = [
 ]
 
 
-class Count:
-    def clear(self) -> None:
-        pass
-
-    def update(self, *inputs: object) -> None:
-        pass
-
-    def eval(self) -> float:
-        return 0.0
-
-
 def model() -> Model:
     return Model(
-        constant_network(), eval_network=lambda *batch: (0.5,), metrics={"n": Count()}
+        constant_network(),
+        eval_network=lambda *batch: (0.5,),
+        metrics={"n": ScriptedMetric(0.0, repeat_last=True)},
     )
 
 

@@ -11,18 +11,7 @@ import pytest
 
 from cadence import Callback, Model, RunContext, dataset as ds, nn
 from cadence.callbacks import LearningRateScheduler
-from cadence.testing import ListDataset, constant_network
-
-
-class Count:
-    def clear(self) -> None:
-        pass
-
-    def update(self, *inputs: object) -> None:
-        pass
-
-    def eval(self) -> float:
-        return 0.0
+from cadence.testing import ListDataset, ScriptedMetric, constant_network
 
 
 def data(steps: int = 2) -> Any:
@@ -35,7 +24,13 @@ def data(steps: int = 2) -> Any:
 def sgd_model(lr: Any = 0.1) -> tuple[Model, nn.Dense, nn.SGD]:
     net = nn.Dense(4, 1)
     opt = nn.SGD(net.trainable_params(), lr)
-    return Model(net, nn.MSELoss(), opt, metrics={"n": Count()}), net, opt
+    return (
+        Model(
+            net, nn.MSELoss(), opt, metrics={"n": ScriptedMetric(0.0, repeat_last=True)}
+        ),
+        net,
+        opt,
+    )
 
 
 def recorder(steps: list[int]) -> LearningRateScheduler:

@@ -24,24 +24,10 @@ from cadence.callbacks import (
     latest_checkpoint,
 )
 from cadence.dataset import NumpySlicesDataset
-
-
-def make_model(metrics: Any = None) -> Model:
-    ms.set_seed(1)
-    net = nn.SequentialCell([nn.Dense(3, 4), nn.ReLU(), nn.Dense(4, 2)])
-    return Model(
-        net,
-        nn.MSELoss(),
-        nn.Momentum(net.trainable_params(), 0.1, 0.9),
-        metrics=metrics,
-    )
-
-
-def dataset(steps: int = 3) -> Any:
-    rng = np.random.default_rng(0)
-    x = rng.standard_normal((4 * steps, 3)).astype(np.float32)
-    y = rng.standard_normal((4 * steps, 2)).astype(np.float32)
-    return NumpySlicesDataset({"x": x, "y": y}, shuffle=False).batch(4)
+from cadence.testing import (
+    small_regression_dataset as dataset,
+    small_regression_model as make_model,
+)
 
 
 def array(loaded: dict[str, Any], key: str) -> Any:
@@ -600,29 +586,19 @@ def test_breakpoint_file(tmp_path: Any, async_save: bool) -> None:
     config = CheckpointConfig(
         save_checkpoint_steps=2, exception_save=True, async_save=async_save
     )
-    with pytest.raises(RuntimeError, match="boom"):
-        make_model().train(
-            2,
-            dataset(),
-            callbacks=[
-                ModelCheckpoint(directory=str(tmp_path), config=config),
-                FailAt(5),
-            ],
-        )
+
+    def train_failing_at(step: int) -> None:
+        checkpoint = ModelCheckpoint(directory=str(tmp_path), config=config)
+        with pytest.raises(RuntimeError, match="boom"):
+            make_model().train(2, dataset(), callbacks=[checkpoint, FailAt(step)])
+
+    train_failing_at(5)
     assert listing(tmp_path) == [
         "CKP-1_2.ckpt",
         "CKP-2_1.ckpt",
         "CKP-2_2_breakpoint.ckpt",
     ]
-    with pytest.raises(RuntimeError, match="boom"):
-        make_model().train(
-            2,
-            dataset(),
-            callbacks=[
-                ModelCheckpoint(directory=str(tmp_path), config=config),
-                FailAt(2),
-            ],
-        )
+    train_failing_at(2)
     assert listing(tmp_path) == [
         "CKP-1_2.ckpt", "CKP-2_1.ckpt", "CKP-2_2_breakpoint.ckpt", "CKP_1-1_2.ckpt", "CKP_1-1_2_breakpoint.ckpt",
     ]  # fmt: skip

@@ -15,28 +15,13 @@ import numpy as np
 import pytest
 
 import cadence as ms
-from cadence import Callback, Model, RunContext, nn
+from cadence import Callback, Model, RunContext
 from cadence.callbacks import CheckpointWarning, OnRequestExit
-from cadence.dataset import NumpySlicesDataset
-from cadence.testing import HookRecorder
-
-
-def make_model(metrics: Any = None) -> Model:
-    ms.set_seed(1)
-    net = nn.SequentialCell([nn.Dense(3, 4), nn.ReLU(), nn.Dense(4, 2)])
-    return Model(
-        net,
-        nn.MSELoss(),
-        nn.Momentum(net.trainable_params(), 0.1, 0.9),
-        metrics=metrics,
-    )
-
-
-def dataset(steps: int = 3) -> Any:
-    rng = np.random.default_rng(0)
-    x = rng.standard_normal((4 * steps, 3)).astype(np.float32)
-    y = rng.standard_normal((4 * steps, 2)).astype(np.float32)
-    return NumpySlicesDataset({"x": x, "y": y}, shuffle=False).batch(4)
+from cadence.testing import (
+    HookRecorder,
+    small_regression_dataset as dataset,
+    small_regression_model as make_model,
+)
 
 
 class SendSignal(Callback):
@@ -384,21 +369,13 @@ def test_request_exit_without_a_signal(tmp_path: Any) -> None:
 CHILD = textwrap.dedent(
     """
     import os, sys, time
-    import numpy as np
-    import cadence as ms
-    from cadence import Callback, Model, nn
+    from cadence import Callback
     from cadence.callbacks import OnRequestExit
-    from cadence.dataset import NumpySlicesDataset
+    from cadence.testing import small_regression_dataset, small_regression_model
 
     directory, ready = sys.argv[1], sys.argv[2]
-    ms.set_seed(1)
-    net = nn.SequentialCell([nn.Dense(3, 4), nn.ReLU(), nn.Dense(4, 2)])
-    model = Model(net, nn.MSELoss(), nn.Momentum(net.trainable_params(), 0.1, 0.9))
-    rng = np.random.default_rng(0)
-    data = NumpySlicesDataset(
-        {"x": rng.standard_normal((12, 3)).astype(np.float32), "y": rng.standard_normal((12, 2)).astype(np.float32)},
-        shuffle=False,
-    ).batch(4)
+    model = small_regression_model()
+    data = small_regression_dataset()
 
     class Slow(Callback):
         def on_train_step_end(self, run_context):

@@ -1,12 +1,12 @@
 """The numba cache patch (`cadence.kernels._numba_cache`) against the numba installed here.
 
 These fail loudly when numba's private cache API moves: the patch would then
-turn caching off silently, and a stale kernel could survive an edit to `_scalar.py`.
+turn caching off silently, and a stale kernel could survive an edit to `_scalar.py` or `_rowwise.py`.
 """
 
 from pathlib import Path
 
-from cadence.kernels import _numba_cache, _scalar, cpu_kernels
+from cadence.kernels import _numba_cache, _rowwise, _scalar, cpu_kernels
 
 
 def test_numbas_private_cache_api_is_where_the_patch_expects_it():
@@ -32,7 +32,7 @@ def test_the_cpu_table_installs_the_patch_first_and_caches():
     assert [c.__mro__[1] for c in ours] == bases
 
 
-def test_the_source_stamp_covers_the_scalar_math():
+def test_the_source_stamp_covers_the_shared_math():
     import hashlib
 
     cpu_kernels()
@@ -45,7 +45,13 @@ def test_the_source_stamp_covers_the_scalar_math():
             break
     assert locator is not None
     stamp = locator.get_source_stamp()
-    assert stamp[1] == hashlib.sha256(Path(_scalar.__file__).read_bytes()).hexdigest()
+    digest = hashlib.sha256()
+    for source in (
+        _scalar.__file__,
+        _rowwise.__file__,
+    ):  # the files `_cpu` compiles from
+        digest.update(Path(source).read_bytes())
+    assert stamp[1] == digest.hexdigest()
 
 
 def test_other_files_keep_numbas_own_locators():

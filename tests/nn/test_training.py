@@ -5,6 +5,7 @@ import numpy as np
 import cadence as ms
 import cadence.nn as nn
 from cadence.common.initializer import Normal
+from cadence.testing import mnist_mlp
 
 
 def synthetic(n, shape, classes=10, seed=0):
@@ -28,14 +29,7 @@ def train(net, x, y, steps, lr):
 
 def test_mlp_loss_falls():
     ms.set_seed(0)
-    net = nn.SequentialCell(
-        nn.Flatten(),
-        nn.Dense(784, 512),
-        nn.ReLU(),
-        nn.Dense(512, 512),
-        nn.ReLU(),
-        nn.Dense(512, 10),
-    )
+    net = mnist_mlp()
     x, y = synthetic(64, (1, 28, 28))
     losses = train(net, x, y, 15, 0.01)
     assert losses[0] > 1.5

@@ -319,14 +319,18 @@ async def test_cancelling_the_host_task_group_cancels_the_run():
     assert isinstance(run.outcome, RunCancelled)
 
 
-async def test_eval_runs_return_their_metrics_as_the_result():
-
-    model = Model(
+def batch_counting_model() -> Model:
+    """A model whose evaluation loss is 0.5 and whose metric "n" counts the batches seen."""
+    return Model(
         constant_network(),
         eval_network=lambda x, y: (0.5, x, y),
         eval_indexes=[0, 1, 2],
         metrics={"n": BatchCounter()},
     )
+
+
+async def test_eval_runs_return_their_metrics_as_the_result():
+    model = batch_counting_model()
     async with anyio.create_task_group() as tg:
         run = start_run(tg, model.eval_async, ListDataset.of_steps(3))
         await run.wait()
@@ -341,13 +345,7 @@ async def test_eval_runs_return_their_metrics_as_the_result():
 
 
 async def test_fit_progress_carries_the_latest_validation_metrics():
-
-    model = Model(
-        constant_network(),
-        eval_network=lambda x, y: (0.5, x, y),
-        eval_indexes=[0, 1, 2],
-        metrics={"n": BatchCounter()},
-    )
+    model = batch_counting_model()
     async with anyio.create_task_group() as tg:
         run = start_run(
             tg, model.fit_async, 2, ListDataset.of_steps(3), ListDataset.of_steps(2)

@@ -1,0 +1,151 @@
+"""Per-row and per-channel loop bodies written once, as plain Python; each target builds them.
+
+The CPU table compiles them with `numba.jit`, the CUDA table with
+`cuda.jit(device=True)`; each target then loops over rows or channels its own
+way (a plain loop on the CPU, a grid-stride loop of one thread per row or
+channel on CUDA). Like `_scalar`, a function calls no other function of this
+module, so that a target compiles each one alone. Arguments are checked by the
+callers: a body trusts its indices and shapes.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+__all__ = [
+    "batch_norm_channel_backward",
+    "batch_norm_channel_forward",
+    "sce_dense_row",
+    "sce_sparse_row",
+    "softmax_grad_row",
+    "softmax_row",
+]
+
+
+def softmax_row(x: Any, out: Any, log: bool, i: int) -> None:
+    """Row i of softmax (or log-softmax) of x (N, C) into out, max-shifted for stability."""
+    c = x.shape[1]
+    mx = x[i, 0]
+    for j in range(1, c):
+        mx = max(mx, x[i, j])
+    s = 0.0
+    for j in range(c):
+        s += math.exp(x[i, j] - mx)
+    if log:
+        lse = math.log(s)
+        for j in range(c):
+            out[i, j] = x[i, j] - mx - lse
+    else:
+        inv = 1.0 / s
+        for j in range(c):
+            out[i, j] = math.exp(x[i, j] - mx) * inv
+
+
+def softmax_grad_row(dy: Any, y: Any, out: Any, log: bool, i: int) -> None:
+    """Row i of the input gradient of softmax (or log-softmax), from its output y."""
+    c = dy.shape[1]
+    s = 0.0
+    for j in range(c):
+        s += dy[i, j] if log else dy[i, j] * y[i, j]
+    for j in range(c):
+        if log:
+            out[i, j] = dy[i, j] - math.exp(y[i, j]) * s
+        else:
+            out[i, j] = y[i, j] * (dy[i, j] - s)
+
+
+def sce_sparse_row(x: Any, labels: Any, loss: Any, grad: Any, i: int) -> None:
+    """Row i of softmax cross-entropy with a class index (in range) and its logit gradient."""
+    c = x.shape[1]
+    k = labels[i]
+    mx = x[i, 0]
+    for j in range(1, c):
+        mx = max(mx, x[i, j])
+    s = 0.0
+    for j in range(c):
+        e = math.exp(x[i, j] - mx)
+        grad[i, j] = e
+        s += e
+    inv = 1.0 / s
+    for j in range(c):
+        grad[i, j] *= inv
+    grad[i, k] -= 1.0
+    loss[i] = mx + math.log(s) - x[i, k]
+
+
+def sce_dense_row(x: Any, labels: Any, loss: Any, grad: Any, i: int) -> None:
+    """Row i of softmax cross-entropy with a label distribution and its logit gradient."""
+    c = x.shape[1]
+    mx = x[i, 0]
+    for j in range(1, c):
+        mx = max(mx, x[i, j])
+    s = 0.0
+    for j in range(c):
+        s += math.exp(x[i, j] - mx)
+    lse = mx + math.log(s)
+    total = 0.0
+    acc = 0.0
+    for j in range(c):
+        total += labels[i, j]
+        acc += labels[i, j] * (x[i, j] - lse)
+    loss[i] = -acc
+    for j in range(c):
+        grad[i, j] = math.exp(x[i, j] - lse) * total - labels[i, j]
+
+
+def batch_norm_channel_forward(
+    x: Any, gamma: Any, beta: Any, eps: float, y: Any, mean: Any, var: Any, ch: int
+) -> None:
+    """Channel ch of batch normalization of x (N, C, M): y, and the batch mean and biased var."""
+    n, _, m = x.shape
+    cnt = n * m
+    s = 0.0
+    for b in range(n):
+        for k in range(m):
+            s += x[b, ch, k]
+    mu = s / cnt
+    q = 0.0
+    for b in range(n):
+        for k in range(m):
+            d = x[b, ch, k] - mu
+            q += d * d
+    va = q / cnt
+    scale = gamma[ch] / math.sqrt(va + eps)
+    shift = beta[ch] - mu * scale
+    for b in range(n):
+        for k in range(m):
+            y[b, ch, k] = x[b, ch, k] * scale + shift
+    mean[ch] = mu
+    var[ch] = va
+
+
+def batch_norm_channel_backward(
+    dy: Any,
+    x: Any,
+    gamma: Any,
+    mean: Any,
+    var: Any,
+    eps: float,
+    dx: Any,
+    dgamma: Any,
+    dbeta: Any,
+    ch: int,
+) -> None:
+    """Channel ch of batch normalization's gradients: dx, dgamma and dbeta."""
+    n, _, m = x.shape
+    cnt = n * m
+    invstd = 1.0 / math.sqrt(var[ch] + eps)
+    sb = 0.0
+    sg = 0.0
+    for b in range(n):
+        for k in range(m):
+            sb += dy[b, ch, k]
+            sg += dy[b, ch, k] * (x[b, ch, k] - mean[ch]) * invstd
+    k1 = gamma[ch] * invstd / cnt
+    for b in range(n):
+        for k in range(m):
+            xhat = (x[b, ch, k] - mean[ch]) * invstd
+            dx[b, ch, k] = k1 * (cnt * dy[b, ch, k] - sb - xhat * sg)
+    dgamma[ch] = sg
+    dbeta[ch] = sb

@@ -1,0 +1,42 @@
+"""What the benchmark scripts share: the CPU's name and the best-of-blocks rate.
+
+The scripts run as `python tests/bench/<name>.py`, so this folder is on `sys.path`.
+"""
+
+from __future__ import annotations
+
+import platform
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+
+def cpu_model() -> str:
+    """The CPU's model name from /proc/cpuinfo, else what `platform` knows."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine() or "unknown CPU"
+
+
+def best_rate(step: Callable[[], Any], batch: int, steps: int, blocks: int) -> float:
+    """Samples per second of the fastest of `blocks` timed blocks of `steps` steps.
+
+    Three untimed calls first, for JIT compilation and warm-up. The fastest block, not the
+    mean: on a shared machine a slow block measures the other processes, not the code.
+    """
+    for _ in range(3):
+        step()
+    rates = []
+    for _ in range(blocks):
+        t0 = time.perf_counter()
+        for _ in range(steps):
+            step()
+        rates.append(batch * steps / (time.perf_counter() - t0))
+    return max(rates)
