@@ -100,7 +100,9 @@ class LossMonitor(Callback):
         cb_params = run_context.original_args()
         metrics = cb_params.get("metrics")
         if metrics:
-            print(f"Eval result: epoch {cb_params.cur_epoch_num:d}, metrics: {metrics}")
+            print(
+                f"Eval result: epoch {cb_params.cur_epoch_num:d}, metrics: {_as_printed(metrics)}"
+            )
         self._flush(_clock())
 
     def _step_end(self, run_context: RunContext) -> None:
@@ -155,3 +157,13 @@ class LossMonitor(Callback):
         if epoch is None:  # Model.eval
             return 1, step_in_epoch
         return epoch + self._has_trained_epoch, step_in_epoch
+
+
+def _as_printed(metrics: dict[str, Any]) -> dict[str, Any]:
+    """The metrics as MindSpore's line shows them: NumPy scalars as plain numbers.
+
+    Metric values are `numpy.float64`, as in MindSpore; MindSpore runs on NumPy 1, whose
+    repr of one is the bare number, while NumPy 2 writes `np.float64(0.5)`. The line
+    keeps MindSpore's text under either NumPy.
+    """
+    return {k: v.item() if isinstance(v, np.generic) else v for k, v in metrics.items()}

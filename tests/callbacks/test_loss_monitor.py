@@ -280,3 +280,16 @@ def test_has_trained_epoch_counts_the_epochs_of_earlier_runs(capsys):
         ValueError, match="'has_trained_epoch' must be an int >= 0, but got -1"
     ):
         LossMonitor(has_trained_epoch=-1)
+
+
+def test_the_eval_result_line_shows_numpy_metric_values_as_mindspore_prints_them(
+    capsys, three_steps, two_steps
+):
+    # Metric values are numpy.float64 (as MindSpore's); NumPy 2 would write np.float64(...).
+    model = Model(
+        constant_network(0.5),
+        eval_network=lambda *batch: (Tensor(np.float32(1.0)),),
+        metrics={"acc": Const(np.float64(0.75)), "n": Const(np.int64(3))},
+    )
+    model.fit(1, three_steps, two_steps, callbacks=LossMonitor(3))
+    assert lines(capsys)[-1] == "Eval result: epoch 1, metrics: {'acc': 0.75, 'n': 3}"
