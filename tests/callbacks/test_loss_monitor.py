@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 class Const:
     """A metric whose value is fixed (no compute needed)."""
 
-    def __init__(self, value: float) -> None:
+    def __init__(self, value: float | np.generic) -> None:
         self.value = value
 
     def clear(self) -> None:
@@ -30,7 +30,7 @@ class Const:
     def update(self, *inputs: object) -> None:
         pass
 
-    def eval(self) -> float:
+    def eval(self) -> float | np.generic:
         return self.value
 
 
