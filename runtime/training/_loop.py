@@ -159,6 +159,7 @@ class Run:
         train_step = self._train_step
         for step_in_epoch, item in enumerate(_epoch(self.spec.train_dataset), 1):
             train_step(epoch, step_in_epoch, item, network)
+            # `_stop_now()`, inlined: one call less on every step.
             if self._vote_stop() if self._data_parallel else control.stop_requested:
                 break
         if self.spec.evaluates_after(epoch):
