@@ -21,6 +21,15 @@ import numpy as np
 import numpy.typing as npt
 
 from . import _numba_cache, _rowwise, _scalar
+from ._attention import (
+    batch_matmul as batch_matmul,
+    group_norm_backward as group_norm_backward,
+    group_norm_forward as group_norm_forward,
+    layer_norm_backward as layer_norm_backward,
+    layer_norm_forward as layer_norm_forward,
+    smooth_act_backward as smooth_act_backward,
+    smooth_act_forward as smooth_act_forward,
+)
 from ._checks import check_float_array
 from ._names import KERNEL_NAMES
 from ._wrappers import (

@@ -11,6 +11,7 @@ Activation codes (`act`): 0 identity, 1 relu, 2 sigmoid, 3 tanh.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -304,6 +305,112 @@ def batch_norm_backward(
         * (m * dy - dbeta[:, None] - xhat * dgamma[:, None])
     )
     return dx.astype(x.dtype), dgamma.astype(x.dtype), dbeta.astype(x.dtype)
+
+
+# --- layer and group normalization (stats: row 0 the means, row 1 the 1 / std) -----
+def _norm_rows(rows: Array, eps: float) -> tuple[Array, Array]:
+    mean = rows.mean(axis=1)
+    rstd = 1 / np.sqrt(rows.var(axis=1) + eps)
+    return (rows - mean[:, None]) * rstd[:, None], np.stack([mean, rstd])
+
+
+def _norm_rows_grad(g: Array, rows: Array, stats: Array) -> tuple[Array, Array]:
+    """(dx, xhat) of normalized rows, from g = dy * gamma."""
+    xhat = (rows - stats[0][:, None]) * stats[1][:, None]
+    dx = stats[1][:, None] * (
+        g
+        - g.mean(axis=1, keepdims=True)
+        - xhat * (g * xhat).mean(axis=1, keepdims=True)
+    )
+    return dx, xhat
+
+
+def layer_norm_forward(
+    x: Array, gamma: Array, beta: Array, eps: float
+) -> tuple[Array, Array]:
+    """Normalize each row of x (R, D); return (y, stats (2, R))."""
+    xhat, stats = _norm_rows(x, eps)
+    return (xhat * gamma + beta).astype(x.dtype), stats.astype(x.dtype)
+
+
+def layer_norm_backward(
+    dy: Array, x: Array, gamma: Array, stats: Array
+) -> tuple[Array, Array, Array]:
+    """Return (dx, dgamma, dbeta) of `layer_norm_forward`."""
+    dx, xhat = _norm_rows_grad(dy * gamma, x, stats)
+    return (
+        dx.astype(x.dtype),
+        (dy * xhat).sum(axis=0).astype(x.dtype),
+        dy.sum(axis=0).astype(x.dtype),
+    )
+
+
+def group_norm_forward(
+    x: Array, gamma: Array, beta: Array, groups: int, eps: float
+) -> tuple[Array, Array]:
+    """Normalize x (N, C, M) over each of `groups` channel groups; return (y, stats (2, N * groups))."""
+    xhat, stats = _norm_rows(x.reshape(x.shape[0] * groups, -1), eps)
+    y = xhat.reshape(x.shape) * gamma[:, None] + beta[:, None]
+    return y.astype(x.dtype), stats.astype(x.dtype)
+
+
+def group_norm_backward(
+    dy: Array, x: Array, gamma: Array, stats: Array, groups: int
+) -> tuple[Array, Array, Array]:
+    """Return (dx, dgamma, dbeta) of `group_norm_forward`."""
+    rows = x.reshape(x.shape[0] * groups, -1)
+    dx, xhat = _norm_rows_grad((dy * gamma[:, None]).reshape(rows.shape), rows, stats)
+    return (
+        dx.reshape(x.shape).astype(x.dtype),
+        (dy * xhat.reshape(x.shape)).sum(axis=(0, 2)).astype(x.dtype),
+        dy.sum(axis=(0, 2)).astype(x.dtype),
+    )
+
+
+# --- smooth activations (codes: 0 gelu tanh form, 1 gelu erf form, 2 silu, 3 leaky relu) ---
+_erf = np.vectorize(math.erf, otypes=[np.float64])
+
+
+def smooth_act_forward(x: Array, code: int, alpha: float) -> Array:
+    """Activation `code` on every element; `alpha` is leaky relu's negative slope."""
+    xd = x.astype(np.float64)
+    if code == 0:
+        y = 0.5 * xd * (1 + np.tanh(math.sqrt(2 / math.pi) * (xd + 0.044715 * xd**3)))
+    elif code == 1:
+        y = 0.5 * xd * (1 + _erf(xd / math.sqrt(2)))
+    elif code == 2:
+        y = xd / (1 + np.exp(-xd))
+    else:
+        y = np.where(xd > 0, xd, alpha * xd)
+    return np.asarray(y).astype(x.dtype)
+
+
+def smooth_act_backward(dy: Array, x: Array, code: int, alpha: float) -> Array:
+    """Dy times the activation's derivative at its input x."""
+    xd = x.astype(np.float64)
+    if code == 0:
+        c = math.sqrt(2 / math.pi)
+        t = np.tanh(c * (xd + 0.044715 * xd**3))
+        d = 0.5 * (1 + t) + 0.5 * xd * (1 - t * t) * c * (1 + 3 * 0.044715 * xd**2)
+    elif code == 1:
+        d = 0.5 * (1 + _erf(xd / math.sqrt(2))) + xd * np.exp(-0.5 * xd**2) / math.sqrt(
+            2 * math.pi
+        )
+    elif code == 2:
+        s = 1 / (1 + np.exp(-xd))
+        d = s * (1 + xd * (1 - s))
+    else:
+        d = np.where(xd > 0, 1.0, alpha)
+    return np.asarray(dy * d).astype(dy.dtype)
+
+
+# --- batched matmul -------------------------------------------------------------------
+def batch_matmul(a: Array, b: Array, ta: bool, tb: bool) -> Array:
+    """op(a) @ op(b) for (B, M, K)-shaped stacks, op swapping the last two axes when set."""
+    out = np.einsum(
+        "bik,bkj->bij", a.swapaxes(1, 2) if ta else a, b.swapaxes(1, 2) if tb else b
+    )
+    return np.asarray(out, dtype=np.result_type(a, b))
 
 
 # --- optimizer updates (in place) ---------------------------------------------------

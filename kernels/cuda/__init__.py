@@ -9,7 +9,8 @@ package imports `numba.cuda`; only the GPU target and the tests do.
 Where things are: `_device` (launch geometry, counters), `_array` (the array
 type), `_generic` and `_numpy` (the kernels behind its numpy methods),
 `_matmul` (the tiled matmul), `_dense` (activations, dense, softmax, losses,
-optimizers), `_conv` (convolution, pooling, batch norm).
+optimizers), `_conv` (convolution, pooling, batch norm), `_attention`
+(layer/group norm, smooth activations, batched matmul).
 
 Layer rule: imports numpy, numba and `cadence.kernels` only. Within the
 package the imports run one way, `_device` <- `_array` <- kernels <- this
@@ -22,6 +23,15 @@ from __future__ import annotations
 from .._names import KERNEL_NAMES
 from . import _operations
 from ._array import DeviceArray, bind_operations, to_device, to_host
+from ._attention import (
+    batch_matmul,
+    group_norm_backward,
+    group_norm_forward,
+    layer_norm_backward,
+    layer_norm_forward,
+    smooth_act_backward,
+    smooth_act_forward,
+)
 from ._conv import (
     avg_pool2d_backward,
     avg_pool2d_forward,

@@ -1,0 +1,109 @@
+"""CPU kernels for layer/group normalization, smooth activations and batched matmul.
+
+The loop bodies come from `_attention_math`, compiled here with `numba.jit`
+and inlined into one loop per kernel; batched matmuls go to numpy's matmul,
+which calls BLAS per matrix of the stack. Registered in the CPU table
+(`_cpu`). Not cached on disk: numba's cache would key these kernels on this
+file alone and miss edits to `_attention_math` (see `_numba_cache`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numba
+import numpy as np
+import numpy.typing as npt
+
+from . import _attention_math as m
+from ._attention_wrappers import ATTENTION_KERNELS, batch_matmul_shape, norm_kernels
+from ._checks import check_float_array, check_same_shape
+
+__all__ = list(ATTENTION_KERNELS)
+
+Array = npt.NDArray[Any]
+
+_body = numba.jit(error_model="numpy", inline="always")
+_smooth: Any = _body(m.smooth_act)
+_smooth_grad: Any = _body(m.smooth_act_grad)
+_norm_fwd_row: Any = _body(m.norm_row_forward)
+_norm_bwd_row: Any = _body(m.norm_row_backward)
+_norm_param: Any = _body(m.norm_param_grad)
+_kernel = numba.jit(nogil=True, error_model="numpy")
+
+
+@_kernel
+def _smooth_loop(x: Array, out: Array, code: int, alpha: float) -> None:
+    for i in range(x.size):
+        out[i] = _smooth(x[i], code, alpha)
+
+
+@_kernel
+def _smooth_grad_loop(dy: Array, x: Array, out: Array, code: int, alpha: float) -> None:
+    for i in range(x.size):
+        out[i] = dy[i] * _smooth_grad(x[i], code, alpha)
+
+
+def smooth_act_forward(x: Array, code: int, alpha: float) -> Array:
+    """Activation `code` of `_attention_math.SMOOTH_ACT_CODES` on every element."""
+    check_float_array("x", x)
+    out = np.empty_like(x)
+    _smooth_loop(x.reshape(-1), out.reshape(-1), code, alpha)
+    return out
+
+
+def smooth_act_backward(dy: Array, x: Array, code: int, alpha: float) -> Array:
+    """Dy times the activation's derivative at its input x."""
+    check_float_array("dy", dy)
+    check_same_shape(("dy", "x"), dy, x)
+    out = np.empty_like(dy)
+    _smooth_grad_loop(dy.reshape(-1), x.reshape(-1), out.reshape(-1), code, alpha)
+    return out
+
+
+@_kernel
+def _norm_fwd(
+    x: Array, g: Array, b: Array, eps: float, lay: Any, y: Array, st: Array
+) -> None:
+    for i in range(x.shape[0]):
+        _norm_fwd_row(x, g, b, eps, lay, y, st, i)
+
+
+def _rows_forward(
+    x: Array, gamma: Array, beta: Array, eps: float, layout: tuple[int, int]
+) -> tuple[Array, Array]:
+    y = np.empty_like(x)
+    stats = np.empty((2, x.shape[0]), x.dtype)
+    _norm_fwd(x, gamma, beta, float(eps), layout, y, stats)
+    return y, stats
+
+
+@_kernel
+def _norm_bwd(
+    dy: Array, x: Array, g: Array, st: Array, lay: Any, dx: Array, dp: Array
+) -> None:
+    for i in range(x.shape[0]):
+        _norm_bwd_row(dy, x, g, st, lay, dx, i)
+    for c in range(g.size):
+        _norm_param(dy, x, st, lay, dp, c)
+
+
+def _rows_backward(
+    dy: Array, x: Array, gamma: Array, stats: Array, layout: tuple[int, int]
+) -> tuple[Array, Array]:
+    dx = np.empty_like(x)
+    dparams = np.empty((2, gamma.size), x.dtype)
+    _norm_bwd(dy, x, gamma, stats, layout, dx, dparams)
+    return dx, dparams
+
+
+layer_norm_forward, layer_norm_backward, group_norm_forward, group_norm_backward = (
+    norm_kernels(_rows_forward, _rows_backward)
+)
+
+
+def batch_matmul(a: Array, b: Array, ta: bool, tb: bool) -> Array:
+    """op(a) @ op(b) for (B, M, K)-shaped stacks, op swapping the last two axes when set."""
+    batch_matmul_shape(a, b, ta, tb)
+    out: Array = np.matmul(a.swapaxes(1, 2) if ta else a, b.swapaxes(1, 2) if tb else b)
+    return out
