@@ -24,12 +24,49 @@ __all__ = list(ATTENTION_KERNELS)
 Array = npt.NDArray[Any]
 
 _body = numba.jit(error_model="numpy", inline="always")
-_smooth: Any = _body(m.smooth_act)
-_smooth_grad: Any = _body(m.smooth_act_grad)
-_norm_fwd_row: Any = _body(m.norm_row_forward)
-_norm_bwd_row: Any = _body(m.norm_row_backward)
-_norm_param: Any = _body(m.norm_param_grad)
+_built: list[Any] = [_body(getattr(m, name)) for name in m.BODY_NAMES]
+_smooth, _smooth_grad, _norm_fwd_row, _norm_bwd_row, _norm_param = _built
 _kernel = numba.jit(nogil=True, error_model="numpy")
+
+
+@_kernel
+def _norm_fwd(x: Array, params: Any, eps: float, lay: Any, y: Array, st: Array) -> None:
+    # params is (gamma, beta): one argument, so the signature fits a line.
+    for i in range(x.shape[0]):
+        _norm_fwd_row(x, params[0], params[1], eps, lay, y, st, i)
+
+
+def _rows_forward(
+    x: Array, gamma: Array, beta: Array, eps: float, layout: tuple[int, int]
+) -> tuple[Array, Array]:
+    y = np.empty_like(x)
+    stats = np.empty((2, x.shape[0]), x.dtype)
+    _norm_fwd(x, (gamma, beta), float(eps), layout, y, stats)
+    return y, stats
+
+
+@_kernel
+def _norm_bwd(
+    dy: Array, x: Array, g: Array, st: Array, lay: Any, dx: Array, dp: Array
+) -> None:
+    for i in range(x.shape[0]):
+        _norm_bwd_row(dy, x, g, st, lay, dx, i)
+    for c in range(g.size):
+        _norm_param(dy, x, st, lay, dp, c)
+
+
+def _rows_backward(
+    dy: Array, x: Array, gamma: Array, stats: Array, layout: tuple[int, int]
+) -> tuple[Array, Array]:
+    dx = np.empty_like(x)
+    dparams = np.empty((2, gamma.size), x.dtype)
+    _norm_bwd(dy, x, gamma, stats, layout, dx, dparams)
+    return dx, dparams
+
+
+layer_norm_forward, layer_norm_backward, group_norm_forward, group_norm_backward = (
+    norm_kernels(_rows_forward, _rows_backward)
+)
 
 
 @_kernel
@@ -59,47 +96,6 @@ def smooth_act_backward(dy: Array, x: Array, code: int, alpha: float) -> Array:
     out = np.empty_like(dy)
     _smooth_grad_loop(dy.reshape(-1), x.reshape(-1), out.reshape(-1), code, alpha)
     return out
-
-
-@_kernel
-def _norm_fwd(
-    x: Array, g: Array, b: Array, eps: float, lay: Any, y: Array, st: Array
-) -> None:
-    for i in range(x.shape[0]):
-        _norm_fwd_row(x, g, b, eps, lay, y, st, i)
-
-
-def _rows_forward(
-    x: Array, gamma: Array, beta: Array, eps: float, layout: tuple[int, int]
-) -> tuple[Array, Array]:
-    y = np.empty_like(x)
-    stats = np.empty((2, x.shape[0]), x.dtype)
-    _norm_fwd(x, gamma, beta, float(eps), layout, y, stats)
-    return y, stats
-
-
-@_kernel
-def _norm_bwd(
-    dy: Array, x: Array, g: Array, st: Array, lay: Any, dx: Array, dp: Array
-) -> None:
-    for i in range(x.shape[0]):
-        _norm_bwd_row(dy, x, g, st, lay, dx, i)
-    for c in range(g.size):
-        _norm_param(dy, x, st, lay, dp, c)
-
-
-def _rows_backward(
-    dy: Array, x: Array, gamma: Array, stats: Array, layout: tuple[int, int]
-) -> tuple[Array, Array]:
-    dx = np.empty_like(x)
-    dparams = np.empty((2, gamma.size), x.dtype)
-    _norm_bwd(dy, x, gamma, stats, layout, dx, dparams)
-    return dx, dparams
-
-
-layer_norm_forward, layer_norm_backward, group_norm_forward, group_norm_backward = (
-    norm_kernels(_rows_forward, _rows_backward)
-)
 
 
 def batch_matmul(a: Array, b: Array, ta: bool, tb: bool) -> Array:

@@ -19,6 +19,7 @@ import math
 from typing import Any
 
 __all__ = [
+    "BODY_NAMES",
     "SMOOTH_ACT_CODES",
     "norm_param_grad",
     "norm_row_backward",
@@ -26,6 +27,15 @@ __all__ = [
     "smooth_act",
     "smooth_act_grad",
 ]
+
+# What each target builds, in this order (its modules unpack them by these names).
+BODY_NAMES = (
+    "smooth_act",
+    "smooth_act_grad",
+    "norm_row_forward",
+    "norm_row_backward",
+    "norm_param_grad",
+)
 
 # Codes of `smooth_act`; `alpha` is the negative slope of leaky relu and unused otherwise.
 SMOOTH_ACT_CODES = {"gelu_tanh": 0, "gelu": 1, "silu": 2, "leaky_relu": 3}

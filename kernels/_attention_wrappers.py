@@ -36,17 +36,13 @@ ATTENTION_KERNELS = (
 class NormKernels(NamedTuple):
     """Layer and group normalization, forward and backward."""
 
-    layer_norm_forward: Callable[
-        [Array, Array, Array, float], tuple[Array, Array, Array]
-    ]
+    layer_norm_forward: Callable[[Array, Array, Array, float], tuple[Array, Array]]
     layer_norm_backward: Callable[
-        [Array, Array, Array, Array, Array], tuple[Array, Array, Array]
+        [Array, Array, Array, Array], tuple[Array, Array, Array]
     ]
-    group_norm_forward: Callable[
-        [Array, Array, Array, int, float], tuple[Array, Array, Array]
-    ]
+    group_norm_forward: Callable[[Array, Array, Array, int, float], tuple[Array, Array]]
     group_norm_backward: Callable[
-        [Array, Array, Array, Array, Array, int], tuple[Array, Array, Array]
+        [Array, Array, Array, Array, int], tuple[Array, Array, Array]
     ]
 
 
@@ -73,7 +69,7 @@ def norm_kernels(forward: RowsForward, backward: RowsBackward) -> NormKernels:
 
     def layer_norm_forward(
         x: Array, gamma: Array, beta: Array, eps: float
-    ) -> tuple[Array, Array, Array]:
+    ) -> tuple[Array, Array]:
         """Normalize each row of x (R, D); return (y, stats (2, R): the rows' means and 1 / std)."""
         check_float_array("x", x, 2)
         check_shape("gamma", gamma, x.shape[1:])
@@ -90,7 +86,7 @@ def norm_kernels(forward: RowsForward, backward: RowsBackward) -> NormKernels:
 
     def group_norm_forward(
         x: Array, gamma: Array, beta: Array, groups: int, eps: float
-    ) -> tuple[Array, Array, Array]:
+    ) -> tuple[Array, Array]:
         """Normalize x (N, C, M) over each of `groups` channel groups; gamma, beta per channel.
 
         Returns (y, stats (2, N * groups): each group's mean and 1 / std).

@@ -27,11 +27,8 @@ __all__ = list(ATTENTION_KERNELS)
 Array = Any
 
 _device = cuda.jit(device=True)
-_smooth: Any = _device(m.smooth_act)
-_smooth_grad: Any = _device(m.smooth_act_grad)
-_norm_fwd_row: Any = _device(m.norm_row_forward)
-_norm_bwd_row: Any = _device(m.norm_row_backward)
-_norm_param: Any = _device(m.norm_param_grad)
+_built: list[Any] = [_device(getattr(m, name)) for name in m.BODY_NAMES]
+_smooth, _smooth_grad, _norm_fwd_row, _norm_bwd_row, _norm_param = _built
 
 
 @cuda.jit
