@@ -1,13 +1,12 @@
 """Activation functions beyond the kernel-backed ones, composed from differentiable ops.
 
-`gelu`, `elu`, `softplus`, `relu6`, `hardsigmoid`, `hardswish`, `softsign` and the
+`elu`, `softplus`, `relu6`, `hardsigmoid`, `hardswish`, `softsign` and the
 per-element sigmoid cross-entropy: each is a short formula over `_functional`,
 `_elementwise` and `_nn`, so its gradient comes from theirs.
 """
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING, Any
 
 from . import _elementwise as e, _functional as f, _nn as n
@@ -17,7 +16,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "elu",
-    "gelu",
     "hardsigmoid",
     "hardswish",
     "relu6",
@@ -30,19 +28,6 @@ __all__ = [
 def relu6(input: Any) -> Tensor:
     """min(max(x, 0), 6)."""
     return f.clip(input, 0.0, 6.0)
-
-
-def gelu(input: Any, approximate: str = "none") -> Tensor:
-    """X * P(X <= x) for a standard normal X: exact (`'none'`) or the tanh approximation (`'tanh'`)."""
-    x = f.as_tensor(input)
-    if approximate == "tanh":
-        inner = f.mul(math.sqrt(2 / math.pi), f.add(x, f.mul(0.044715, f.pow(x, 3))))
-        return f.mul(f.mul(0.5, x), f.add(1.0, n.tanh(inner)))
-    if approximate != "none":
-        raise ValueError(
-            f"For 'gelu', the argument 'approximate' must be 'none' or 'tanh', but got {approximate!r}."
-        )
-    return f.mul(f.mul(0.5, x), f.add(1.0, e.erf(f.div(x, math.sqrt(2)))))
 
 
 def elu(input_x: Any, alpha: float = 1.0) -> Tensor:

@@ -9,7 +9,16 @@ from __future__ import annotations
 from functools import partial
 
 from ..compute._grad import grad, value_and_grad
-from ._activations import elu, gelu, hardsigmoid, hardswish, relu6, softplus, softsign
+from ._activations import elu, hardsigmoid, hardswish, relu6, softplus, softsign
+from ._attention import (
+    bmm,
+    gelu,
+    leaky_relu,
+    masked_fill,
+    prelu,
+    silu,
+    split,
+)
 from ._composed import (
     assign,
     assign_add,
@@ -112,6 +121,7 @@ __all__ = [
     "assign_add",
     "assign_sub",
     "bias_add",
+    "bmm",
     "cast",
     "cat",
     "ceil",
@@ -142,6 +152,7 @@ __all__ = [
     "greater_equal",
     "hardsigmoid",
     "hardswish",
+    "leaky_relu",
     "less",
     "less_equal",
     "log",
@@ -150,6 +161,7 @@ __all__ = [
     "logical_and",
     "logical_not",
     "logical_or",
+    "masked_fill",
     "matmul",
     "maximum",
     "mean",
@@ -165,6 +177,7 @@ __all__ = [
     "partial",
     "permute",
     "pow",
+    "prelu",
     "print_",
     "rank",
     "reciprocal",
@@ -177,10 +190,12 @@ __all__ = [
     "shape",
     "sigmoid",
     "sign",
+    "silu",
     "sin",
     "softmax",
     "softplus",
     "softsign",
+    "split",
     "sqrt",
     "square",
     "squared_difference",

@@ -22,6 +22,7 @@ from typing import Any
 from ..compute import _dtype
 from . import (
     _activations as a,
+    _attention as at,
     _composed as c,
     _elementwise as e,
     _functional as f,
@@ -108,7 +109,7 @@ ReLU = primitive("ReLU", n.relu, "max(x, 0).")
 Sigmoid = primitive("Sigmoid", n.sigmoid, "1 / (1 + exp(-x)).")
 Tanh = primitive("Tanh", n.tanh, "Hyperbolic tangent.")
 ReLU6 = primitive("ReLU6", a.relu6, "min(max(x, 0), 6).")
-GeLU = primitive("GeLU", lambda x: a.gelu(x, "tanh"), "GELU, with the tanh approximation as MindSpore's operator computes it.")
+GeLU = primitive("GeLU", lambda x: at.gelu(x, "tanh"), "GELU, with the tanh approximation as MindSpore's operator computes it.")
 Elu = primitive("Elu", lambda x, *, alpha: a.elu(x, alpha), "x for x > 0, alpha * (exp(x) - 1) otherwise.", alpha=1.0)
 Softplus = primitive("Softplus", a.softplus, "log(1 + exp(x)).")
 HSigmoid = primitive("HSigmoid", a.hardsigmoid, "relu6(x + 3) / 6.")
@@ -118,7 +119,9 @@ Softmax = primitive("Softmax", lambda x, *, axis: n.softmax(x, axis), "Softmax a
 LogSoftmax = primitive("LogSoftmax", lambda x, *, axis: n.log_softmax(x, axis), "log(softmax(x)) along `axis`.", axis=-1)
 # --- matrix products -------------------------------------------------------------------------
 MatMul = primitive("MatMul", c.matmul_transposed, "Matrix product of 2-D tensors, either transposed first.", transpose_a=False, transpose_b=False)
-BatchMatMul = primitive("BatchMatMul", c.matmul_transposed, "Batched matrix product, either operand transposed first.", transpose_a=False, transpose_b=False)
+BatchMatMul = primitive("BatchMatMul", at.batch_matmul, "Batched matrix product (batch axes broadcast), either operand transposed first.", transpose_a=False, transpose_b=False)
+MaskedFill = primitive("MaskedFill", at.masked_fill, "`value` where `mask` is True, the input elsewhere.")
+PReLU = primitive("PReLU", at.prelu, "x where x > 0, else weight * x (one slope per channel).")
 BiasAdd = primitive("BiasAdd", c.bias_add, "Add a per-channel bias.", data_format="NCHW")
 # --- reductions ---------------------------------------------------------------------------------
 ReduceSum = primitive("ReduceSum", _reduce(f.sum), "Sum over `axis` (all axes when empty).", keep_dims=False, skip_mode=False)
@@ -225,6 +228,7 @@ __all__ = [
     "LogicalAnd",
     "LogicalNot",
     "LogicalOr",
+    "MaskedFill",
     "MatMul",
     "MaxPool",
     "Maximum",
@@ -236,6 +240,7 @@ __all__ = [
     "OneHot",
     "Ones",
     "OnesLike",
+    "PReLU",
     "Pack",
     "Pad",
     "Pow",
