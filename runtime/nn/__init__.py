@@ -17,9 +17,11 @@ from . import (
     metrics as metrics,
     optim as optim,
 )
+from ._activation_cells import GELU, Identity, LeakyReLU, PReLU, SiLU
 from ._cell import Cell, CellList, SequentialCell
 from ._conv import AvgPool2d, Conv2d, MaxPool2d
 from ._distributed import DistributedGradReducer
+from ._layer_norm import GroupNorm, LayerNorm
 from ._layers import (
     Dense,
     Dropout,
@@ -79,10 +81,16 @@ from ._metrics import (
 )
 from ._norm import BatchNorm1d, BatchNorm2d
 from ._optim import SGD, Adam, Momentum, Optimizer
+from ._transformer import (
+    MultiheadAttention,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)
 from ._wrap import TrainOneStepCell, WithEvalCell, WithLossCell
 
 __all__ = [
     "F1",
+    "GELU",
     "MAE",
     "MSE",
     "ROC",
@@ -108,8 +116,12 @@ __all__ = [
     "ExponentialDecayLR",
     "Fbeta",
     "Flatten",
+    "GroupNorm",
     "HausdorffDistance",
+    "Identity",
     "L1Loss",
+    "LayerNorm",
+    "LeakyReLU",
     "LearningRateSchedule",
     "LogSoftmax",
     "Loss",
@@ -119,14 +131,17 @@ __all__ = [
     "MeanSurfaceDistance",
     "Metric",
     "Momentum",
+    "MultiheadAttention",
     "OcclusionSensitivity",
     "Optimizer",
+    "PReLU",
     "Perplexity",
     "Precision",
     "ReLU",
     "Recall",
     "RootMeanSquareDistance",
     "SequentialCell",
+    "SiLU",
     "Sigmoid",
     "Softmax",
     "SoftmaxCrossEntropyWithLogits",
@@ -135,6 +150,8 @@ __all__ = [
     "Top5CategoricalAccuracy",
     "TopKCategoricalAccuracy",
     "TrainOneStepCell",
+    "TransformerEncoder",
+    "TransformerEncoderLayer",
     "WithEvalCell",
     "WithLossCell",
     "auc",
