@@ -93,6 +93,18 @@ def cases(ms: Any, ops: Any, Tensor: Any) -> dict[str, Any]:  # noqa: N803 (the 
         "GradOperation through activations": lambda: ops.GradOperation()(
             lambda a: (ops.GeLU()(a) + ops.Elu()(a) + ops.Softplus()(a) + ops.HSwish()(a)).sum()
         )(x),
+        "BatchMatMul 4-D transpose_b": lambda: ops.BatchMatMul(transpose_b=True)(ops.Reshape()(x, (1, 3, 2, 2)), ops.Reshape()(y, (1, 3, 2, 2))),
+        "bmm": lambda: ops.bmm(ops.Reshape()(x, (2, 3, 2)), ops.Reshape()(y, (2, 2, 3))),
+        "split sizes and sections": lambda: (*ops.split(x, 2, 0), *ops.split(x, [1, 3], 1)),
+        "masked_fill and MaskedFill": lambda: (ops.masked_fill(x, x > 0, Tensor(np.float32(-1.0))), ops.MaskedFill()(x, y > 1.5, Tensor(np.float32(2.0)))),
+        "where gather one_hot tile erf": lambda: (ops.where(x > 0, x, y), ops.gather(x, Tensor(np.array([3, 1], np.int32)), 1),
+                                                  ops.one_hot(labels, 4, Tensor(1.0, ms.float32), Tensor(0.0, ms.float32)), ops.tile(x, (2, 1)), ops.erf(x)),
+        "Smooth activations": lambda: (ops.silu(x), ops.leaky_relu(x, 0.3), ops.prelu(x, y[0] - 1.5), ops.PReLU()(x, y[0] - 1.5)),
+        "GradOperation through attention ops": lambda: ops.GradOperation(get_all=True)(
+            lambda a, b: (ops.bmm(ops.Reshape()(a, (2, 3, 2)), ops.Reshape()(b, (2, 2, 3))).sum() + ops.silu(a).sum()
+                          + ops.leaky_relu(b, 0.3).sum() + ops.prelu(a, b[0]).sum() + ops.masked_fill(a * b, a > 0, Tensor(np.float32(0.5))).sum()
+                          + ops.split(a * 2, [1, 3], 1)[1].sum() + ops.gelu(b).sum())
+        )(x, y),
         "Dense": lambda: ops.Dense()(x, y, y[0, :3]),
         "BatchNorm inference": lambda: ops.BatchNorm()(images, kernel[0, :, 0, 0], kernel[1, :, 0, 0], kernel[2, :, 0, 0], ops.Abs()(kernel[3, :, 0, 0])),
         "BatchNorm training": lambda: _batch_norm_training(ms, ops, Tensor, images, kernel),
