@@ -9,6 +9,7 @@ from .. import ops
 from ..common.initializer import HeUniform, Uniform, initializer
 from ..compute._tensor import Parameter, Tensor
 from ..ops import _nn as nn_ops
+from ._activation_cells import GELU, LeakyReLU, PReLU, SiLU
 from ._cell import Cell
 from ._checks import check_bool, check_positive_int
 
@@ -88,12 +89,16 @@ _ACTIVATIONS: dict[str, type[Cell]] = {
     "tanh": Tanh,
     "softmax": Softmax,
     "logsoftmax": LogSoftmax,
+    "gelu": GELU,
+    "silu": SiLU,
+    "leakyrelu": LeakyReLU,
+    "prelu": PReLU,
 }
 _FUSABLE: dict[type[Cell], str] = {ReLU: "relu", Sigmoid: "sigmoid", Tanh: "tanh"}
 
 
 def get_activation(name: str) -> Cell:
-    """Return a new activation cell by name ('relu', 'sigmoid', 'tanh', 'softmax', 'logsoftmax').
+    """Return a new activation cell by name ('relu', 'sigmoid', 'tanh', 'softmax', 'logsoftmax', 'gelu', ...).
 
     Raises:
         KeyError: For an unknown name.

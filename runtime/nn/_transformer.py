@@ -371,7 +371,7 @@ class TransformerEncoderLayer(Cell):
         d_model: int,
         nhead: int,
         dim_feedforward: int = 2048,
-        dropout: float | int = 0.1,  # a number in [0, 1]
+        dropout: float = 0.1,  # a number in [0, 1]
         activation: Any = "relu",
         layer_norm_eps: float = 1e-5,
         batch_first: bool = False,
