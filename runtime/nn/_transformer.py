@@ -61,8 +61,8 @@ def _additive_mask(
     data = _mask_array(mask)
     if data.dtype == np.uint8:
         data = data.astype(bool)
-    if data.dtype.kind not in "bf":
-        raise TypeError(
+    if data.dtype.kind not in "bf":  # ValueError, as MindSpore raises
+        raise ValueError(
             f"For 'MultiheadAttention', the argument '{name}' must be a bool or float tensor, but got {data.dtype}."
         )
     if data.shape != shape:
