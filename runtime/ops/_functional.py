@@ -483,10 +483,18 @@ def getitem(input: Any, index: Any) -> Tensor:
     def grad_fn() -> GradFn:
         def backward(g: Array) -> tuple[Array]:
             gx = np.zeros_like(xd)
+            if type(gx) is np.ndarray and type(g) is not np.ndarray:
+                g = np.asarray(
+                    g
+                )  # a host input (a parameter not yet moved) gets a host gradient
             if _is_basic(index):
                 gx[index] += g
-            else:
+            elif type(gx) is np.ndarray:
                 np.add.at(gx, index, g)
+            else:  # a device array: add.at would scatter into a host copy, so scatter here and copy in
+                host = np.zeros(xd.shape, xd.dtype)
+                np.add.at(host, index, np.asarray(g))
+                gx[...] = host
             return (gx,)
 
         return backward
