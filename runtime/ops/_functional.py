@@ -513,9 +513,14 @@ def pad(input: Any, padding: Sequence[tuple[int, int]], value: float = 0.0) -> T
 
 # --- matmul ---------------------------------------------------------------------------
 def matmul(input: Any, other: Any) -> Tensor:
-    """Matrix product with numpy's broadcasting rules (BLAS for 2-D)."""
+    """Matrix product with numpy's broadcasting rules (BLAS for 2-D, the batched kernel for stacks)."""
     ta, tb = as_tensor(input), as_tensor(other)
     a, b = ta._data, tb._data
+    if a.ndim >= 3 and b.ndim >= 3 and a.dtype.kind == b.dtype.kind == "f":
+        # Stacks of matrices: the target's batched kernel (BLAS per matrix on the CPU).
+        from ._attention import batch_matmul
+
+        return batch_matmul(ta, tb)
     out = _keep(a @ b)
 
     def grad_fn() -> GradFn:

@@ -215,6 +215,9 @@ def test_bmm_broadcasts_batch_axes_like_numpy():
     a, b = _x((2, 1, 3, 4)), _x((1, 5, 4, 2), 1)
     got = ops.bmm(a, b).asnumpy()
     np.testing.assert_allclose(got, a.asnumpy() @ b.asnumpy(), rtol=1e-12)
+    np.testing.assert_allclose(
+        (a @ b).asnumpy(), got, rtol=1e-12
+    )  # matmul on stacks: the same kernel
     da, db = ms.grad(lambda p, q: ops.bmm(p, q).sum(), grad_position=(0, 1))(a, b)
     ones = np.ones(got.shape)
     np.testing.assert_allclose(
