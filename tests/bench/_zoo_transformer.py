@@ -37,7 +37,7 @@ def cadence_network() -> nn.Cell:
 def torch_network() -> Any:
     import torch
 
-    class Classifier(torch.nn.Module):  # type: ignore[misc]
+    class Classifier(torch.nn.Module):
         def __init__(self) -> None:
             super().__init__()
             self.embedding = torch.nn.Embedding(VOCAB, WIDTH)
