@@ -108,22 +108,9 @@ class LayerNorm(Cell):
                 f"shape normalized_shape={self.normalized_shape} (and begin_norm_axis={self.begin_norm_axis} "
                 f"must be an axis), but got input shape {x.shape}."
             )
-        if norm_axis == params_axis:
-            return attention_ops.layer_norm(
-                x, self.gamma, self.beta, norm_axis, self.epsilon
-            )
-        # gamma covers other axes than the statistics: normalize, then scale by broadcasting.
-        width = 1
-        for n in x.shape[norm_axis:]:
-            width *= n
-        plain = attention_ops.layer_norm(
-            x,
-            f.ones((width,), x.dtype),
-            f.zeros((width,), x.dtype),
-            norm_axis,
-            self.epsilon,
-        )
-        return f.add(f.mul(plain, self.gamma), self.beta)
+        return attention_ops.normalize_trailing(
+            x, self.gamma, self.beta, (norm_axis, params_axis), self.epsilon
+        )[0]
 
     def extend_repr(self) -> str:
         """Show the configuration."""
@@ -178,7 +165,7 @@ class GroupNorm(Cell):
             raise ValueError(
                 f"For 'GroupNorm', the input must be (N, {self.num_channels}, ...), but got shape {t.shape}."
             )
-        return attention_ops.group_norm(
+        return attention_ops.normalize_groups(
             t, self.num_groups, self.gamma, self.beta, self.eps
         )
 

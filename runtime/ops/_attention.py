@@ -17,6 +17,7 @@ import numpy as np
 
 from cadence.kernels._attention_math import SMOOTH_ACT_CODES
 
+from ..compute._tensor import Tensor
 from ..validation import check_choice, check_number, check_positive_int
 from . import _elementwise as e, _functional as f
 from ._functional import Array, GradFn, as_tensor, record, unbroadcast
@@ -25,16 +26,17 @@ from ._nn import _contig, _float, _k
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from ..compute._tensor import Tensor
-
 __all__ = [
     "batch_matmul",
     "bmm",
     "gelu",
     "group_norm",
     "layer_norm",
+    "layer_norm_with_statistics",
     "leaky_relu",
     "masked_fill",
+    "normalize_groups",
+    "normalize_trailing",
     "prelu",
     "silu",
     "split",
@@ -161,8 +163,8 @@ def _norm(
     params: tuple[Tensor, Tensor],
     run: Any,
     args: tuple[Any, ...],
-) -> Tensor:
-    """Record one normalization kernel call: `run(name, ...)` picks forward or backward."""
+) -> tuple[Tensor, Array]:
+    """Record one normalization kernel call (`run(step)` is its forward or backward); return (y, stats)."""
     gamma, beta = params
     g, b = _float(gamma).reshape(-1), _float(beta).reshape(-1)
     y, stats = run("forward")(rows, g, b, *args)
@@ -176,27 +178,39 @@ def _norm(
 
         return backward
 
-    return record(y.reshape(t.shape), (t, gamma, beta), grad_fn)
+    return record(y.reshape(t.shape), (t, gamma, beta), grad_fn), stats
 
 
-def layer_norm(
-    x: Any, gamma: Tensor, beta: Tensor, begin_norm_axis: int, eps: float
-) -> Tensor:
-    """Normalize over the axes from `begin_norm_axis` on; gamma and beta cover exactly those axes."""
+def normalize_trailing(
+    x: Any, gamma: Tensor, beta: Tensor, axes: tuple[int, int], eps: float
+) -> tuple[Tensor, Array]:
+    """Layer normalization; return (y, stats (2, rows): mean and 1 / std per row).
+
+    Statistics over the axes from `axes[0]`, gamma and beta over those from `axes[1]`
+    (both non-negative).
+    """
     t = as_tensor(x)
     xd = _float(t)
-    width = int(np.prod(xd.shape[begin_norm_axis:]))
+    norm_axis, params_axis = axes
+    width = int(np.prod(xd.shape[norm_axis:]))
     k = _k()
-    return _norm(
+    fused = norm_axis == params_axis
+    if (
+        not fused
+    ):  # gamma covers other axes than the statistics: scale afterwards, by broadcasting
+        ones = f.ones((width,), t.dtype)
+        params = (ones, f.zeros((width,), t.dtype))
+    y, stats = _norm(
         t,
         xd.reshape(-1, width),
-        (gamma, beta),
+        (gamma, beta) if fused else params,
         lambda step: getattr(k, f"layer_norm_{step}"),
         (float(eps),),
     )
+    return (y if fused else f.add(f.mul(y, gamma), beta)), stats
 
 
-def group_norm(
+def normalize_groups(
     x: Any, num_groups: int, gamma: Tensor, beta: Tensor, eps: float
 ) -> Tensor:
     """Normalize (N, C, ...) input over each of `num_groups` channel groups; gamma, beta per channel."""
@@ -209,7 +223,77 @@ def group_norm(
         (gamma, beta),
         lambda step: getattr(k, f"group_norm_{step}"),
         (num_groups, float(eps)),
+    )[0]
+
+
+def layer_norm(
+    input: Any,
+    normalized_shape: Sequence[int],
+    weight: Any = None,
+    bias: Any = None,
+    eps: float = 1e-5,
+) -> Tensor:
+    """Normalize over the trailing axes `normalized_shape`, then scale by `weight` and shift by `bias`."""
+    t = as_tensor(input)
+    shape = tuple(int(n) for n in normalized_shape)
+    if not shape or t.shape[t.ndim - len(shape) :] != shape:
+        raise ValueError(
+            f"For 'layer_norm', the argument 'normalized_shape' must be the input's trailing axes, "
+            f"but got {tuple(normalized_shape)} for input shape {t.shape}."
+        )
+    gamma = f.ones(shape, t.dtype) if weight is None else as_tensor(weight)
+    beta = f.zeros(shape, t.dtype) if bias is None else as_tensor(bias)
+    axis = t.ndim - len(shape)
+    return normalize_trailing(t, gamma, beta, (axis, axis), eps)[0]
+
+
+def group_norm(
+    input: Any, num_groups: int, weight: Any = None, bias: Any = None, eps: float = 1e-5
+) -> Tensor:
+    """Normalize (N, C, ...) input over each of `num_groups` channel groups, then scale and shift per channel."""
+    t = as_tensor(input)
+    check_positive_int(num_groups, "num_groups", "group_norm")
+    if t.ndim < 2 or t.shape[1] % num_groups:
+        raise ValueError(
+            f"For 'group_norm', the input must be (N, C, ...) with C divisible by 'num_groups' "
+            f"({num_groups}), but got shape {t.shape}."
+        )
+    channels = (t.shape[1],)
+    gamma = f.ones(channels, t.dtype) if weight is None else as_tensor(weight)
+    beta = f.zeros(channels, t.dtype) if bias is None else as_tensor(bias)
+    return normalize_groups(t, num_groups, gamma, beta, eps)
+
+
+def layer_norm_with_statistics(
+    input_x: Any,
+    gamma: Any,
+    beta: Any,
+    *,
+    begin_norm_axis: int = 1,
+    begin_params_axis: int = 1,
+    epsilon: float = 1e-7,
+) -> tuple[Tensor, Tensor, Tensor]:
+    """MindSpore's `LayerNorm` operator: (y, mean, variance), the statistics with the normalized axes kept as 1."""
+    t = as_tensor(input_x)
+    axes = (begin_norm_axis % t.ndim, begin_params_axis % t.ndim)
+    g, b = as_tensor(gamma), as_tensor(beta)
+    if g.shape != t.shape[axes[1] :] or b.shape != g.shape:
+        raise ValueError(
+            f"For 'LayerNorm', 'gamma' and 'beta' must have the input's shape from begin_params_axis="
+            f"{begin_params_axis}, {t.shape[axes[1] :]}, but got {g.shape} and {b.shape}."
+        )
+    y, stats = normalize_trailing(t, g, b, axes, epsilon)
+    kept = t.shape[: axes[0]] + (1,) * (t.ndim - axes[0])
+    host = np.asarray(
+        stats
+    )  # statistics are outputs without a gradient, as the operator's are
+    mean = host[0].reshape(kept)
+    variance = (
+        (1.0 / (host[1].astype(np.float64) ** 2) - epsilon)
+        .astype(host.dtype)
+        .reshape(kept)
     )
+    return y, Tensor._wrap(mean), Tensor._wrap(variance)
 
 
 # --- smooth activations ------------------------------------------------------------------

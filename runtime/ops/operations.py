@@ -120,6 +120,7 @@ LogSoftmax = primitive("LogSoftmax", lambda x, *, axis: n.log_softmax(x, axis), 
 # --- matrix products -------------------------------------------------------------------------
 MatMul = primitive("MatMul", c.matmul_transposed, "Matrix product of 2-D tensors, either transposed first.", transpose_a=False, transpose_b=False)
 BatchMatMul = primitive("BatchMatMul", at.batch_matmul, "Batched matrix product (batch axes broadcast), either operand transposed first.", transpose_a=False, transpose_b=False)
+LayerNorm = primitive("LayerNorm", at.layer_norm_with_statistics, "Layer normalization; returns (y, mean, variance), the statistics without gradient.", begin_norm_axis=1, begin_params_axis=1, epsilon=1e-7)
 MaskedFill = primitive("MaskedFill", at.masked_fill, "`value` where `mask` is True, the input elsewhere.")
 PReLU = primitive("PReLU", at.prelu, "x where x > 0, else weight * x (one slope per channel).")
 BiasAdd = primitive("BiasAdd", c.bias_add, "Add a per-channel bias.", data_format="NCHW")
@@ -220,6 +221,7 @@ __all__ = [
     "HSigmoid",
     "HSwish",
     "Identity",
+    "LayerNorm",
     "Less",
     "LessEqual",
     "Log",

@@ -105,6 +105,12 @@ def cases(ms: Any, ops: Any, Tensor: Any) -> dict[str, Any]:  # noqa: N803 (the 
                           + ops.leaky_relu(b, 0.3).sum() + ops.prelu(a, b[0]).sum() + ops.masked_fill(a * b, a > 0, Tensor(np.float32(0.5))).sum()
                           + ops.split(a * 2, [1, 3], 1)[1].sum() + ops.gelu(b).sum())
         )(x, y),
+        "LayerNorm operator": lambda: (*ops.LayerNorm(1, 1)(ops.Reshape()(x, (3, 2, 2)), ops.Reshape()(y[0], (2, 2)), ops.Reshape()(y[1], (2, 2))),
+                                       *ops.LayerNorm(-1, -1, 1e-5)(x, y[0], y[1]), *ops.LayerNorm(1, 2)(ops.Reshape()(x, (3, 2, 2)), y[0, :2], y[1, :2])),
+        "group_norm": lambda: (ops.group_norm(ops.Reshape()(x, (3, 4, 1)), 2), ops.group_norm(ops.Reshape()(x, (3, 4, 1)), 2, y[0], y[1], 1e-3)),
+        "GradOperation through LayerNorm and group_norm": lambda: ops.GradOperation(get_all=True)(
+            lambda a, b: (ops.LayerNorm(-1, -1)(a, b[0], b[1])[0] * b).sum() + (ops.group_norm(ops.Reshape()(a, (3, 4, 1)), 2, b[2], b[0]) * 2.0).sum()
+        )(x, y),
         "Dense": lambda: ops.Dense()(x, y, y[0, :3]),
         "BatchNorm inference": lambda: ops.BatchNorm()(images, kernel[0, :, 0, 0], kernel[1, :, 0, 0], kernel[2, :, 0, 0], ops.Abs()(kernel[3, :, 0, 0])),
         "BatchNorm training": lambda: _batch_norm_training(ms, ops, Tensor, images, kernel),
