@@ -3,8 +3,7 @@
 The loop bodies come from `_attention_math`, compiled here with `numba.jit`
 and inlined into one loop per kernel; batched matmuls go to numpy's matmul,
 which calls BLAS per matrix of the stack. Registered in the CPU table
-(`_cpu`). Not cached on disk: numba's cache would key these kernels on this
-file alone and miss edits to `_attention_math` (see `_numba_cache`).
+(`_cpu`). Cached on disk, keyed on this file and `_attention_math` (see `_numba_cache`).
 """
 
 from __future__ import annotations
@@ -15,7 +14,7 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
-from . import _attention_math as m
+from . import _attention_math as m, _numba_cache
 from ._attention_wrappers import ATTENTION_KERNELS, batch_matmul_shape, norm_kernels
 from ._checks import check_float_array, check_same_shape
 
@@ -26,7 +25,8 @@ Array = npt.NDArray[Any]
 _body = numba.jit(error_model="numpy", inline="always")
 _built: list[Any] = [_body(getattr(m, name)) for name in m.BODY_NAMES]
 _smooth, _smooth_grad, _norm_fwd_row, _norm_bwd_row, _norm_param = _built
-_kernel = numba.jit(nogil=True, error_model="numpy")
+_CACHE = _numba_cache.install(__file__, m.__file__)
+_kernel = numba.jit(nogil=True, cache=_CACHE, error_model="numpy")
 
 
 @_kernel

@@ -6,7 +6,8 @@ it compiles, and nothing else. The CPU kernels inline the functions of
 kernels built from the old math. numba has no public hook for this; its cache implementation
 tries the locator classes of a private list (`CacheImpl._locator_classes`) in
 order. We put, in front of numba's own, subclasses of its three locators that
-add those files' digest to the source stamp and accept only the kernels file.
+add those files' digest to the source stamp and accept only the kernels files
+registered through `install` (each with the files it compiles from).
 
 If the private names are gone, `install` returns False and the caller compiles
 without a cache (correct, only slower); `tests/kernels/test_numba_cache.py`
@@ -44,29 +45,37 @@ def cache_api() -> tuple[Any, list[Any]] | None:
     return impl, bases
 
 
+# Kernels file -> digest of the files it compiles from; the locators read it, so each
+# kernels module (`_cpu`, `_attention`, ...) registers its own sources.
+_EXTRA_STAMPS: dict[str, str] = {}
+
+
 def install(kernels_file: str, *extra_sources: str) -> bool:
     """Make cached kernels of `kernels_file` depend on `extra_sources` too; return whether caching is safe."""
     api = cache_api()
     if api is None:
         return False
     impl, bases = api
-    if any(getattr(c, "_cadence_scalar_aware", False) for c in impl._locator_classes):
-        return True
     digest = hashlib.sha256()
     for source in extra_sources:
         digest.update(Path(source).read_bytes())
-    extra_stamp = digest.hexdigest()
-    own_file = str(Path(kernels_file).resolve())
+    _EXTRA_STAMPS[str(Path(kernels_file).resolve())] = digest.hexdigest()
+    if any(getattr(c, "_cadence_scalar_aware", False) for c in impl._locator_classes):
+        return True
 
     def make(base: Any) -> Any:
         def get_source_stamp(self: Any) -> Any:
-            return (base.get_source_stamp(self), extra_stamp)
+            return (base.get_source_stamp(self), _EXTRA_STAMPS[self._cadence_file])
 
         def from_function(cls: Any, py_func: Any, py_file: str) -> Any:
-            # Only the kernels file: every other cached function keeps numba's locators.
-            if str(Path(py_file).resolve()) != own_file:
+            # Only the registered kernels files: every other cached function keeps numba's locators.
+            resolved = str(Path(py_file).resolve())
+            if resolved not in _EXTRA_STAMPS:
                 return None
-            return base.from_function.__func__(cls, py_func, py_file)
+            locator = base.from_function.__func__(cls, py_func, py_file)
+            if locator is not None:
+                locator._cadence_file = resolved
+            return locator
 
         attrs = {
             "get_source_stamp": get_source_stamp,

@@ -24,6 +24,7 @@ from ..common.initializer import (
 from ..compute import _dtype
 from ..compute._tensor import Parameter, Tensor
 from ..ops import _attention as attention_ops, _functional as f, _nn as nn_ops
+from ..ops._slicing import tile
 from ..validation import check_number
 from ._activation_cells import GELU
 from ._cell import Cell, CellList
@@ -195,8 +196,8 @@ class MultiheadAttention(Cell):
         added = 0
         if self.bias_k is not None and self.bias_v is not None:
             reps = (batch, 1, 1) if self.batch_first else (1, batch, 1)
-            k = f.concat([k, attention_ops_tile(self.bias_k, reps)], seq_axis)
-            v = f.concat([v, attention_ops_tile(self.bias_v, reps)], seq_axis)
+            k = f.concat([k, tile(self.bias_k, reps)], seq_axis)
+            v = f.concat([v, tile(self.bias_v, reps)], seq_axis)
             added += 1
         if self.add_zero_attn:
             shape = list(k.shape)
@@ -315,13 +316,6 @@ class MultiheadAttention(Cell):
     def extend_repr(self) -> str:
         """Show the configuration."""
         return f"embed_dim={self.embed_dim}, num_heads={self.num_heads}, dropout={self.dropout}, batch_first={self.batch_first}"
-
-
-def attention_ops_tile(x: Tensor, reps: tuple[int, ...]) -> Tensor:
-    """`x` repeated `reps` times per axis (differentiable)."""
-    from ..ops._slicing import tile
-
-    return tile(x, reps)
 
 
 def _activation(activation: Any) -> tuple[Any, str | None]:

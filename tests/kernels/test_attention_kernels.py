@@ -3,6 +3,9 @@
 The backward passes are also checked against finite differences.
 """
 
+import hashlib
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import given, strategies as st
@@ -84,3 +87,18 @@ def test_group_norm_rejects_groups_that_do_not_divide_the_channels():
         ValueError, match="`groups` must divide the 6 channels, but got 4"
     ):
         cpu.group_norm_forward(x, np.ones(6), np.zeros(6), 4, 1e-5)
+
+
+def test_cached_kernels_are_keyed_on_the_shared_bodies_too():
+    from cadence.kernels import _attention, _attention_math, _numba_cache
+
+    assert _attention._CACHE is True
+    impl, bases = _numba_cache.cache_api()  # type: ignore[misc]
+    kernel = _attention._smooth_loop
+    locators = [
+        cls.from_function(kernel.py_func, kernel.py_func.__code__.co_filename)
+        for cls in impl._locator_classes[: len(bases)]
+    ]
+    locator = next(loc for loc in locators if loc is not None)
+    digest = hashlib.sha256(Path(_attention_math.__file__).read_bytes()).hexdigest()
+    assert locator.get_source_stamp()[1] == digest
