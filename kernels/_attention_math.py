@@ -38,11 +38,11 @@ BODY_NAMES = (
 )
 
 # Codes of `smooth_act`; `alpha` is the negative slope of leaky relu and unused otherwise.
-SMOOTH_ACT_CODES = {"gelu_tanh": 0, "gelu": 1, "silu": 2, "leaky_relu": 3}
+SMOOTH_ACT_CODES = {"gelu_tanh": 0, "gelu": 1, "silu": 2, "leaky_relu": 3, "erf": 4}
 
 
 def smooth_act(x: float, code: int, alpha: float) -> float:
-    """Activation by code: 0 gelu (tanh form), 1 gelu (erf form), 2 silu, 3 leaky relu."""
+    """Activation by code: 0 gelu (tanh form), 1 gelu (erf form), 2 silu, 3 leaky relu, 4 erf."""
     if code == 0:
         inner = 0.7978845608028654 * (x + 0.044715 * x * x * x)
         return 0.5 * x * (1.0 + math.tanh(inner))
@@ -54,6 +54,8 @@ def smooth_act(x: float, code: int, alpha: float) -> float:
             return x / (1.0 + math.exp(-x))
         e = math.exp(x)
         return x * e / (1.0 + e)
+    if code == 4:
+        return math.erf(x)
     return x if x > 0 else alpha * x
 
 
@@ -74,6 +76,8 @@ def smooth_act_grad(x: float, code: int, alpha: float) -> float:
             e = math.exp(x)
             s = e / (1.0 + e)
         return s * (1.0 + x * (1.0 - s))
+    if code == 4:
+        return 1.1283791670955126 * math.exp(-x * x)  # 2 / sqrt(pi) * exp(-x^2)
     return 1.0 if x > 0 else alpha
 
 

@@ -367,7 +367,7 @@ def group_norm_backward(
     )
 
 
-# --- smooth activations (codes: 0 gelu tanh form, 1 gelu erf form, 2 silu, 3 leaky relu) ---
+# --- smooth activations (codes: 0 gelu tanh form, 1 gelu erf form, 2 silu, 3 leaky relu, 4 erf) ---
 _erf = np.vectorize(math.erf, otypes=[np.float64])
 
 
@@ -380,6 +380,8 @@ def smooth_act_forward(x: Array, code: int, alpha: float) -> Array:
         y = 0.5 * xd * (1 + _erf(xd / math.sqrt(2)))
     elif code == 2:
         y = xd / (1 + np.exp(-xd))
+    elif code == 4:
+        y = _erf(xd)
     else:
         y = np.where(xd > 0, xd, alpha * xd)
     return np.asarray(y).astype(x.dtype)
@@ -399,6 +401,8 @@ def smooth_act_backward(dy: Array, x: Array, code: int, alpha: float) -> Array:
     elif code == 2:
         s = 1 / (1 + np.exp(-xd))
         d = s * (1 + xd * (1 - s))
+    elif code == 4:
+        d = 2 / math.sqrt(math.pi) * np.exp(-(xd**2))
     else:
         d = np.where(xd > 0, 1.0, alpha)
     return np.asarray(dy * d).astype(dy.dtype)

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 __all__ = [
     "batch_matmul",
     "bmm",
+    "erf",
     "gelu",
     "group_norm",
     "layer_norm",
@@ -312,6 +313,11 @@ def gelu(input: Any, approximate: str = "none") -> Tensor:
     """X * P(X <= x) for a standard normal X: exact (`'none'`, through erf) or the `'tanh'` approximation."""
     check_choice(approximate, "approximate", ("none", "tanh"), "gelu")
     return _smooth("gelu" if approximate == "none" else "gelu_tanh", input)
+
+
+def erf(input: Any) -> Tensor:
+    """Elementwise Gauss error function."""
+    return _smooth("erf", input)
 
 
 def silu(input: Any) -> Tensor:

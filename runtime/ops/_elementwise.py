@@ -1,4 +1,4 @@
-"""More elementwise ops: trigonometry, rounding, `erf`, `log1p`/`expm1`, logic and `select`.
+"""More elementwise ops: trigonometry, rounding, `log1p`/`expm1`, logic and `select`.
 
 Differentiable ones attach their backward through `_functional`'s helpers;
 rounding and logic return constants, as in MindSpore.
@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from scipy import special
 
 from ..compute._tensor import Tensor
 from ._functional import GradFn, _operand, _unary, as_tensor, record, unbroadcast
@@ -17,7 +16,6 @@ from ._functional import GradFn, _operand, _unary, as_tensor, record, unbroadcas
 __all__ = [
     "ceil",
     "cos",
-    "erf",
     "expm1",
     "floor",
     "log1p",
@@ -37,12 +35,6 @@ def sin(input: Any) -> Tensor:
 def cos(input: Any) -> Tensor:
     """Elementwise cosine."""
     return _unary(input, np.cos, lambda g, x, y: -g * np.sin(x))
-
-
-def erf(input: Any) -> Tensor:
-    """Elementwise Gauss error function."""
-    scale = 2 / np.sqrt(np.pi)
-    return _unary(input, special.erf, lambda g, x, y: g * scale * np.exp(-x * x))
 
 
 def log1p(input: Any) -> Tensor:

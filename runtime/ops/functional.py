@@ -12,6 +12,7 @@ from ..compute._grad import grad, value_and_grad
 from ._activations import elu, hardsigmoid, hardswish, relu6, softplus, softsign
 from ._attention import (
     bmm,
+    erf,
     gelu,
     group_norm,
     layer_norm,
@@ -45,7 +46,6 @@ from ._composed import (
 from ._elementwise import (
     ceil,
     cos,
-    erf,
     expm1,
     floor,
     log1p,

@@ -41,7 +41,7 @@ def kernel_cases(dtype, seed, rows, width, groups, eps=1e-5, alpha=0.2):
             (a.swapaxes(1, 2).copy(), b.swapaxes(1, 2).copy(), True, True),
         ),
     ]
-    for code in range(4):
+    for code in range(5):
         cases.append(("smooth_act_forward", (x, code, alpha)))
         cases.append(("smooth_act_backward", (dy, x, code, alpha)))
     return cases

@@ -63,7 +63,7 @@ def test_norm_gradients_match_finite_differences(kind):
         np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-7)
 
 
-@pytest.mark.parametrize("code", range(4))
+@pytest.mark.parametrize("code", range(5))
 def test_smooth_activation_gradients_match_finite_differences(code):
     # Keep away from 0, where leaky relu has a kink.
     x = arr((4, 5), np.float64, code) + np.where(
