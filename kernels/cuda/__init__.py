@@ -9,7 +9,7 @@ package imports `numba.cuda`; only the GPU target and the tests do.
 Where things are: `_device` (launch geometry, counters), `_array` (the array
 type), `_generic` and `_numpy` (the kernels behind its numpy methods),
 `_matmul` (the tiled matmul), `_dense` (activations, dense, softmax, losses,
-optimizers), `_conv` (convolution, pooling, batch norm).
+optimizers), `_optim` (the adaptive optimizers of issue 23), `_conv` (convolution, pooling, batch norm).
 
 Layer rule: imports numpy, numba and `cadence.kernels` only. Within the
 package the imports run one way, `_device` <- `_array` <- kernels <- this
@@ -55,6 +55,12 @@ from ._dense import (
 )
 from ._device import reset_statistics, statistics
 from ._matmul import matmul
+from ._optim import (
+    adagrad_update as adagrad_update,
+    adam_weight_decay_update as adam_weight_decay_update,
+    lamb_update as lamb_update,
+    rmsprop_update as rmsprop_update,
+)
 
 __all__ = [
     *KERNEL_NAMES,

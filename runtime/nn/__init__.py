@@ -38,6 +38,7 @@ from ._loss import (
     MSELoss,
     SoftmaxCrossEntropyWithLogits,
 )
+from ._loss_functional import BCEWithLogitsLoss, KLDivLoss, NLLLoss, SmoothL1Loss
 from ._lr import (
     CosineDecayLR,
     ExponentialDecayLR,
@@ -79,6 +80,7 @@ from ._metrics import (
 )
 from ._norm import BatchNorm1d, BatchNorm2d
 from ._optim import SGD, Adam, Momentum, Optimizer
+from ._optim_adaptive import Adagrad, AdamWeightDecay, Lamb, RMSProp
 from ._wrap import TrainOneStepCell, WithEvalCell, WithLossCell
 
 __all__ = [
@@ -88,8 +90,11 @@ __all__ = [
     "ROC",
     "SGD",
     "Accuracy",
+    "Adagrad",
     "Adam",
+    "AdamWeightDecay",
     "AvgPool2d",
+    "BCEWithLogitsLoss",
     "BatchNorm1d",
     "BatchNorm2d",
     "BleuScore",
@@ -109,7 +114,9 @@ __all__ = [
     "Fbeta",
     "Flatten",
     "HausdorffDistance",
+    "KLDivLoss",
     "L1Loss",
+    "Lamb",
     "LearningRateSchedule",
     "LogSoftmax",
     "Loss",
@@ -119,15 +126,18 @@ __all__ = [
     "MeanSurfaceDistance",
     "Metric",
     "Momentum",
+    "NLLLoss",
     "OcclusionSensitivity",
     "Optimizer",
     "Perplexity",
     "Precision",
+    "RMSProp",
     "ReLU",
     "Recall",
     "RootMeanSquareDistance",
     "SequentialCell",
     "Sigmoid",
+    "SmoothL1Loss",
     "Softmax",
     "SoftmaxCrossEntropyWithLogits",
     "Tanh",

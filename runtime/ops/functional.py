@@ -10,6 +10,7 @@ from functools import partial
 
 from ..compute._grad import grad, value_and_grad
 from ._activations import elu, gelu, hardsigmoid, hardswish, relu6, softplus, softsign
+from ._clip import clip_by_norm
 from ._composed import (
     assign,
     assign_add,
@@ -88,6 +89,13 @@ from ._functional import (
     zeros,
     zeros_like,
 )
+from ._losses import (
+    binary_cross_entropy_with_logits,
+    cross_entropy,
+    kl_div,
+    nll_loss,
+    smooth_l1_loss,
+)
 from ._nn import dense, dropout, log_softmax, relu, sigmoid, softmax, tanh
 from ._slicing import cumsum, strided_slice, tile
 
@@ -112,13 +120,16 @@ __all__ = [
     "assign_add",
     "assign_sub",
     "bias_add",
+    "binary_cross_entropy_with_logits",
     "cast",
     "cat",
     "ceil",
     "clip",
+    "clip_by_norm",
     "clip_by_value",
     "concat",
     "cos",
+    "cross_entropy",
     "cumsum",
     "dense",
     "depend",
@@ -142,6 +153,7 @@ __all__ = [
     "greater_equal",
     "hardsigmoid",
     "hardswish",
+    "kl_div",
     "less",
     "less_equal",
     "log",
@@ -157,6 +169,7 @@ __all__ = [
     "mod",
     "mul",
     "neg",
+    "nll_loss",
     "not_equal",
     "one_hot",
     "ones",
@@ -178,6 +191,7 @@ __all__ = [
     "sigmoid",
     "sign",
     "sin",
+    "smooth_l1_loss",
     "softmax",
     "softplus",
     "softsign",
