@@ -39,6 +39,11 @@ from ._loss import (
     SoftmaxCrossEntropyWithLogits,
 )
 from ._loss_functional import BCEWithLogitsLoss, KLDivLoss, NLLLoss, SmoothL1Loss
+from ._loss_scale import (
+    DynamicLossScaleUpdateCell,
+    FixedLossScaleUpdateCell,
+    TrainOneStepWithLossScaleCell,
+)
 from ._lr import (
     CosineDecayLR,
     ExponentialDecayLR,
@@ -110,8 +115,10 @@ __all__ = [
     "Dice",
     "DistributedGradReducer",
     "Dropout",
+    "DynamicLossScaleUpdateCell",
     "ExponentialDecayLR",
     "Fbeta",
+    "FixedLossScaleUpdateCell",
     "Flatten",
     "HausdorffDistance",
     "KLDivLoss",
@@ -145,6 +152,7 @@ __all__ = [
     "Top5CategoricalAccuracy",
     "TopKCategoricalAccuracy",
     "TrainOneStepCell",
+    "TrainOneStepWithLossScaleCell",
     "WithEvalCell",
     "WithLossCell",
     "auc",

@@ -108,3 +108,40 @@ def test_gpu_training_matches_cpu(run):
     np.testing.assert_allclose(gpu_losses, cpu_losses, rtol=1e-4, atol=1e-5)
     for g, c in zip(gpu_weights, cpu_weights, strict=True):
         np.testing.assert_allclose(g, c, rtol=1e-4, atol=1e-5)
+
+
+def _loss_scaled(target):
+    ms.set_context(device_target=target)
+    try:
+        ms.set_seed(0)
+        net = nn.Dense(4, 3)
+        step = nn.TrainOneStepWithLossScaleCell(
+            nn.WithLossCell(net, nn.MSELoss()),
+            nn.Momentum(net.trainable_params(), 0.1, 0.9),
+            nn.DynamicLossScaleUpdateCell(64.0, 2.0, 1),
+        )
+        rng = np.random.default_rng(2)
+        out = []
+        for i in range(3):
+            x = rng.normal(size=(5, 4)).astype(np.float32)
+            x[0, 0] = np.inf if i == 1 else x[0, 0]
+            _, overflow, scale = step(
+                ms.Tensor(x), ms.Tensor(np.zeros((5, 3), np.float32))
+            )
+            out.append((bool(overflow.asnumpy()), float(scale.asnumpy())))
+        return out, [p.asnumpy() for p in net.trainable_params()]
+    finally:
+        ms.set_context(device_target="CPU")
+
+
+# The simulator runs each CUDA thread as a Python thread, which does not see the step's
+# np.errstate: the inf arithmetic it expects warns there (a GPU has no such warnings).
+@pytest.mark.filterwarnings(
+    "ignore:.*(invalid value|overflow) encountered:RuntimeWarning"
+)
+def test_loss_scaled_step_on_gpu_matches_cpu():
+    cpu_flags, cpu_weights = _loss_scaled("CPU")
+    gpu_flags, gpu_weights = _loss_scaled("GPU")
+    assert gpu_flags == cpu_flags == [(False, 128.0), (True, 64.0), (False, 128.0)]
+    for g, c in zip(gpu_weights, cpu_weights, strict=True):
+        np.testing.assert_allclose(g, c, rtol=1e-4, atol=1e-5)
