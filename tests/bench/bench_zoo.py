@@ -42,10 +42,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from _bench_common import cpu_model
+from bench_compute import StepClock
 
 import cadence as ms
 import cadence.nn as nn
-from cadence import Callback, RunContext
 from cadence.callbacks import LossMonitor
 from cadence.dataset import NumpySlicesDataset
 
@@ -82,14 +82,6 @@ def cadence_step(zoo: ModuleType, size: int) -> Callable[[], Any]:
     return lambda: cell(tx, ty)
 
 
-class _StepTimes(Callback):
-    def __init__(self) -> None:
-        self.times: list[float] = []
-
-    def on_train_step_end(self, run_context: RunContext) -> None:
-        self.times.append(time.perf_counter())
-
-
 def model_train_blocks(zoo: ModuleType, size: int, steps: int) -> Callable[[], float]:
     """A function running `steps` steps of `Model.train` and returning their seconds."""
     ms.set_seed(0)
@@ -104,7 +96,7 @@ def model_train_blocks(zoo: ModuleType, size: int, steps: int) -> Callable[[], f
     data = NumpySlicesDataset(
         {"x": np.concatenate(xs), "y": np.concatenate(ys)}, shuffle=False
     ).batch(size)
-    clock = _StepTimes()
+    clock = StepClock()
 
     def block() -> float:
         clock.times.clear()
@@ -132,12 +124,11 @@ def torch_step(zoo: ModuleType, size: int) -> Callable[[], Any] | None:
     x, y = zoo.batch(size, np.random.default_rng(0))
     tx, ty = torch.from_numpy(x), torch.from_numpy(y.astype(np.int64))
 
-    def step() -> float:
-        opt.zero_grad()
-        loss = loss_fn(model(tx), ty)
-        loss.backward()
+    def step() -> None:
+        # As cadence's step, the loss is not read back to a Python float.
+        opt.zero_grad(set_to_none=True)
+        loss_fn(model(tx), ty).backward()
         opt.step()
-        return float(loss)
 
     return step
 
