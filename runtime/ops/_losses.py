@@ -118,9 +118,13 @@ def _weighted_nll(
             raise ValueError(
                 f"For '{owner}', the argument 'weight' must have shape {(c,)}, but got {w.shape}."
             )
-    labels = _tensor(owner, "target", target).asnumpy()
+    target_tensor = _tensor(owner, "target", target)
     per_class = np.ones(c) if w is None else w
-    if labels.dtype.kind in "iu":
+    dtype = rows._data.dtype
+    coef: Any
+    if np.dtype(target_tensor._data.dtype).kind in "iu":
+        # Class indices: constant one-hot weights (no gradient flows to an index).
+        labels = target_tensor.asnumpy()
         expected = (logp.shape[0], *logp.shape[2:])
         if labels.shape != expected:
             raise ValueError(
@@ -135,20 +139,24 @@ def _weighted_nll(
             )
         safe = np.where(valid, flat, 0)
         probs = np.eye(c)[safe]
+        if label_smoothing:
+            probs = probs * (1 - label_smoothing) + label_smoothing / c
+        coef = Tensor((probs * per_class * valid[:, None]).astype(dtype))
         denom = float((valid * per_class[safe]).sum())
     else:
-        if labels.shape != logp.shape:
+        # Class probabilities: a tensor like the input, differentiable (soft targets).
+        if target_tensor.shape != logp.shape:
             raise ValueError(
-                f"For '{owner}', probability 'target' must have the shape of the input {logp.shape}, but got {labels.shape}."
+                f"For '{owner}', probability 'target' must have the shape of the input {logp.shape}, but got "
+                f"{target_tensor.shape}."
             )
-        probs = np.asarray(_class_last(owner, Tensor(labels)).asnumpy(), np.float64)
-        valid = np.ones(probs.shape[0], bool)
-        denom = float(probs.shape[0])
-    if label_smoothing:
-        probs = probs * (1 - label_smoothing) + label_smoothing / c
-    coef = probs * per_class * valid[:, None]
-    dtype = logp.asnumpy().dtype
-    loss = f.neg(f.sum(f.mul(rows, Tensor(coef.astype(dtype))), axis=1))
+        coef = _class_last(owner, target_tensor)
+        if label_smoothing:
+            coef = f.add(f.mul(coef, 1 - label_smoothing), label_smoothing / c)
+        if w is not None:
+            coef = f.mul(coef, Tensor(per_class.astype(dtype)))
+        denom = float(coef.shape[0])
+    loss = f.neg(f.sum(f.mul(rows, coef), axis=1))
     if how == "mean":
         return f.div(f.sum(loss), max(denom, 1e-12))
     if how == "sum":

@@ -50,8 +50,8 @@ def train_step(nn: Any, tensor: Any, name: str) -> tuple[Any, Any]:
 
 def record(folder: str) -> None:
     """Write `<name>.ckpt` after two MindSpore steps and `third_step.json`."""
-    import mindspore as ms  # noqa: PLC0415 - only the recording interpreter has it
-    from mindspore import Tensor, nn  # noqa: PLC0415
+    import mindspore as ms
+    from mindspore import Tensor, nn
 
     out = {}
     for name in OPTIMIZERS:
