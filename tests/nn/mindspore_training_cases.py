@@ -45,6 +45,8 @@ def cases(ms: Any, nn: Any, ops: Any, Tensor: Any) -> dict[str, Callable[[], Any
     binary = Tensor((rng.uniform(size=(4, 5)) > 0.5).astype(np.float32))
     pos_weight = Tensor(np.array([1.0, 2.0, 0.5, 1.0, 3.0], np.float32))
     log_probs = ops.log_softmax(logits, 1)
+    images = Tensor(rng.normal(size=(2, 3, 2, 2)).astype(np.float32))
+    pixels = Tensor(rng.integers(0, 3, (2, 2, 2)).astype(np.int32))
 
     def net() -> Any:
         dense = nn.Dense(4, 3)
@@ -105,6 +107,17 @@ def cases(ms: Any, nn: Any, ops: Any, Tensor: Any) -> dict[str, Callable[[], Any
         "CrossEntropyLoss probabilities smoothing": lambda: nn.CrossEntropyLoss(
             label_smoothing=0.1
         )(logits, probs),
+        "nll_loss smoothing weighted": lambda: ops.nll_loss(
+            log_probs, ignored, class_weight, label_smoothing=0.3
+        ),
+        "cross_entropy spatial none": lambda: ops.cross_entropy(
+            images, pixels, reduction="none"
+        ),
+        "cross_entropy spatial mean ignore": lambda: ops.cross_entropy(
+            images, pixels, ignore_index=1
+        ),
+        "clip_by_norm list": lambda: ops.clip_by_norm([logits, probs], 2.0),
+        "clip_by_global_norm": lambda: ops.clip_by_global_norm((logits, probs), 1.5),
         "cross_entropy sum": lambda: ops.cross_entropy(
             logits, classes, reduction="sum"
         ),
