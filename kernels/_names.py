@@ -8,6 +8,7 @@ __all__ = ["KERNEL_NAMES"]
 KERNEL_NAMES: tuple[str, ...] = (
     # issue 23 optimizers (kernels/_optim_updates.py)
     "adagrad_update",
+    "adam_amsgrad_update",
     "adam_weight_decay_update",
     "lamb_update",
     "rmsprop_update",

@@ -17,6 +17,7 @@ from ._optim_updates import OptimizerTarget, optimizer_updates
 
 __all__ = [
     "adagrad_update",
+    "adam_amsgrad_update",
     "adam_weight_decay_update",
     "lamb_update",
     "rmsprop_update",
@@ -53,16 +54,16 @@ def _grad(param: Array, g: Array) -> Array:
     return g.reshape(-1)
 
 
-adam_weight_decay_update, rmsprop_update, adagrad_update, lamb_update = (
-    optimizer_updates(
-        OptimizerTarget(
-            loop=_loop,
-            run=lambda loop, param, *args: loop(*args),
-            state=_state,
-            grad=_grad,
-            scalar=lambda param: float,
-            scratch=np.empty_like,
-            sum_of_squares=lambda flat: float(np.dot(flat, flat.astype(np.float64))),
-        )
-    )
+def _sum_of_squares(flat: Array) -> float:
+    return float(np.dot(flat, flat.astype(np.float64)))
+
+
+def _run(loop: Any, param: Array, *args: Any) -> None:
+    loop(*args)
+
+
+# Hyperparameters stay Python floats: `scalar` is `float` whatever the parameter's dtype.
+_TARGET = OptimizerTarget(
+    _loop, _run, _state, _grad, lambda p: float, np.empty_like, _sum_of_squares
 )
+adam_weight_decay_update, adam_amsgrad_update, rmsprop_update, adagrad_update, lamb_update = optimizer_updates(_TARGET)  # fmt: skip

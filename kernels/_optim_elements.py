@@ -18,6 +18,7 @@ from typing import Any
 
 __all__ = [
     "adagrad_element",
+    "adam_amsgrad_element",
     "adam_weight_decay_element",
     "lamb_direction_element",
     "rmsprop_element",
@@ -36,6 +37,24 @@ def adam_weight_decay_element(
     m[i] = mi
     v[i] = vi
     p[i] -= lr * (mi / (eps + math.sqrt(vi)) + wd * p[i])
+
+
+def adam_amsgrad_element(
+    p: Any, g: Any, m: Any, v: Any, vhat: Any, h: Any, i: int
+) -> None:
+    """Adam with AMSGrad (ApplyAdamWithAmsgradV2), h = (alpha, beta1, beta2, eps, wd).
+
+    alpha = lr sqrt(1 - beta2**t) / (1 - beta1**t); the step divides by the running maximum of v.
+    """
+    alpha, beta1, beta2, eps, wd = h
+    gi = g[i] + wd * p[i]
+    mi = beta1 * m[i] + (1.0 - beta1) * gi
+    vi = beta2 * v[i] + (1.0 - beta2) * gi * gi
+    m[i] = mi
+    v[i] = vi
+    top = max(vhat[i], vi)
+    vhat[i] = top
+    p[i] -= alpha * mi / (math.sqrt(top) + eps)
 
 
 def rmsprop_element(

@@ -21,6 +21,7 @@ __all__ = ["OptimizerTarget", "OptimizerUpdates", "optimizer_updates"]
 
 _BODIES = (
     "adam_weight_decay",
+    "adam_amsgrad",
     "rmsprop",
     "adagrad",
     "lamb_direction",
@@ -52,6 +53,7 @@ class OptimizerUpdates(NamedTuple):
     """The four in-place updates."""
 
     adam_weight_decay_update: Callable[..., None]
+    adam_amsgrad_update: Callable[..., None]
     rmsprop_update: Callable[..., None]
     adagrad_update: Callable[..., None]
     lamb_update: Callable[..., None]
@@ -84,6 +86,24 @@ def optimizer_updates(t: OptimizerTarget) -> OptimizerUpdates:
     ) -> None:
         """MindSpore's AdamWeightDecay rule in one pass; hyper = lr, beta1, beta2, eps, weight_decay."""
         step("adam_weight_decay", param, grad, {"m": m, "v": v}, hyper)
+
+    def adam_amsgrad_update(
+        param: Any, grad: Any, m: Any, v: Any, vhat: Any, *hyper: float
+    ) -> None:
+        """MindSpore's Adam with `use_amsgrad` in one pass.
+
+        hyper = lr, beta1, beta2, eps, beta1_power, beta2_power (beta ** t after this step), weight_decay.
+        """
+        lr, beta1, beta2, eps, beta1_power, beta2_power, weight_decay = hyper
+        alpha = lr * math.sqrt(1.0 - beta2_power) / (1.0 - beta1_power)
+        states = {"m": m, "v": v, "vhat": vhat}
+        step(
+            "adam_amsgrad",
+            param,
+            grad,
+            states,
+            (alpha, beta1, beta2, eps, weight_decay),
+        )
 
     def rmsprop_update(
         param: Any,
@@ -128,5 +148,9 @@ def optimizer_updates(t: OptimizerTarget) -> OptimizerUpdates:
         step("scaled_subtract", param, grad, {"r": r}, (lr * ratio,))
 
     return OptimizerUpdates(
-        adam_weight_decay_update, rmsprop_update, adagrad_update, lamb_update
+        adam_weight_decay_update,
+        adam_amsgrad_update,
+        rmsprop_update,
+        adagrad_update,
+        lamb_update,
     )

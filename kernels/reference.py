@@ -378,6 +378,23 @@ def adam_weight_decay_update(
     param -= step.astype(param.dtype)
 
 
+def adam_amsgrad_update(
+    param: Array, grad: Array, m: Array, v: Array, vhat: Array, *hyper: float
+) -> None:
+    """MindSpore's Adam with AMSGrad (ApplyAdamWithAmsgradV2) after the L2 decay of the gradient.
+
+    hyper = (lr, beta1, beta2, eps, beta1_power, beta2_power, weight_decay), the powers beta ** t
+    after this step; the step divides by the running maximum `vhat` of `v`.
+    """
+    lr, beta1, beta2, eps, beta1_power, beta2_power, weight_decay = hyper
+    g = grad + weight_decay * param
+    m[...] = beta1 * m + (1 - beta1) * g
+    v[...] = beta2 * v + (1 - beta2) * g * g
+    vhat[...] = np.maximum(vhat, v)
+    alpha = lr * np.sqrt(1 - beta2_power) / (1 - beta1_power)
+    param -= (alpha * m / (np.sqrt(vhat) + eps)).astype(param.dtype)
+
+
 def rmsprop_update(
     param: Array,
     grad: Array,

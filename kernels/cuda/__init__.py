@@ -57,6 +57,7 @@ from ._device import reset_statistics, statistics
 from ._matmul import matmul
 from ._optim import (
     adagrad_update as adagrad_update,
+    adam_amsgrad_update as adam_amsgrad_update,
     adam_weight_decay_update as adam_weight_decay_update,
     lamb_update as lamb_update,
     rmsprop_update as rmsprop_update,

@@ -17,6 +17,7 @@ from ._device import cuda
 __all__ = [
     "LOOPS",
     "adagrad_update",
+    "adam_amsgrad_update",
     "adam_weight_decay_update",
     "lamb_update",
     "rmsprop_update",
@@ -43,16 +44,12 @@ def _sum_of_squares(flat: Any) -> float:
     return float((a * a).sum())
 
 
-adam_weight_decay_update, rmsprop_update, adagrad_update, lamb_update = (
-    optimizer_updates(
-        OptimizerTarget(
-            loop=_loop,
-            run=_run,
-            state=_state,
-            grad=_grad,
-            scalar=lambda param: param.dtype.type,
-            scratch=lambda param: device_empty(param.shape, param.dtype),
-            sum_of_squares=_sum_of_squares,
-        )
-    )
+def _scratch(param: Any) -> Any:
+    return device_empty(param.shape, param.dtype)
+
+
+# Hyperparameters in the parameter's dtype: float32 arithmetic on the device.
+_TARGET = OptimizerTarget(
+    _loop, _run, _state, _grad, lambda p: p.dtype.type, _scratch, _sum_of_squares
 )
+adam_weight_decay_update, adam_amsgrad_update, rmsprop_update, adagrad_update, lamb_update = optimizer_updates(_TARGET)  # fmt: skip

@@ -24,6 +24,11 @@ def _states(rng, shape, dtype, count, positive):
     return [np.abs(s) + 0.1 if i in positive else s for i, s in enumerate(made)]
 
 
+def _powers(t):
+    """beta1 ** step and beta2 ** step after step t + 1 (Adam's bias corrections)."""
+    return 0.9 ** (t + 1), 0.999 ** (t + 1)
+
+
 # name -> (state count, indices of non-negative states, hyperparameters for step t)
 UPDATES = {
     "adam_weight_decay_update": (
@@ -44,6 +49,11 @@ UPDATES = {
         ),
     ),
     "adagrad_update": (1, {0}, lambda t, wd, flag: (0.1, wd, flag)),
+    "adam_amsgrad_update": (
+        3,
+        {1, 2},
+        lambda t, wd, flag: (0.01, 0.9, 0.999, 1e-8, *_powers(t), wd),
+    ),
     "lamb_update": (2, {1}, lambda t, wd, flag: (0.01, 0.9, 0.999, 1e-6, wd, t + 1)),
 }
 
@@ -64,14 +74,14 @@ def test_cpu_matches_reference(name, shape, wd, flag, dtype, seed):
     if name == "rmsprop_update" and flag:
         # Centered: the mean gradient stays small against the mean square.
         states[0] *= 0.1
-    a = [param.copy(), *[s.copy() for s in states]]
-    b = [param.copy(), *[s.copy() for s in states]]
+    ours = [param, *states]
+    theirs = [x.copy() for x in ours]
     for t in range(3):
         grad = rng.standard_normal(shape).astype(dtype)
-        getattr(cpu, name)(a[0], grad, *a[1:], *hyper(t, wd, flag))
-        getattr(reference, name)(b[0], grad, *b[1:], *hyper(t, wd, flag))
-    for x, y in zip(a, b, strict=True):
-        np.testing.assert_allclose(x, y, **TOL[dtype])  # type: ignore[call-overload]
+        for table, arrays in ((cpu, ours), (reference, theirs)):
+            getattr(table, name)(arrays[0], grad, *arrays[1:], *hyper(t, wd, flag))
+    flat = [np.concatenate([x.ravel() for x in arrays]) for arrays in (ours, theirs)]
+    np.testing.assert_allclose(*flat, **TOL[dtype])  # type: ignore[call-overload]
 
 
 def test_lamb_trust_ratio_is_one_for_a_zero_weight():

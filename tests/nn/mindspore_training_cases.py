@@ -126,6 +126,11 @@ def cases(ms: Any, nn: Any, ops: Any, Tensor: Any) -> dict[str, Callable[[], Any
             lambda d: nn.AdamWeightDecay(d.trainable_params(), 0.01, weight_decay=0.1)
         ),
         "AdamWeightDecay groups": train(lambda d: nn.AdamWeightDecay(groups(d), 0.01)),
+        "Adam amsgrad": train(
+            lambda d: nn.Adam(
+                d.trainable_params(), 0.01, use_amsgrad=True, weight_decay=0.01
+            )
+        ),
         "RMSProp": train(lambda d: nn.RMSProp(d.trainable_params(), 0.01)),
         "RMSProp centered momentum": train(
             lambda d: nn.RMSProp(

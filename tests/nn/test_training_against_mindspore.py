@@ -27,37 +27,19 @@ def test_every_case_was_recorded():
     assert sorted(RUNS) == sorted(RECORDED)
 
 
-def _close(got, expected, where):
-    """Nested lists of arrays (optimizer runs, tuples of tensors) compared leaf array by leaf array."""
-    if (
-        isinstance(expected, list)
-        and expected
-        and isinstance(expected[0], list)
-        and len(got) == len(expected)
-    ):
-        try:
-            np.testing.assert_allclose(
-                np.asarray(got, np.float64),
-                np.asarray(expected, np.float64),
-                rtol=2e-5,
-                atol=1e-5,
-                err_msg=where,
-            )
-            return
-        except ValueError:  # ragged: one array per element
-            pass
-        for i, (g, e) in enumerate(zip(got, expected, strict=True)):
-            _close(g, e, f"{where}[{i}]")
-        return
-    np.testing.assert_allclose(
-        np.asarray(got, np.float64),
-        np.asarray(expected, np.float64),
-        rtol=2e-5,
-        atol=1e-5,
-        err_msg=where,
-    )
+def _leaves(value):
+    """The arrays of a recorded result: the whole value, or (ragged) each element's, recursively."""
+    try:
+        return [np.asarray(value, np.float64)]
+    except (
+        ValueError
+    ):  # ragged (losses, weights, states of an optimizer run): one array each
+        return [leaf for item in value for leaf in _leaves(item)]
 
 
 @pytest.mark.parametrize("name", sorted(RUNS))
 def test_cadence_matches_mindspore(name):
-    _close(_arrays(RUNS[name]()), RECORDED[name], name)
+    got, expected = _leaves(_arrays(RUNS[name]())), _leaves(RECORDED[name])
+    assert len(got) == len(expected), name
+    for i, (g, e) in enumerate(zip(got, expected, strict=True)):
+        np.testing.assert_allclose(g, e, rtol=2e-5, atol=1e-5, err_msg=f"{name}[{i}]")

@@ -31,6 +31,7 @@ _f32, _f64 = np.dtype(np.float32), np.dtype(np.float64)
 # Issue-23 optimizer loops: body name -> number of hyperparameters in its tuple.
 _OPTIM_HYPER = {
     "adam_weight_decay": 5,
+    "adam_amsgrad": 5,
     "rmsprop": 6,
     "adagrad": 3,
     "lamb_direction": 6,

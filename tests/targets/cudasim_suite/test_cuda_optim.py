@@ -27,6 +27,11 @@ CASES = [
     ("adagrad_update", (True,), (0.1, 0.01, True)),
     ("adagrad_update", (True,), (0.1, 0.0, False)),
     ("lamb_update", (False, True), (0.01, 0.9, 0.999, 1e-6, 0.01, 3)),
+    (
+        "adam_amsgrad_update",
+        (False, True, True),
+        (0.01, 0.9, 0.999, 1e-8, 0.9**2, 0.999**2, 0.01),
+    ),
 ]
 
 
