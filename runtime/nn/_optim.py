@@ -358,27 +358,6 @@ class Momentum(Optimizer):
                 )
 
 
-def _amsgrad_flag(use_amsgrad: Any, kwargs: dict[str, Any]) -> bool:
-    """Check Adam's `use_amsgrad` and its `**kwargs` as MindSpore does; return the flag."""
-    unknown = sorted(set(kwargs) - {"use_lazy", "use_offload"})
-    if unknown:
-        raise KeyError(
-            f"For 'Adam', the keyword arguments may be 'use_lazy' and 'use_offload', but got {unknown}."
-        )
-    flags = {"use_amsgrad": use_amsgrad, **kwargs}
-    for name, value in flags.items():
-        check_bool(value, name, "Adam")
-    if kwargs.get("use_lazy") and kwargs.get("use_offload"):
-        raise ValueError(
-            "For 'Adam', 'use_lazy' and 'use_offload' can not both be True."
-        )
-    if use_amsgrad and any(kwargs.values()):
-        raise ValueError(
-            f"For 'Adam', 'use_amsgrad' can not be combined with 'use_lazy' or 'use_offload', but got {kwargs}."
-        )
-    return bool(use_amsgrad)
-
-
 class Adam(Optimizer):
     """Adam, as MindSpore's `nn.Adam` (state `beta1_power`, `beta2_power`, `moment1.<param>`, `moment2.<param>`).
 
@@ -493,3 +472,21 @@ class Adam(Optimizer):
                     wd,
                     self.use_nesterov,
                 )
+
+
+def _amsgrad_flag(use_amsgrad: Any, kwargs: dict[str, Any]) -> bool:
+    """Check Adam's `use_amsgrad` and its `**kwargs` as MindSpore does; return the flag."""
+    unknown = sorted(set(kwargs) - {"use_lazy", "use_offload"})
+    if unknown:
+        raise KeyError(
+            f"For 'Adam', the keyword arguments may be 'use_lazy' and 'use_offload', but got {unknown}."
+        )
+    flags = {"use_amsgrad": use_amsgrad, **kwargs}
+    for name, value in flags.items():
+        check_bool(value, name, "Adam")
+    # At most one of the three may be True (MindSpore's rule, in one message).
+    if sum(bool(v) for v in flags.values()) > 1:
+        raise ValueError(
+            f"For 'Adam', at most one of 'use_amsgrad', 'use_lazy' and 'use_offload' may be True, but got {flags}."
+        )
+    return bool(use_amsgrad)
