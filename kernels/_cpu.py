@@ -32,6 +32,13 @@ from ._attention import (
 )
 from ._checks import check_float_array
 from ._names import KERNEL_NAMES
+from ._optim_cpu import (
+    adagrad_update as adagrad_update,
+    adam_amsgrad_update as adam_amsgrad_update,
+    adam_weight_decay_update as adam_weight_decay_update,
+    lamb_update as lamb_update,
+    rmsprop_update as rmsprop_update,
+)
 from ._wrappers import (
     OptimizerPrimitives,
     activation_kernels,

@@ -476,3 +476,83 @@ def adam_update(
     alpha = lr * np.sqrt(1 - beta2_power) / (1 - beta1_power)
     num = beta1 * m + (1 - beta1) * g if nesterov else m
     param -= (alpha * num / (np.sqrt(v) + eps)).astype(param.dtype)
+
+
+def adam_weight_decay_update(
+    param: Array, grad: Array, m: Array, v: Array, *hyper: float
+) -> None:
+    """MindSpore's AdamWeightDecay, hyper = (lr, beta1, beta2, eps, weight_decay): unbiased moments; the decay joins the step."""
+    lr, beta1, beta2, eps, weight_decay = hyper
+    m[...] = beta1 * m + (1 - beta1) * grad
+    v[...] = beta2 * v + (1 - beta2) * grad * grad
+    step = lr * (m / (eps + np.sqrt(v)) + weight_decay * param)
+    param -= step.astype(param.dtype)
+
+
+def adam_amsgrad_update(
+    param: Array, grad: Array, m: Array, v: Array, vhat: Array, *hyper: float
+) -> None:
+    """MindSpore's Adam with AMSGrad (ApplyAdamWithAmsgradV2) after the L2 decay of the gradient.
+
+    hyper = (lr, beta1, beta2, eps, beta1_power, beta2_power, weight_decay), the powers beta ** t
+    after this step; the step divides by the running maximum `vhat` of `v`.
+    """
+    lr, beta1, beta2, eps, beta1_power, beta2_power, weight_decay = hyper
+    g = grad + weight_decay * param
+    m[...] = beta1 * m + (1 - beta1) * g
+    v[...] = beta2 * v + (1 - beta2) * g * g
+    vhat[...] = np.maximum(vhat, v)
+    alpha = lr * np.sqrt(1 - beta2_power) / (1 - beta1_power)
+    param -= (alpha * m / (np.sqrt(vhat) + eps)).astype(param.dtype)
+
+
+def rmsprop_update(
+    param: Array,
+    grad: Array,
+    mean_grad: Array,
+    mean_square: Array,
+    moment: Array,
+    *hyper: float,
+) -> None:
+    """MindSpore's ApplyRMSProp (or ApplyCenteredRMSProp) after the L2 decay of the gradient.
+
+    hyper = (lr, decay, momentum, eps, weight_decay, centered).
+    """
+    lr, decay, momentum, eps, weight_decay, centered = hyper
+    g = grad + weight_decay * param
+    mean_square[...] = decay * mean_square + (1 - decay) * g * g
+    denom = mean_square.astype(np.float64)
+    if centered:
+        mean_grad[...] = decay * mean_grad + (1 - decay) * g
+        denom = denom - mean_grad.astype(np.float64) ** 2
+    moment[...] = momentum * moment + lr * g / np.sqrt(denom + eps)
+    param -= moment
+
+
+def adagrad_update(param: Array, grad: Array, accum: Array, *hyper: float) -> None:
+    """MindSpore's ApplyAdagrad after the L2 decay, hyper = (lr, weight_decay, update_slots).
+
+    accum += g² (when update_slots); p -= lr g / sqrt(accum).
+    """
+    lr, weight_decay, update_slots = hyper
+    g = grad + weight_decay * param
+    if update_slots:
+        accum += g * g
+    param -= (lr * g / np.sqrt(accum)).astype(param.dtype)
+
+
+def lamb_update(param: Array, grad: Array, m: Array, v: Array, *hyper: float) -> None:
+    """MindSpore's Lamb, hyper = (lr, beta1, beta2, eps, weight_decay, step >= 1).
+
+    The bias-corrected Adam direction plus decay, scaled by ‖param‖ / ‖direction‖.
+    """
+    lr, beta1, beta2, eps, weight_decay, step = hyper
+    m[...] = beta1 * m + (1 - beta1) * grad
+    v[...] = beta2 * v + (1 - beta2) * grad * grad
+    m_hat = m / (1 - beta1**step)
+    v_hat = v / (1 - beta2**step)
+    r = m_hat / (np.sqrt(v_hat) + eps) + weight_decay * param
+    w_norm = float(np.linalg.norm(param.astype(np.float64)))
+    r_norm = float(np.linalg.norm(r.astype(np.float64)))
+    ratio = w_norm / r_norm if w_norm > 0 and r_norm > 0 else 1.0
+    param -= (lr * ratio * r).astype(param.dtype)

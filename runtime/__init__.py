@@ -38,6 +38,9 @@ from ._errors import (
 )
 from ._util import fixup_module_metadata
 
+# MindSpore exports its loss-scale managers at the top level too (`ms.FixedLossScaleManager`).
+from .amp import DynamicLossScaleManager, FixedLossScaleManager, LossScaleManager
+
 # --- runtime core: events, bus, callbacks, model ---------------------------------
 from .bus._bus import EventBus
 from .bus._codec import decode_event, encode_event, event_types
@@ -127,6 +130,7 @@ __all__ = [
     "CheckpointSnapshot",
     "CheckpointUploaded",
     "DrainTimeoutError",
+    "DynamicLossScaleManager",
     "EvalBegin",
     "EvalEnd",
     "EvalEpochBegin",
@@ -136,7 +140,9 @@ __all__ = [
     "EvalStepEnd",
     "Event",
     "EventBus",
+    "FixedLossScaleManager",
     "LegacyHookWarning",
+    "LossScaleManager",
     "MissingKeyError",
     "Model",
     "ParallelMode",

@@ -32,6 +32,7 @@ SOURCES = {
 TRAINING = ("cadence.training",)
 # The MindSpore import paths and the applications built on the whole runtime.
 FRONT = (
+    "cadence.amp",
     "cadence.nn",
     "cadence.train",
     "cadence.dataset",

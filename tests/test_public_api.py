@@ -11,6 +11,7 @@ import pytest
 
 PACKAGES = [
     "cadence",
+    "cadence.amp",
     "cadence.callbacks",
     "cadence.nn",
     "cadence.dataset",

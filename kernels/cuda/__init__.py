@@ -9,8 +9,8 @@ package imports `numba.cuda`; only the GPU target and the tests do.
 Where things are: `_device` (launch geometry, counters), `_array` (the array
 type), `_generic` and `_numpy` (the kernels behind its numpy methods),
 `_matmul` (the tiled matmul), `_dense` (activations, dense, softmax, losses,
-optimizers), `_conv` (convolution, pooling, batch norm), `_attention`
-(layer/group norm, smooth activations, batched matmul).
+optimizers), `_optim` (the adaptive optimizers), `_conv` (convolution, pooling, batch norm),
+`_attention` (layer/group norm, smooth activations, batched matmul).
 
 Layer rule: imports numpy, numba and `cadence.kernels` only. Within the
 package the imports run one way, `_device` <- `_array` <- kernels <- this
@@ -65,6 +65,13 @@ from ._dense import (
 )
 from ._device import reset_statistics, statistics
 from ._matmul import matmul
+from ._optim import (
+    adagrad_update as adagrad_update,
+    adam_amsgrad_update as adam_amsgrad_update,
+    adam_weight_decay_update as adam_weight_decay_update,
+    lamb_update as lamb_update,
+    rmsprop_update as rmsprop_update,
+)
 
 __all__ = [
     *KERNEL_NAMES,

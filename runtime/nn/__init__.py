@@ -40,6 +40,12 @@ from ._loss import (
     MSELoss,
     SoftmaxCrossEntropyWithLogits,
 )
+from ._loss_functional import BCEWithLogitsLoss, KLDivLoss, NLLLoss, SmoothL1Loss
+from ._loss_scale import (
+    DynamicLossScaleUpdateCell,
+    FixedLossScaleUpdateCell,
+    TrainOneStepWithLossScaleCell,
+)
 from ._lr import (
     CosineDecayLR,
     ExponentialDecayLR,
@@ -81,6 +87,7 @@ from ._metrics import (
 )
 from ._norm import BatchNorm1d, BatchNorm2d
 from ._optim import SGD, Adam, Momentum, Optimizer
+from ._optim_adaptive import Adagrad, AdamWeightDecay, Lamb, RMSProp
 from ._transformer import (
     MultiheadAttention,
     TransformerEncoder,
@@ -96,8 +103,11 @@ __all__ = [
     "ROC",
     "SGD",
     "Accuracy",
+    "Adagrad",
     "Adam",
+    "AdamWeightDecay",
     "AvgPool2d",
+    "BCEWithLogitsLoss",
     "BatchNorm1d",
     "BatchNorm2d",
     "BleuScore",
@@ -113,13 +123,17 @@ __all__ = [
     "Dice",
     "DistributedGradReducer",
     "Dropout",
+    "DynamicLossScaleUpdateCell",
     "ExponentialDecayLR",
     "Fbeta",
+    "FixedLossScaleUpdateCell",
     "Flatten",
     "GroupNorm",
     "HausdorffDistance",
     "Identity",
+    "KLDivLoss",
     "L1Loss",
+    "Lamb",
     "LayerNorm",
     "LeakyReLU",
     "LearningRateSchedule",
@@ -132,17 +146,20 @@ __all__ = [
     "Metric",
     "Momentum",
     "MultiheadAttention",
+    "NLLLoss",
     "OcclusionSensitivity",
     "Optimizer",
     "PReLU",
     "Perplexity",
     "Precision",
+    "RMSProp",
     "ReLU",
     "Recall",
     "RootMeanSquareDistance",
     "SequentialCell",
     "SiLU",
     "Sigmoid",
+    "SmoothL1Loss",
     "Softmax",
     "SoftmaxCrossEntropyWithLogits",
     "Tanh",
@@ -150,6 +167,7 @@ __all__ = [
     "Top5CategoricalAccuracy",
     "TopKCategoricalAccuracy",
     "TrainOneStepCell",
+    "TrainOneStepWithLossScaleCell",
     "TransformerEncoder",
     "TransformerEncoderLayer",
     "WithEvalCell",

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from .. import ops
 from ..compute._tensor import Tensor
-from ..ops import _nn as nn_ops
+from ..ops import _losses as ops_losses, _nn as nn_ops
 from ._cell import Cell
 from ._checks import check_bool, check_reduction
 
@@ -89,6 +87,8 @@ class CrossEntropyLoss(LossBase):
     Args:
         weight: Optional per-class weights (C,).
         ignore_index: Class index whose samples are ignored.
+
+    Logits may also be (N, C, d1, ...) with targets (N, d1, ...); see `ops.cross_entropy`.
         reduction: 'mean' (weighted mean over non-ignored samples), 'sum' or 'none'.
         label_smoothing: In [0, 1]; mixes the target with the uniform distribution.
     """
@@ -112,55 +112,20 @@ class CrossEntropyLoss(LossBase):
             raise TypeError(
                 f"For 'CrossEntropyLoss', the argument 'ignore_index' must be an int, but got {ignore_index!r}."
             )
-        self.class_weight = None if weight is None else np.asarray(_t(weight).asnumpy())
+        self.class_weight = None if weight is None else _t(weight)
         self.ignore_index = ignore_index
         self.label_smoothing = float(label_smoothing)
 
     def construct(self, logits: Any, labels: Any) -> Tensor:
         """Return the loss."""
-        lg, lb = _t(logits), _t(labels)
-        if lg.ndim != 2:
-            raise ValueError(
-                f"For 'CrossEntropyLoss', 'logits' must be 2-D (N, C), but got shape {lg.shape}."
-            )
-        n, c = lg.shape
-        lab = lb.asnumpy()
-        if lab.dtype.kind in "iu":
-            if lab.shape != (n,):
-                raise ValueError(
-                    f"For 'CrossEntropyLoss', class-index 'labels' must have shape {(n,)}, but got {lab.shape}."
-                )
-            valid = lab != self.ignore_index
-            if self.class_weight is None and self.label_smoothing == 0 and valid.all():
-                return self.get_loss(nn_ops.softmax_cross_entropy(lg, lb, True))
-            safe = np.where(valid, lab, 0)
-            target = np.eye(c, dtype=np.float64)[safe]
-            mask = valid.astype(np.float64)
-            denom = float(
-                (
-                    mask
-                    * (1.0 if self.class_weight is None else self.class_weight[safe])
-                ).sum()
-            )
-        else:
-            if lab.shape != (n, c):
-                raise ValueError(
-                    f"For 'CrossEntropyLoss', probability 'labels' must have shape {(n, c)}, but got {lab.shape}."
-                )
-            target = lab.astype(np.float64)
-            mask = np.ones(n)
-            denom = float(n)
-        if self.label_smoothing:
-            target = target * (1 - self.label_smoothing) + self.label_smoothing / c
-        if self.class_weight is not None:
-            target = target * self.class_weight
-        dtype = lg._data.dtype
-        loss = -ops.sum(
-            nn_ops.log_softmax(lg) * target.astype(dtype), axis=1
-        ) * mask.astype(dtype)
-        if self.reduction == "mean":
-            return ops.sum(loss) / max(denom, 1e-12)
-        return self.get_loss(loss)
+        return ops_losses.cross_entropy(
+            _t(logits),
+            _t(labels),
+            self.class_weight,
+            self.ignore_index,
+            self.reduction,
+            self.label_smoothing,
+        )
 
 
 class MSELoss(LossBase):

@@ -19,6 +19,7 @@ from ..compute import _dtype
 from ..compute._context import current_target
 from ..compute._tensor import Parameter, ParameterTuple, Tensor
 from ..ops._placement import on_target, to_target
+from ..validation import check_bool
 from ._cell import Cell
 from ._lr import LearningRateSchedule
 from ._param_groups import centralizable, centralize, parse_param_groups
@@ -370,9 +371,13 @@ class Adam(Optimizer):
         use_nesterov: Nesterov-style first moment.
         weight_decay: L2 penalty.
         loss_scale: Gradients are divided by it.
+        use_amsgrad: AMSGrad: divide by the running maximum of the second moment
+            (state `vhat.<param>`; `use_nesterov` is then ignored, as in MindSpore).
+        **kwargs: MindSpore's `use_lazy` and `use_offload` (bools; they only change how
+            MindSpore stores sparse gradients and state, so they change nothing here).
     """
 
-    _state_names = ("moment1", "moment2")
+    _state_names: tuple[str, ...] = ("moment1", "moment2")
 
     def __init__(
         self,
@@ -385,6 +390,8 @@ class Adam(Optimizer):
         use_nesterov: bool = False,
         weight_decay: float = 0.0,
         loss_scale: float = 1.0,
+        use_amsgrad: bool = False,
+        **kwargs: Any,
     ) -> None:
         super().__init__(learning_rate, params, weight_decay, loss_scale)
         for name, value in (("beta1", beta1), ("beta2", beta2)):
@@ -408,6 +415,24 @@ class Adam(Optimizer):
         self.moment2 = self.parameters.clone(prefix="moment2", init="zeros")
         for p in (*self.moment1, *self.moment2):
             p.requires_grad = False
+        self.use_amsgrad = _amsgrad_flag(use_amsgrad, kwargs)
+        if self.use_amsgrad:
+            self.vhat = self.parameters.clone(prefix="vhat", init="zeros")
+            for p in self.vhat:
+                p.requires_grad = False
+            self._state_names = ("moment1", "moment2", "vhat")
+
+    def _apply_amsgrad(
+        self, lrs: list[float], kernels: Any, grads: list[Any], decays: list[float]
+    ) -> None:
+        powers = (float(self.beta1_power.asnumpy()), float(self.beta2_power.asnumpy()))
+        for i, (p, g, wd, lr) in enumerate(
+            zip(self.parameters, grads, decays, lrs, strict=True)
+        ):
+            if p.requires_grad:
+                state = (s[i]._data for s in (self.moment1, self.moment2, self.vhat))
+                hyper = (lr, self.beta1, self.beta2, self.eps, *powers, wd)
+                kernels.adam_amsgrad_update(p._data, g, *state, *hyper)
 
     def _apply(
         self,
@@ -420,6 +445,9 @@ class Adam(Optimizer):
         b2p = self.beta2_power.asnumpy()
         b1p *= self.beta1
         b2p *= self.beta2
+        if self.use_amsgrad:
+            self._apply_amsgrad(lrs, kernels, grads, decays)
+            return
         for p, g, m, v, wd, lr in zip(
             self.parameters,
             grads,
@@ -444,3 +472,21 @@ class Adam(Optimizer):
                     wd,
                     self.use_nesterov,
                 )
+
+
+def _amsgrad_flag(use_amsgrad: Any, kwargs: dict[str, Any]) -> bool:
+    """Check Adam's `use_amsgrad` and its `**kwargs` as MindSpore does; return the flag."""
+    unknown = sorted(set(kwargs) - {"use_lazy", "use_offload"})
+    if unknown:
+        raise KeyError(
+            f"For 'Adam', the keyword arguments may be 'use_lazy' and 'use_offload', but got {unknown}."
+        )
+    flags = {"use_amsgrad": use_amsgrad, **kwargs}
+    for name, value in flags.items():
+        check_bool(value, name, "Adam")
+    # At most one of the three may be True (MindSpore's rule, in one message).
+    if sum(bool(v) for v in flags.values()) > 1:
+        raise ValueError(
+            f"For 'Adam', at most one of 'use_amsgrad', 'use_lazy' and 'use_offload' may be True, but got {flags}."
+        )
+    return bool(use_amsgrad)

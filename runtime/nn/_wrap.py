@@ -119,6 +119,14 @@ class TrainOneStepCell(Cell):
 
     def construct(self, *inputs: Any) -> Tensor:
         """Run forward, backward and the update; return the loss."""
+        loss, grads = self._loss_and_grads(inputs, self.sens)
+        self.optimizer(grads)
+        return Tensor._wrap(loss._data)  # detached; stays where it was computed
+
+    def _loss_and_grads(
+        self, inputs: tuple[Any, ...], sens: Any
+    ) -> tuple[Tensor, list[Any]]:
+        """Forward on the tape, then the (reduced) gradients of the weights seeded with `sens`."""
         if not self._params_synced:
             from ._distributed import broadcast_parameters
 
@@ -129,11 +137,10 @@ class TrainOneStepCell(Cell):
         with enable_grad():
             loss = self.network(*inputs)
         if self.grad_reducer is None:
-            grads = backward(loss, self.weights, self.sens)
+            grads = backward(loss, self.weights, sens)
         else:
             # Buckets are all-reduced while backward goes on (see nn/_buckets.py).
             plan = self.grad_reducer.overlapped(self.weights)
             plan.begin()
-            grads = plan.finish(backward(loss, self.weights, self.sens, plan.ready))
-        self.optimizer(grads)
-        return Tensor._wrap(loss._data)  # detached; stays where it was computed
+            grads = plan.finish(backward(loss, self.weights, sens, plan.ready))
+        return loss, grads

@@ -22,6 +22,7 @@ from ._attention import (
     silu,
     split,
 )
+from ._clip import clip_by_norm
 from ._composed import (
     assign,
     assign_add,
@@ -99,6 +100,13 @@ from ._functional import (
     zeros,
     zeros_like,
 )
+from ._losses import (
+    binary_cross_entropy_with_logits,
+    cross_entropy,
+    kl_div,
+    nll_loss,
+    smooth_l1_loss,
+)
 from ._nn import dense, dropout, log_softmax, relu, sigmoid, softmax, tanh
 from ._slicing import cumsum, strided_slice, tile
 
@@ -123,14 +131,17 @@ __all__ = [
     "assign_add",
     "assign_sub",
     "bias_add",
+    "binary_cross_entropy_with_logits",
     "bmm",
     "cast",
     "cat",
     "ceil",
     "clip",
+    "clip_by_norm",
     "clip_by_value",
     "concat",
     "cos",
+    "cross_entropy",
     "cumsum",
     "dense",
     "depend",
@@ -155,6 +166,7 @@ __all__ = [
     "group_norm",
     "hardsigmoid",
     "hardswish",
+    "kl_div",
     "layer_norm",
     "leaky_relu",
     "less",
@@ -173,6 +185,7 @@ __all__ = [
     "mod",
     "mul",
     "neg",
+    "nll_loss",
     "not_equal",
     "one_hot",
     "ones",
@@ -196,6 +209,7 @@ __all__ = [
     "sign",
     "silu",
     "sin",
+    "smooth_l1_loss",
     "softmax",
     "softplus",
     "softsign",

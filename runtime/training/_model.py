@@ -129,6 +129,10 @@ class Model:
                 f"For 'Model', auto mixed precision (amp_level={amp_level!r}) needs an 'optimizer', but got None. "
                 "Set amp_level='O0' or pass an optimizer."
             )
+        if kwargs.get("loss_scale_manager") is not None and optimizer is None:
+            raise ValueError(
+                "For 'Model', the argument 'optimizer' can not be None when 'loss_scale_manager' is set."
+            )
         if loss_fn is not None and not callable(loss_fn):
             raise TypeError(
                 f"For 'Model', the argument 'loss_fn' must be a loss Cell or callable, or None, "
@@ -180,9 +184,29 @@ class Model:
             if loss_fn is not None:
                 net = nn.WithLossCell(net, loss_fn)
             if opt is not None:
-                net = nn.TrainOneStepCell(net, opt)
+                net = self._train_step(nn, net, opt)
         built: Callable[..., Any] = net
         return built
+
+    def _train_step(self, nn: Any, net: Any, opt: Any) -> Any:
+        """`TrainOneStepCell`, or with a `loss_scale_manager` the loss-scaled step it asks for (as MindSpore)."""
+        manager = self._kwargs.get("loss_scale_manager")
+        if manager is None:
+            return nn.TrainOneStepCell(net, opt)
+        for method in ("get_loss_scale", "get_update_cell"):
+            if not callable(getattr(manager, method, None)):
+                raise TypeError(
+                    "For 'Model', the argument 'loss_scale_manager' must be a LossScaleManager "
+                    f"(e.g. `cadence.amp.DynamicLossScaleManager()`), but got {manager!r} of type "
+                    f"{type(manager).__name__!r}."
+                )
+        update_cell = manager.get_update_cell()
+        if update_cell is None:
+            return nn.TrainOneStepCell(net, opt, sens=manager.get_loss_scale())
+        step = nn.TrainOneStepWithLossScaleCell(net, opt, scale_sense=update_cell)
+        if manager.get_drop_overflow_update():
+            step._host_manager = manager
+        return step
 
     def _build_eval_network(
         self, eval_network: Callable[..., Any] | None, eval_indexes: list[int] | None

@@ -307,3 +307,38 @@ def test_value_and_grad_forms():
         ms.value_and_grad(f, None, None)
     with pytest.raises(TypeError, match="grad_position"):
         ms.value_and_grad(f, "0")
+
+
+# --- the losses of issue 23 (composed ops: their gradients come from the ops') -----------------
+_CLASSES = ms.Tensor(np.array([2, 0, -100, 1], np.int32))
+_WEIGHT = ms.Tensor(np.array([0.5, 2.0, 1.0]))
+LOSS_CASES = {
+    "binary_cross_entropy_with_logits pos_weight (input, target)": (
+        lambda x, t: ops.binary_cross_entropy_with_logits(
+            x, t, _WEIGHT, _WEIGHT * 2, "none"
+        ),
+        2,
+    ),
+    "cross_entropy weight ignore_index smoothing": (
+        lambda x: ops.cross_entropy(x, _CLASSES, _WEIGHT, label_smoothing=0.2),
+        1,
+    ),
+    "cross_entropy probabilities (input, target)": (
+        lambda x, t: ops.cross_entropy(x, ops.softmax(t, 1), reduction="sum"),
+        2,
+    ),
+    "nll_loss none": (lambda x: ops.nll_loss(x, _CLASSES, reduction="none"), 1),
+    "smooth_l1_loss (input, target)": (lambda x, t: ops.smooth_l1_loss(x, t, 0.7), 2),
+    "kl_div batchmean (logits, labels)": (
+        lambda x, t: ops.kl_div(x, ops.softmax(t, 1), "batchmean"),
+        2,
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LOSS_CASES))
+def test_loss_gradients(name):
+    op, arity = LOSS_CASES[name]
+    # Values kept away from SmoothL1's kink at |d| = beta, where finite differences straddle it.
+    arrays = [values((4, 3), seed=s) for s in range(arity)]
+    check(op, *arrays)

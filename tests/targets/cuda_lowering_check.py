@@ -22,9 +22,21 @@ from cadence.kernels.cuda import (
     _device,
     _generic as cg,
     _matmul,
+    _optim,
 )
 
 _f32, _f64 = np.dtype(np.float32), np.dtype(np.float64)
+
+
+# Issue-23 optimizer loops: body name -> number of hyperparameters in its tuple.
+_OPTIM_HYPER = {
+    "adam_weight_decay": 5,
+    "adam_amsgrad": 5,
+    "rmsprop": 6,
+    "adagrad": 3,
+    "lamb_direction": 6,
+    "scaled_subtract": 1,
+}
 
 
 def signatures(dt):
@@ -66,6 +78,13 @@ def signatures(dt):
         "_gather": (cg._gather, (a1, i, t6, t6, a1)),
         "_reduce": (cg._reduce, (a1, t6, t6, t6, t6, i, i, i, i, i, a1)),
         "_fill": (cg._fill, (a1, dt)),
+        **{
+            f"_optim {name}": (
+                _optim.LOOPS[f"{name}_element"],
+                (a1,) * 5 + (types.UniTuple(dt, n),),
+            )
+            for name, n in _OPTIM_HYPER.items()
+        },
     }
 
 

@@ -9,4 +9,8 @@ Layer rule: part of `cadence.nn` (imports only `cadence.nn`'s own modules).
 from __future__ import annotations
 
 from .._loss import *  # noqa: F403 (the same objects as `cadence.nn`, under MindSpore's submodule name)
-from .._loss import __all__ as __all__
+from .._loss import __all__ as _cells
+from .._loss_functional import *  # noqa: F403
+from .._loss_functional import __all__ as _functional
+
+__all__ = [*_cells, *_functional]

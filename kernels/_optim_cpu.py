@@ -1,0 +1,69 @@
+"""CPU loops for the `_optim_updates` optimizers: each `_optim_elements` body inlined in a plain loop.
+
+Hyperparameters stay Python floats: the loops compute in float64 and round
+once on store, as the CPU table's other updates do.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numba
+import numpy as np
+import numpy.typing as npt
+
+from ._checks import check_float_array
+from ._optim_updates import OptimizerTarget, optimizer_updates
+
+__all__ = [
+    "adagrad_update",
+    "adam_amsgrad_update",
+    "adam_weight_decay_update",
+    "lamb_update",
+    "rmsprop_update",
+]
+
+Array = npt.NDArray[Any]
+
+
+def _loop(body: Any) -> Any:
+    # No on-disk cache: `_numba_cache` keeps numba's cache honest for one kernels file
+    # (`_cpu`), and a cached loop here would outlive an edit to `_optim_elements`.
+    # Each loop compiles on its first call instead (under a second).
+    element = numba.jit(error_model="numpy", inline="always")(body)
+
+    @numba.jit(nogil=True, error_model="numpy")
+    def loop(p: Array, g: Array, a: Array, b: Array, c: Array, h: Any) -> None:
+        for i in range(p.size):
+            element(p, g, a, b, c, h, i)
+
+    return loop
+
+
+def _state(name: str, a: Array) -> Array:
+    check_float_array(name, a)
+    return a.reshape(-1)
+
+
+def _grad(param: Array, g: Array) -> Array:
+    check_float_array("grad", g)
+    if g.size != param.size:
+        raise ValueError(
+            f"Kernel argument `grad` must have shape {param.shape}, but got {g.shape}."
+        )
+    return g.reshape(-1)
+
+
+def _sum_of_squares(flat: Array) -> float:
+    return float(np.dot(flat, flat.astype(np.float64)))
+
+
+def _run(loop: Any, param: Array, *args: Any) -> None:
+    loop(*args)
+
+
+# Hyperparameters stay Python floats: `scalar` is `float` whatever the parameter's dtype.
+_TARGET = OptimizerTarget(
+    _loop, _run, _state, _grad, lambda p: float, np.empty_like, _sum_of_squares
+)
+adam_weight_decay_update, adam_amsgrad_update, rmsprop_update, adagrad_update, lamb_update = optimizer_updates(_TARGET)  # fmt: skip
