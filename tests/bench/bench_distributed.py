@@ -47,7 +47,7 @@ def worker(kind: str, batch: int, steps: int, distributed: bool) -> dict[str, An
 
     import cadence as ms
     from cadence import dataset as ds, nn
-    from cadence.common.initializer import Normal
+    from cadence.testing import lenet5, mnist_mlp
 
     rank, size = 0, 1
     if distributed:
@@ -59,38 +59,8 @@ def worker(kind: str, batch: int, steps: int, distributed: bool) -> dict[str, An
             parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True
         )
     ms.set_seed(0)
-    if kind == "mlp":
-        net: Any = nn.SequentialCell(
-            nn.Flatten(),
-            nn.Dense(784, 512),
-            nn.ReLU(),
-            nn.Dense(512, 512),
-            nn.ReLU(),
-            nn.Dense(512, 10),
-        )
-        shape: tuple[int, ...] = (1, 28, 28)
-    else:
-
-        class LeNet5(nn.Cell):
-            def __init__(self) -> None:
-                super().__init__()
-                self.conv1 = nn.Conv2d(1, 6, 5, pad_mode="valid")
-                self.conv2 = nn.Conv2d(6, 16, 5, pad_mode="valid")
-                self.fc1 = nn.Dense(400, 120, weight_init=Normal(0.02))
-                self.fc2 = nn.Dense(120, 84, weight_init=Normal(0.02))
-                self.fc3 = nn.Dense(84, 10, weight_init=Normal(0.02))
-                self.relu = nn.ReLU()
-                self.pool = nn.MaxPool2d(kernel_size=2, stride=2)
-                self.flatten = nn.Flatten()
-
-            def construct(self, x: Any) -> Any:
-                x = self.pool(self.relu(self.conv1(x)))
-                x = self.pool(self.relu(self.conv2(x)))
-                x = self.relu(self.fc1(self.flatten(x)))
-                return self.fc3(self.relu(self.fc2(x)))
-
-        net = LeNet5()
-        shape = (1, 32, 32)
+    net: Any = mnist_mlp() if kind == "mlp" else lenet5()
+    shape: tuple[int, ...] = (1, 28, 28) if kind == "mlp" else (1, 32, 32)
     rng = np.random.default_rng(0)
     rows = batch * steps
     x = rng.standard_normal((rows, *shape)).astype(np.float32)

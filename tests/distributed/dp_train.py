@@ -17,35 +17,14 @@ import numpy as np
 
 import cadence as ms
 from cadence import dataset as ds, nn
-from cadence.common.initializer import Normal
-
-
-class LeNet5(nn.Cell):
-    def __init__(self) -> None:
-        super().__init__()
-        self.conv1 = nn.Conv2d(1, 6, 5, pad_mode="valid")
-        self.conv2 = nn.Conv2d(6, 16, 5, pad_mode="valid")
-        self.fc1 = nn.Dense(16 * 5 * 5, 120, weight_init=Normal(0.02))
-        self.fc2 = nn.Dense(120, 84, weight_init=Normal(0.02))
-        self.fc3 = nn.Dense(84, 10, weight_init=Normal(0.02))
-        self.relu = nn.ReLU()
-        self.max_pool2d = nn.MaxPool2d(kernel_size=2, stride=2)
-        self.flatten = nn.Flatten()
-
-    def construct(self, x):
-        x = self.max_pool2d(self.relu(self.conv1(x)))
-        x = self.max_pool2d(self.relu(self.conv2(x)))
-        x = self.flatten(x)
-        x = self.relu(self.fc1(x))
-        x = self.relu(self.fc2(x))
-        return self.fc3(x)
+from cadence.testing import lenet5
 
 
 def build(kind: str) -> tuple[nn.Cell, tuple[int, ...], float]:
     if kind == "mlp":
         net = nn.SequentialCell(nn.Dense(64, 48), nn.ReLU(), nn.Dense(48, 10))
         return net, (64,), 0.05
-    return LeNet5(), (1, 32, 32), 0.05
+    return lenet5(), (1, 32, 32), 0.05
 
 
 def data(shape: tuple[int, ...], rows: int) -> tuple[np.ndarray, np.ndarray]:
