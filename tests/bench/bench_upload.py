@@ -80,15 +80,13 @@ def _load_bench(name: str) -> Any:
 
 
 def _load_s3server() -> Any:
-    import importlib.util
+    # This script runs from its folder: put the repository root on the path for `tests.s3server`.
+    root = str(Path(__file__).resolve().parents[2])
+    if root not in sys.path:
+        sys.path.insert(0, root)
+    from tests import s3server
 
-    spec = importlib.util.spec_from_file_location(
-        "s3server", Path(__file__).resolve().parents[1] / "s3server.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return s3server
 
 
 s3server = _load_s3server()

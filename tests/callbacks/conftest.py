@@ -2,35 +2,17 @@
 
 from __future__ import annotations
 
-import importlib.util
 import os
-import sys
 import uuid
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from tests import azurite as azurite_helper, s3server
+
 if TYPE_CHECKING:
     from collections.abc import Iterator
-
-
-def _load_helper(file: str) -> Any:
-    """Import a helper module of tests/ (they are not a package) once, under a private name."""
-    name = f"cadence_tests_{file.removesuffix('.py')}"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(
-            name, Path(__file__).parents[1] / file
-        )
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-s3server = _load_helper("s3server.py")
-azurite_helper = _load_helper("azurite.py")
+    from pathlib import Path
 
 
 def _missing(message: str) -> None:
