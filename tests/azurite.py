@@ -94,13 +94,9 @@ class AzuriteServer(ServerProcess):
         """The blob endpoint, path-style with the account: `http://127.0.0.1:<port>/devstoreaccount1`."""
         return f"http://127.0.0.1:{self.port}/{ACCOUNT}"
 
-    def store_options(self) -> dict[str, Any]:
-        """Keyword options for `CheckpointUploader`/`open_store` that reach this emulator."""
-        return {
-            "endpoint": self.endpoint,
-            "allow_http": True,
-            "store_config": {"account_name": ACCOUNT, "account_key": ACCOUNT_KEY},
-        }
+    def credentials(self) -> dict[str, Any]:
+        """Azurite's public development account and key."""
+        return {"store_config": {"account_name": ACCOUNT, "account_key": ACCOUNT_KEY}}
 
     def command(self) -> list[str]:
         """The `azurite-blob` command line: blob service only, on this port and folder."""

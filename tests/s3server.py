@@ -37,6 +37,15 @@ SECRET_KEY = "cadence-test-secret"
 REGION = "us-east-1"
 BUCKET = "ckpt"
 
+# The AWS environment variable that carries each of `store_options()`.
+_AWS_VARIABLES = {
+    "endpoint": "AWS_ENDPOINT_URL",
+    "allow_http": "AWS_ALLOW_HTTP",
+    "access_key_id": "AWS_ACCESS_KEY_ID",
+    "secret_access_key": "AWS_SECRET_ACCESS_KEY",
+    "region": "AWS_REGION",
+}
+
 # http ports of the four components, each with a gRPC port (weed's default offset of
 # 10000 could land on a busy or invalid port, so every port is chosen explicitly).
 _COMPONENTS = ("master", "volume", "filer", "s3")
@@ -99,24 +108,19 @@ class SeaweedServer(ServerProcess):
         """The S3 endpoint URL, e.g. `http://127.0.0.1:41234`."""
         return f"http://127.0.0.1:{self.ports['s3'][0]}"
 
-    def store_options(self) -> dict[str, Any]:
-        """Keyword options for `CheckpointUploader`/`open_store` that reach this server."""
+    def credentials(self) -> dict[str, Any]:
+        """The access key, secret and region of the server's one identity."""
         return {
-            "endpoint": self.endpoint,
             "access_key_id": self.access_key,
             "secret_access_key": self.secret_key,
             "region": self.region,
-            "allow_http": True,
         }
 
     def environment(self) -> dict[str, str]:
-        """The standard AWS environment variables that reach this server."""
+        """The standard AWS environment variables that reach this server: `store_options()` by name."""
         return {
-            "AWS_ENDPOINT_URL": self.endpoint,
-            "AWS_ACCESS_KEY_ID": self.access_key,
-            "AWS_SECRET_ACCESS_KEY": self.secret_key,
-            "AWS_REGION": self.region,
-            "AWS_ALLOW_HTTP": "true",
+            _AWS_VARIABLES[key]: "true" if value is True else str(value)
+            for key, value in self.store_options().items()
         }
 
     def command(self) -> list[str]:

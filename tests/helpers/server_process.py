@@ -13,7 +13,7 @@ import socket
 import subprocess
 import time
 from pathlib import Path
-from typing import Self
+from typing import Any, Self
 
 __all__ = ["ServerProcess", "free_ports"]
 
@@ -35,8 +35,8 @@ def free_ports(count: int) -> list[int]:
 class ServerProcess:
     """One server process on loopback, logging to `directory / log_name`; `start()`, `stop()`, `kill()`.
 
-    Subclasses set `program` (its name in messages) and `log_name`, and define `command()`
-    and `ready()`. With `own_session`, the server runs in a new session and signals reach
+    Subclasses set `program` (its name in messages) and `log_name`, and define `command()`,
+    `ready()`, `endpoint` and `credentials()`. With `own_session`, the server runs in a new session and signals reach
     its whole process group (a launcher script and the server it starts).
 
     Args:
@@ -59,6 +59,19 @@ class ServerProcess:
     def ready(self) -> bool:
         """Whether the server answers (and has what `start()` promises); called until it does."""
         raise NotImplementedError
+
+    @property
+    def endpoint(self) -> str:
+        """The URL a store client reaches the server at."""
+        raise NotImplementedError
+
+    def credentials(self) -> dict[str, Any]:
+        """The store options that sign requests to this server."""
+        raise NotImplementedError
+
+    def store_options(self) -> dict[str, Any]:
+        """Keyword options for `CheckpointUploader`/`open_store` that reach this server (plain HTTP)."""
+        return {"endpoint": self.endpoint, "allow_http": True, **self.credentials()}
 
     def start(self, *, timeout: float = 60.0) -> None:
         """Start the server and wait until `ready()`; raise with the log's tail if it exits or stays silent."""
