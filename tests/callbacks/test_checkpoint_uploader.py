@@ -38,37 +38,12 @@ from cadence.callbacks import (
     list_remote_checkpoints,
 )
 from cadence.testing import ListDataset, constant_network
+from tests.helpers.uploads import FailsReadingMidway, Saver
 
 FAST: dict[str, Any] = {"backoff": (0.01, 0.02)}
 
 
 # --- helpers -------------------------------------------------------------------------------
-
-
-class Saver(Callback):
-    """Writes a small checkpoint file every `every` steps and publishes `CheckpointSaved`, as ModelCheckpoint does."""
-
-    def __init__(self, directory: Path, every: int = 1, size: int = 2048) -> None:
-        self.directory = directory
-        self.every = every
-        self.size = size
-        self.paths: list[str] = []
-
-    def on_train_step_end(self, run_context: RunContext) -> None:
-        cb = run_context.original_args()
-        step = cb.cur_step_num
-        if step % self.every:
-            return
-        path = str(self.directory / f"ck-{step}.ckpt")
-        data = hashlib.sha256(f"{path}{step}".encode()).digest() * (self.size // 32)
-        Path(path).write_bytes(data)
-        self.paths.append(path)
-        run_context.publish(
-            CheckpointSaved(
-                path=path, epoch=cb.cur_epoch_num, step=step, format="ckpt", size_bytes=len(data),
-                sha256=hashlib.sha256(data).hexdigest(),
-            )
-        )  # fmt: skip
 
 
 class ScriptedStore(ObjectStore):
@@ -311,30 +286,7 @@ def test_a_copy_that_stays_corrupt_is_never_announced(tmp_path: Path) -> None:
 
 
 def test_upload_is_whole_or_nothing_when_reading_fails_midway(tmp_path: Path) -> None:
-    class FailingRead(ObjectStore):
-        def put_file(
-            self, name: str, path: str, *, chunk_size: int, max_concurrency: int
-        ) -> str | None:
-            import obstore
-
-            with open(path, "rb") as file:
-
-                class Reader:  # fails after the first 5 MiB part was read
-                    def read(self, n: int = -1) -> bytes:
-                        if file.tell() >= 5 << 20:
-                            raise OSError("disk read failed")
-                        return file.read(n)
-
-                    def seek(self, offset: int, whence: int = 0) -> int:
-                        return file.seek(offset, whence)
-
-                    def tell(self) -> int:
-                        return file.tell()
-
-                obstore.put(self.store, self.key(name), Reader(), chunk_size=chunk_size)  # type: ignore[arg-type]
-            return None
-
-    store = FailingRead(MemoryStore(), "memory://whole")
+    store = FailsReadingMidway(MemoryStore(), "memory://whole")
     uploader = CheckpointUploader(
         store.url,
         store=store,
@@ -645,11 +597,11 @@ def test_killed_run_leaves_a_ledger_the_next_run_completes(tmp_path: Path) -> No
     script = textwrap.dedent(
         f"""
         import hashlib, os, sys, threading
-        sys.path.insert(0, {str(Path(__file__).parent)!r})
+        sys.path.insert(0, {str(Path(__file__).parents[2])!r})
         from cadence import Model
         from cadence.callbacks import CheckpointUploader, ObjectStore, open_store
         from cadence.testing import ListDataset, constant_network
-        from test_checkpoint_uploader import Saver
+        from tests.helpers.uploads import Saver
         from pathlib import Path
 
         class Stalls(ObjectStore):
