@@ -12,13 +12,12 @@ import pytest
 from cadence import Callback, Model, RunContext
 from cadence.callbacks import (
     CheckpointUploader,
-    ObjectStore,
     UploadIncompleteWarning,
     download_checkpoint,
     open_store,
 )
 from cadence.testing import ListDataset, constant_network
-from tests.helpers.uploads import FailsReadingMidway, Saver, run, sha
+from tests.helpers.uploads import FailsReadingMidway, Saver, WatchedStore, run, sha
 
 pytestmark = pytest.mark.slow
 
@@ -101,21 +100,7 @@ def test_server_crash_and_restart_mid_run(
     server = private_s3_server
     destination = f"s3://{server.bucket}/restart"
     base = open_store(destination, **server.store_options())
-    failed_once = threading.Event()
-
-    class Watched(ObjectStore):
-        def put_file(
-            self, name: str, path: str, *, chunk_size: int, max_concurrency: int
-        ) -> str | None:
-            try:
-                return super().put_file(
-                    name, path, chunk_size=chunk_size, max_concurrency=max_concurrency
-                )
-            except Exception:
-                failed_once.set()
-                raise
-
-    store = Watched(base.store, base.url)
+    store = WatchedStore(base)
     uploader = CheckpointUploader(
         destination, store=store, attempts=100, backoff=(0.05, 0.3)
     )
@@ -128,7 +113,7 @@ def test_server_crash_and_restart_mid_run(
 
         def on_train_end(self, run_context: RunContext) -> None:
             def restart() -> None:
-                assert failed_once.wait(60)
+                assert store.failed.wait(60)
                 server.restart()
                 restarted.set()
 
@@ -152,20 +137,11 @@ def test_slow_uploads_fill_the_queue_and_training_goes_on(
     base = open_store(s3_destination, **s3_server.store_options())
     proceed = threading.Event()
 
-    class Slow(ObjectStore):
-        def put_file(
-            self, name: str, path: str, *, chunk_size: int, max_concurrency: int
-        ) -> str | None:
-            assert proceed.wait(60)
-            return super().put_file(
-                name, path, chunk_size=chunk_size, max_concurrency=max_concurrency
-            )
-
     class OpenAtEnd(Callback):
         def on_train_end(self, run_context: RunContext) -> None:
             proceed.set()
 
-    store = Slow(base.store, base.url)
+    store = WatchedStore(base, gate=proceed)
     saver = Saver(tmp_path, size=1 << 20)
     uploader = CheckpointUploader(
         s3_destination, store=store, queue_size=3, overflow="latest"

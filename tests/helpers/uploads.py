@@ -7,6 +7,7 @@ store-credential tests; a child process imports it too (with the repository root
 from __future__ import annotations
 
 import hashlib
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,7 @@ from cadence import Callback, CheckpointSaved, CheckpointUploaded, Model, RunCon
 from cadence.callbacks import ObjectStore
 from cadence.testing import ListDataset, constant_network
 
-__all__ = ["FailsReadingMidway", "Saver", "run", "sha"]
+__all__ = ["FailsReadingMidway", "Saver", "WatchedStore", "run", "sha"]
 
 
 class Saver(Callback):
@@ -82,3 +83,27 @@ class FailsReadingMidway(ObjectStore):
 
             obstore.put(self.store, self.key(name), Reader(), chunk_size=chunk_size)  # type: ignore[arg-type]
         return None
+
+
+class WatchedStore(ObjectStore):
+    """The store of `base`, whose puts wait for `gate` (when given) and set `failed` when one raises."""
+
+    def __init__(
+        self, base: ObjectStore, *, gate: threading.Event | None = None
+    ) -> None:
+        super().__init__(base.store, base.url)
+        self.gate = gate
+        self.failed = threading.Event()
+
+    def put_file(
+        self, name: str, path: str, *, chunk_size: int, max_concurrency: int
+    ) -> str | None:
+        if self.gate is not None:
+            assert self.gate.wait(60), "the store's gate never opened"
+        try:
+            return super().put_file(
+                name, path, chunk_size=chunk_size, max_concurrency=max_concurrency
+            )
+        except Exception:
+            self.failed.set()
+            raise
