@@ -8,26 +8,11 @@ import pytest
 
 from cadence import CadenceWarning, Callback, LegacyHookWarning, Model
 from cadence.testing import ListDataset, constant_network
-
-
-class Metric:
-    def clear(self):
-        pass
-
-    def update(self, *a):
-        pass
-
-    def eval(self):
-        return 0
+from tests.helpers.models import counting_model
 
 
 def model() -> Model:
-    return Model(
-        constant_network(),
-        eval_network=lambda x, y: (0.0, x, y),
-        eval_indexes=[0, 1, 2],
-        metrics={"m": Metric()},
-    )
+    return counting_model(eval_loss=0.0)
 
 
 def run_all(cb: Callback) -> None:

@@ -10,22 +10,17 @@ from hypothesis import given, strategies as st
 
 from cadence import Callback, Event, Model, RunEnded, SubscriberError, TrainStepEnd
 from cadence.testing import (
-    BatchCounter,
     EventRecorder,
     HookRecorder,
     ListDataset,
     constant_network,
 )
+from tests.helpers.models import counting_model
 
 
 def run_train(callbacks, epochs=2, steps=3, network=None, kind="train"):
     """Train (or fit) with an EventRecorder on every event; return (events recorder, model)."""
-    model = Model(
-        network or constant_network(),
-        eval_network=lambda x, y: (0.1, x, y),
-        eval_indexes=[0, 1, 2],
-        metrics={"n": BatchCounter()},
-    )
+    model = counting_model(network, eval_loss=0.1)
     events = EventRecorder()
     model.bus.subscribe(Event, events, order=-100)
     if kind == "fit":

@@ -1,0 +1,24 @@
+"""Models without compute that the loop, run-handle and callback tests share."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cadence import Model
+from cadence.testing import BatchCounter, constant_network
+
+__all__ = ["counting_model"]
+
+
+def counting_model(network: Any = None, *, eval_loss: float = 0.5) -> Model:
+    """A Model that can train, fit and evaluate with no tensors at all.
+
+    `network` defaults to `constant_network()` (loss 1.0); the evaluation network returns
+    `(eval_loss, x, y)` for each batch, and the one metric, "n", counts the batches seen.
+    """
+    return Model(
+        network or constant_network(),
+        eval_network=lambda x, y: (eval_loss, x, y),
+        eval_indexes=[0, 1, 2],
+        metrics={"n": BatchCounter()},
+    )
