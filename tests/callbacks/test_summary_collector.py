@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import threading
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +16,7 @@ from cadence.callbacks import LambdaCallback, SummaryCollector
 from cadence.callbacks.summary._histogram import histogram
 from cadence.dataset import NumpySlicesDataset
 from cadence.testing import HookRecorder, ListDataset, constant_network
+from tests.helpers.processes import run_python
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -628,7 +627,5 @@ Model(constant_network(0.5)).train(
     1, ListDataset.of_steps(2), callbacks=[SummaryCollector({str(tmp_path)!r}, collect_freq=1), FirstStep()]
 )
 """
-    result = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, check=True
-    )
+    result = run_python(script, check=True)
     assert result.stdout.splitlines() == ["loaded before the first step: True"]

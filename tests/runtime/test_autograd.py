@@ -1,23 +1,17 @@
 """Gradients of every op against central finite differences (float64, Hypothesis over shapes and values)."""
 
-import os
-
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import given, strategies as st
 
 import cadence as ms
 from cadence import ops
 from cadence.compute._autograd import backward, enable_grad, is_recording, no_grad
 from cadence.ops import _nn as nn_ops
+from tests.helpers.profiles import slow_examples
 from tests.helpers.strategies import conv2d_cases, pool2d_cases
 
-SETTINGS = settings(
-    max_examples=12,
-    deadline=None,
-    derandomize=bool(os.environ.get("CI")),
-    suppress_health_check=[HealthCheck.too_slow],
-)
+SETTINGS = slow_examples(12)
 
 
 def numeric_grad(f, arrays, i, eps=1e-6):

@@ -15,8 +15,6 @@ import json
 import logging
 import os
 import struct
-import subprocess
-import sys
 import textwrap
 import tracemalloc
 from typing import TYPE_CHECKING, Any
@@ -26,6 +24,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from cadence import Parameter, load_checkpoint, save_checkpoint
+from tests.helpers.processes import run_python
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -277,12 +276,8 @@ def test_hostile_headers_fail_before_allocating(tmp_path: Path) -> None:
     baseline = _address_space_of_import()
     limit = baseline + (512 << 20)
     assert limit < resource.RLIM_INFINITY or resource.RLIM_INFINITY < 0
-    result = subprocess.run(
-        [sys.executable, "-c", _CHILD, str(limit), *paths],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**os.environ, "OMP_NUM_THREADS": "1"},
+    result = run_python(
+        _CHILD, str(limit), *paths, env={**os.environ, "OMP_NUM_THREADS": "1"}
     )
     assert result.returncode == 0, result.stderr[-3000:]
     lines = result.stdout.splitlines()
@@ -295,11 +290,5 @@ def _address_space_of_import() -> int:
         "import cadence, cadence.checkpoint._serialization, safetensors.numpy;"
         "print(open('/proc/self/statm').read().split()[0])"
     )
-    pages = subprocess.run(
-        [sys.executable, "-c", probe],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    ).stdout
+    pages = run_python(probe, check=True).stdout
     return int(pages) * os.sysconf("SC_PAGE_SIZE")
