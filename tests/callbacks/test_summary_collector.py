@@ -16,6 +16,8 @@ from cadence.callbacks import LambdaCallback, SummaryCollector
 from cadence.callbacks.summary._histogram import histogram
 from cadence.dataset import NumpySlicesDataset
 from cadence.testing import HookRecorder, ListDataset, constant_network
+from tests.helpers.failures import failing_network
+from tests.helpers.models import train_one_step
 from tests.helpers.processes import run_python
 
 if TYPE_CHECKING:
@@ -239,7 +241,7 @@ def test_custom_lineage_data_is_written_as_text(tmp_path):
     collector = SummaryCollector(
         tmp_path, custom_lineage_data={"model": "mlp", "version": 2}
     )
-    Model(constant_network()).train(1, ListDataset.of_steps(1), callbacks=collector)
+    train_one_step(collector)
     (event,) = read(tmp_path).Tensors("custom_lineage_data/text_summary")
     assert json.loads(event.tensor_proto.string_val[0]) == {
         "model": "mlp",
@@ -304,13 +306,8 @@ def test_records_reach_the_writer_in_bursts_at_epoch_ends(tmp_path, monkeypatch)
 
 
 def test_a_failing_run_still_closes_its_file(tmp_path):
-    def network(*batch):
-        if batch[0] == 3.0:
-            raise RuntimeError("step 3 broke")
-        return 0.25
-
     with pytest.raises(RuntimeError, match="step 3 broke"):
-        Model(network).train(
+        Model(failing_network(3, "step 3 broke", loss=0.25)).train(
             1,
             ListDataset.of_steps(4),
             callbacks=SummaryCollector(tmp_path, collect_freq=1),

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from cadence import Model
-from cadence.testing import BatchCounter, constant_network
+from cadence.testing import BatchCounter, ListDataset, constant_network
 
-__all__ = ["counting_model"]
+__all__ = ["counting_model", "train_one_step"]
 
 
 def counting_model(network: Any = None, *, eval_loss: float = 0.5) -> Model:
@@ -22,3 +22,10 @@ def counting_model(network: Any = None, *, eval_loss: float = 0.5) -> Model:
         eval_indexes=[0, 1, 2],
         metrics={"n": BatchCounter()},
     )
+
+
+def train_one_step(callbacks: Any) -> Model:
+    """Train `constant_network()` for one epoch of one step with `callbacks`; return the Model."""
+    model = Model(constant_network())
+    model.train(1, ListDataset.of_steps(1), callbacks=callbacks)
+    return model

@@ -15,7 +15,7 @@ from cadence.testing import (
     ListDataset,
     constant_network,
 )
-from tests.helpers.models import counting_model
+from tests.helpers.models import counting_model, train_one_step
 
 
 def run_train(callbacks, epochs=2, steps=3, network=None, kind="train"):
@@ -231,9 +231,7 @@ def test_exits_run_in_reverse_order():
         def __exit__(self, *exc):
             log.append(f"exit {self.name}")
 
-    Model(constant_network()).train(
-        1, ListDataset.of_steps(1), callbacks=[Named("a"), Named("b")]
-    )
+    train_one_step([Named("a"), Named("b")])
     assert log == ["enter a", "enter b", "exit b", "exit a"]
 
 
@@ -268,9 +266,7 @@ def test_finalizer_failures_are_isolated_and_raised_after_all_ran():
             raise RuntimeError("finalizer broke")
 
     with pytest.raises(RuntimeError, match="finalizer broke"):
-        Model(constant_network()).train(
-            1, ListDataset.of_steps(1), callbacks=[Bad(), Finalizer(log)]
-        )
+        train_one_step([Bad(), Finalizer(log)])
     assert log == ["ended:completed", "exit:RuntimeError"] or log == [
         "ended:completed",
         "exit:None",
