@@ -1,11 +1,13 @@
-"""What the benchmark scripts share: the CPU's name and the best-of-blocks rate.
+"""What the benchmark scripts share: the CPU's name, the best-of-blocks rate, the test helpers.
 
-The scripts run as `python tests/bench/<name>.py`, so this folder is on `sys.path`.
+The scripts run as `python tests/bench/<name>.py`, so this folder is on `sys.path`;
+`repository_root_on_path()` adds the repository root, for `tests.s3server` and `tests.helpers`.
 """
 
 from __future__ import annotations
 
 import platform
+import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -40,3 +42,10 @@ def best_rate(step: Callable[[], Any], batch: int, steps: int, blocks: int) -> f
             step()
         rates.append(batch * steps / (time.perf_counter() - t0))
     return max(rates)
+
+
+def repository_root_on_path() -> None:
+    """Put the repository root on `sys.path`, so that `tests.s3server` and `tests.helpers` import."""
+    root = str(Path(__file__).resolve().parents[2])
+    if root not in sys.path:
+        sys.path.insert(0, root)

@@ -27,6 +27,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from _bench_common import repository_root_on_path
+
 BLOCKS = 5
 HERE = Path(__file__)
 
@@ -49,15 +51,10 @@ def worker(kind: str, batch: int, steps: int, distributed: bool) -> dict[str, An
     from cadence import dataset as ds, nn
     from cadence.testing import lenet5, mnist_mlp
 
-    rank, size = 0, 1
-    if distributed:
-        from cadence.communication import get_group_size, get_rank, init
+    repository_root_on_path()
+    from tests.helpers.parallel import join_data_parallel
 
-        init()
-        rank, size = get_rank(), get_group_size()
-        ms.set_auto_parallel_context(
-            parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True
-        )
+    rank, size = join_data_parallel() if distributed else (0, 1)
     ms.set_seed(0)
     net: Any = mnist_mlp() if kind == "mlp" else lenet5()
     shape: tuple[int, ...] = (1, 28, 28) if kind == "mlp" else (1, 32, 32)

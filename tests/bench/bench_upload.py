@@ -53,6 +53,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from _bench_common import repository_root_on_path
+
 from cadence import (
     Callback,
     CheckpointSaved,
@@ -80,10 +82,7 @@ def _load_bench(name: str) -> Any:
 
 
 def _load_s3server() -> Any:
-    # This script runs from its folder: put the repository root on the path for `tests.s3server`.
-    root = str(Path(__file__).resolve().parents[2])
-    if root not in sys.path:
-        sys.path.insert(0, root)
+    repository_root_on_path()
     from tests import s3server
 
     return s3server

@@ -18,6 +18,7 @@ import numpy as np
 import cadence as ms
 from cadence import dataset as ds, nn
 from cadence.testing import lenet5
+from tests.helpers.parallel import join_data_parallel
 
 
 def build(kind: str) -> tuple[nn.Cell, tuple[int, ...], float]:
@@ -51,15 +52,7 @@ def main() -> None:
         sys.argv[4],
     )
     distributed = "--distributed" in sys.argv
-    rank, size = 0, 1
-    if distributed:
-        from cadence.communication import get_group_size, get_rank, init
-
-        init()
-        rank, size = get_rank(), get_group_size()
-        ms.set_auto_parallel_context(
-            parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True
-        )
+    rank, size = join_data_parallel() if distributed else (0, 1)
     ms.set_seed(rank)  # the ranks start apart; the broadcast must align them
     net, shape, lr = build(kind)
     steps_per_epoch = 10

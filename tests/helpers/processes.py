@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 
-__all__ = ["environment_without", "run_python"]
+import pytest
+
+__all__ = ["environment_without", "run_python", "run_session"]
 
 
 def environment_without(*names: str) -> dict[str, str]:
@@ -34,3 +37,36 @@ def run_python(
         env=env,
         check=check,
     )
+
+
+def run_session(
+    cmd: list[str],
+    *,
+    timeout: float,
+    env: dict[str, str] | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """Run `cmd` in a session of its own and return its text output; fail the test past `timeout` seconds.
+
+    On a timeout the whole process group is killed (mpiexec and every rank it started,
+    a launcher and its workers), and the failure shows what the processes printed.
+    """
+    proc = subprocess.Popen(
+        cmd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=cwd,
+        start_new_session=True,
+    )
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, err = proc.communicate(timeout=30)
+        pytest.fail(
+            f"{' '.join(cmd)} did not finish within {timeout:g} s (a hang):\n"
+            f"stdout: {out}\nstderr: {err}"
+        )
+    return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
