@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from cadence import Model
+from cadence import Model, TrainStepEnd
 from cadence.testing import BatchCounter, ListDataset, constant_network
 
-__all__ = ["counting_model", "train_one_step"]
+__all__ = ["counting_model", "train_one_step", "watch_steps"]
 
 
 def counting_model(network: Any = None, *, eval_loss: float = 0.5) -> Model:
@@ -29,3 +29,14 @@ def train_one_step(callbacks: Any) -> Model:
     model = Model(constant_network())
     model.train(1, ListDataset.of_steps(1), callbacks=callbacks)
     return model
+
+
+def watch_steps(model: Model) -> list[int]:
+    """Subscribe an async worker to `model`'s `TrainStepEnd`; return the list it appends each step to."""
+    seen: list[int] = []
+
+    async def watcher(event: TrainStepEnd) -> None:
+        seen.append(event.step)
+
+    model.bus.subscribe(TrainStepEnd, watcher, mode="worker")
+    return seen

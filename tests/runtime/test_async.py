@@ -16,7 +16,7 @@ from cadence.testing import (
     ListDataset,
     constant_network,
 )
-from tests.helpers.models import counting_model
+from tests.helpers.models import counting_model, watch_steps
 
 pytestmark = pytest.mark.anyio
 
@@ -189,12 +189,7 @@ def _call_soon():
 
 async def test_a_run_on_a_bus_the_caller_serves_keeps_the_callers_loop():
     model = Model(constant_network())
-    seen: list[int] = []
-
-    async def watcher(event: TrainStepEnd) -> None:
-        seen.append(event.step)
-
-    model.bus.subscribe(TrainStepEnd, watcher, mode="worker")
+    seen = watch_steps(model)
     async with model.bus.serve():
         await anyio.to_thread.run_sync(lambda: model.train(1, ListDataset.of_steps(3)))
         assert seen == [1, 2, 3]  # drained at run end, on this loop
