@@ -9,12 +9,35 @@ import sys
 
 import pytest
 
-__all__ = ["environment_without", "run_python", "run_session"]
+__all__ = ["environment_without", "run_interpreter", "run_python", "run_session"]
 
 
 def environment_without(*names: str) -> dict[str, str]:
     """This process's environment without the variables `names`."""
     return {k: v for k, v in os.environ.items() if k not in names}
+
+
+def run_interpreter(
+    *args: str,
+    env: dict[str, str] | None = None,
+    timeout: float = 120.0,
+    check: bool = False,
+    cwd: str | os.PathLike[str] | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """Run `python ARGS` with this interpreter and return its text output.
+
+    Bounded by `timeout` seconds (`subprocess.TimeoutExpired` past it); with `check`, a
+    non-zero exit raises `subprocess.CalledProcessError`.
+    """
+    return subprocess.run(
+        [sys.executable, *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+        check=check,
+        cwd=cwd,
+    )
 
 
 def run_python(
@@ -24,19 +47,8 @@ def run_python(
     timeout: float = 120.0,
     check: bool = False,
 ) -> subprocess.CompletedProcess[str]:
-    """Run `python -c code *args` with this interpreter and return its text output.
-
-    Bounded by `timeout` seconds (`subprocess.TimeoutExpired` past it); with `check`, a
-    non-zero exit raises `subprocess.CalledProcessError`.
-    """
-    return subprocess.run(
-        [sys.executable, "-c", code, *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=env,
-        check=check,
-    )
+    """Run `python -c code ARGS` (see `run_interpreter`)."""
+    return run_interpreter("-c", code, *args, env=env, timeout=timeout, check=check)
 
 
 def run_session(
