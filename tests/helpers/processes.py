@@ -26,18 +26,13 @@ def run_interpreter(
 ) -> subprocess.CompletedProcess[str]:
     """Run `python ARGS` with this interpreter and return its text output.
 
-    Bounded by `timeout` seconds (`subprocess.TimeoutExpired` past it); with `check`, a
-    non-zero exit raises `subprocess.CalledProcessError`.
+    Runs as `run_session` does: past `timeout` seconds the test fails with what the process
+    printed. With `check`, a non-zero exit raises `subprocess.CalledProcessError`.
     """
-    return subprocess.run(
-        [sys.executable, *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=env,
-        check=check,
-        cwd=cwd,
-    )
+    done = run_session([sys.executable, *args], timeout=timeout, env=env, cwd=cwd)
+    if check:
+        done.check_returncode()
+    return done
 
 
 def run_python(
