@@ -6,6 +6,7 @@ The scripts run as `python tests/bench/<name>.py`, so this folder is on `sys.pat
 
 from __future__ import annotations
 
+import argparse
 import platform
 import sys
 import time
@@ -49,3 +50,17 @@ def repository_root_on_path() -> None:
     root = str(Path(__file__).resolve().parents[2])
     if root not in sys.path:
         sys.path.insert(0, root)
+
+
+def parse_options(
+    doc: str | None, options: dict[str, dict[str, Any]], argv: list[str] | None = None
+) -> argparse.Namespace:
+    """Parse `argv` (default: the command line) with one option per entry of `options`.
+
+    Each entry is an option's name and its `add_argument` keywords; the parser's
+    description is the first line of the script's docstring `doc`.
+    """
+    parser = argparse.ArgumentParser(description=(doc or "").strip().split("\n")[0])
+    for name, keywords in options.items():
+        parser.add_argument(name, **keywords)
+    return parser.parse_args(argv)

