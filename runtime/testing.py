@@ -265,11 +265,18 @@ def lenet5(num_classes: int = 10, channels: int = 1) -> SequentialCell:
     flatten -> fc1 (120) -> ReLU -> fc2 (84) -> ReLU -> fc3 (`num_classes`); the dense
     weights start from Normal(0.02). The parameters are named as in MindSpore's
     `LeNet5` (`conv1.weight`, ..., `fc3.bias`), so checkpoints move between the two.
+
+    Raises:
+        TypeError, ValueError: `num_classes` or `channels` is not an int > 0.
     """
     from collections import OrderedDict
 
     from . import nn
     from .common.initializer import Normal
+    from .validation import check_positive_int
+
+    check_positive_int(num_classes, "num_classes", "lenet5")
+    check_positive_int(channels, "channels", "lenet5")
 
     def dense(n_in: int, n_out: int) -> nn.Dense:
         return nn.Dense(n_in, n_out, weight_init=Normal(0.02))

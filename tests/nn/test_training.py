@@ -71,3 +71,14 @@ def test_dropout_and_batchnorm_network_trains():
     losses = [float(step(ms.Tensor(x), ms.Tensor(y))) for _ in range(40)]
     assert losses[-1] < 0.5 * losses[0]
     assert step(ms.Tensor(x), ms.Tensor(y)).shape == ()
+
+
+def test_lenet5_checks_its_arguments():
+    import pytest
+
+    with pytest.raises(ValueError, match="'num_classes' must be an int > 0, but got 0"):
+        lenet5(num_classes=0)
+    with pytest.raises(TypeError, match="'channels' must be an int > 0, but got '3'"):
+        lenet5(channels="3")  # type: ignore[arg-type]
+    three = lenet5(num_classes=3, channels=3)
+    assert three(ms.Tensor(np.zeros((2, 3, 32, 32), np.float32))).shape == (2, 3)
