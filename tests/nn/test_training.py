@@ -1,6 +1,7 @@
 """The tutorial MLP and LeNet-5 learn a small synthetic problem."""
 
 import numpy as np
+import pytest
 
 import cadence as ms
 import cadence.nn as nn
@@ -74,8 +75,6 @@ def test_dropout_and_batchnorm_network_trains():
 
 
 def test_lenet5_checks_its_arguments():
-    import pytest
-
     with pytest.raises(ValueError, match="'num_classes' must be an int > 0, but got 0"):
         lenet5(num_classes=0)
     with pytest.raises(TypeError, match="'channels' must be an int > 0, but got '3'"):
