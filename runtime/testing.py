@@ -35,6 +35,7 @@ __all__ = [
     "ListDataset",
     "ScriptedMetric",
     "constant_network",
+    "lenet5",
     "mnist_mlp",
     "mnist_mlp_model",
     "random_mnist_dataset",
@@ -255,6 +256,47 @@ def mnist_mlp() -> SequentialCell:
             nn.Dense(512, 10),
         ]
     )
+
+
+def lenet5(num_classes: int = 10, channels: int = 1) -> SequentialCell:
+    """Return the model zoo's LeNet-5 for 32x32 inputs, with its parameter names.
+
+    conv1 (5x5, 6) -> ReLU -> max-pool 2 -> conv2 (5x5, 16) -> ReLU -> max-pool 2 ->
+    flatten -> fc1 (120) -> ReLU -> fc2 (84) -> ReLU -> fc3 (`num_classes`); the dense
+    weights start from Normal(0.02). The parameters are named as in MindSpore's
+    `LeNet5` (`conv1.weight`, ..., `fc3.bias`), so checkpoints move between the two.
+
+    Raises:
+        TypeError, ValueError: `num_classes` or `channels` is not an int > 0.
+    """
+    from collections import OrderedDict
+
+    from . import nn
+    from .common.initializer import Normal
+    from .validation import check_positive_int
+
+    check_positive_int(num_classes, "num_classes", "lenet5")
+    check_positive_int(channels, "channels", "lenet5")
+
+    def dense(n_in: int, n_out: int) -> nn.Dense:
+        return nn.Dense(n_in, n_out, weight_init=Normal(0.02))
+
+    layers: list[tuple[str, Any]] = []
+    for stage, (n_in, n_out) in enumerate([(channels, 6), (6, 16)], start=1):
+        layers += [
+            (f"conv{stage}", nn.Conv2d(n_in, n_out, 5, pad_mode="valid")),
+            (f"relu{stage}", nn.ReLU()),
+            (f"pool{stage}", nn.MaxPool2d(kernel_size=2, stride=2)),
+        ]
+    layers += [
+        ("flatten", nn.Flatten()),
+        ("fc1", dense(16 * 5 * 5, 120)),
+        ("relu3", nn.ReLU()),
+        ("fc2", dense(120, 84)),
+        ("relu4", nn.ReLU()),
+        ("fc3", dense(84, num_classes)),
+    ]
+    return nn.SequentialCell(OrderedDict(layers))
 
 
 def mnist_mlp_model(learning_rate: float = 0.01) -> Model:

@@ -5,7 +5,7 @@ The package is installed once per machine into a cache folder with the machine's
 a free loopback port, keeps its data in a folder the caller gives, and is stopped with
 the process. Azurite's account and key are its documented, public development ones.
 
-Used by the `azurite` fixture in `tests/callbacks/conftest.py`.
+Used by the `azurite` fixture in `tests/callbacks/conftest.py` (as `tests.azurite`).
 """
 
 from __future__ import annotations
@@ -16,14 +16,13 @@ import hashlib
 import hmac
 import os
 import shutil
-import signal
-import socket
 import subprocess
-import time
 import urllib.error
 import urllib.request
 from pathlib import Path
-from typing import Any, Self
+from typing import Any
+
+from tests.helpers.server_process import ServerProcess, free_ports
 
 __all__ = ["ACCOUNT", "ACCOUNT_KEY", "AzuriteServer", "install_azurite"]
 
@@ -72,13 +71,7 @@ def install_azurite(timeout: float = 600.0) -> Path:
     return binary
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-class AzuriteServer:
+class AzuriteServer(ServerProcess):
     """One `azurite-blob` process on loopback with one container; `start()`, `stop()`.
 
     Args:
@@ -86,56 +79,38 @@ class AzuriteServer:
         binary: The `azurite-blob` executable (`install_azurite()`).
     """
 
+    program = "azurite"
+    log_name = "azurite.log"
+    own_session = True  # the npm launcher starts node: signals go to both
+
     def __init__(self, directory: str | os.PathLike[str], binary: Path) -> None:
-        self.directory = Path(directory)
-        self.directory.mkdir(parents=True, exist_ok=True)
+        super().__init__(directory)
         self.binary = binary
-        self.port = _free_port()
+        [self.port] = free_ports(1)
         self.container = CONTAINER
-        self.process: subprocess.Popen[bytes] | None = None
 
     @property
     def endpoint(self) -> str:
         """The blob endpoint, path-style with the account: `http://127.0.0.1:<port>/devstoreaccount1`."""
         return f"http://127.0.0.1:{self.port}/{ACCOUNT}"
 
-    def store_options(self) -> dict[str, Any]:
-        """Keyword options for `CheckpointUploader`/`open_store` that reach this emulator."""
-        return {
-            "endpoint": self.endpoint,
-            "allow_http": True,
-            "store_config": {"account_name": ACCOUNT, "account_key": ACCOUNT_KEY},
-        }
+    def credentials(self) -> dict[str, Any]:
+        """Azurite's public development account and key."""
+        return {"store_config": {"account_name": ACCOUNT, "account_key": ACCOUNT_KEY}}
 
-    def start(self, *, timeout: float = 60.0) -> None:
-        """Start the emulator and create the container."""
-        log = open(self.directory / "azurite.log", "ab")  # noqa: SIM115 - kept open by the child
+    def command(self) -> list[str]:
+        """The `azurite-blob` command line: blob service only, on this port and folder."""
+        return [str(self.binary), "--blobHost", "127.0.0.1", "--blobPort", str(self.port),
+                "--location", str(self.directory / "data"), "--disableTelemetry",
+                "--skipApiVersionCheck", "--silent"]  # fmt: skip
+
+    def ready(self) -> bool:
+        """Whether the emulator answers; the first answer creates the container."""
         try:
-            self.process = subprocess.Popen(
-                [str(self.binary), "--blobHost", "127.0.0.1", "--blobPort", str(self.port),
-                 "--location", str(self.directory / "data"), "--disableTelemetry",
-                 "--skipApiVersionCheck", "--silent"],
-                stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                start_new_session=True,
-            )  # fmt: skip
-        finally:
-            log.close()
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                self.process = None
-                raise RuntimeError(
-                    f"azurite exited during start; log:\n{self.log_tail()}"
-                )
-            try:
-                self._request("PUT", f"/{self.container}", "restype=container")
-                return
-            except OSError:
-                time.sleep(0.1)
-        self.stop()
-        raise TimeoutError(
-            f"azurite did not answer within {timeout} s; log:\n{self.log_tail()}"
-        )
+            self._request("PUT", f"/{self.container}", "restype=container")
+        except OSError:
+            return False
+        return True
 
     def _request(self, method: str, path: str, query: str) -> int:
         """Send one request signed with the account key (Shared Key); return the status."""
@@ -174,30 +149,3 @@ class AzuriteServer:
             raise RuntimeError(
                 f"azurite answered {exc.code}: {exc.read()[:500]!r}"
             ) from None
-
-    def stop(self, *, timeout: float = 30.0) -> None:
-        """Stop the emulator (SIGTERM to its process group, SIGKILL if it lingers)."""
-        process, self.process = self.process, None
-        if process is None:
-            return
-        os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-
-    def log_tail(self, lines: int = 40) -> str:
-        """The last lines of the emulator's log."""
-        try:
-            text = (self.directory / "azurite.log").read_text(errors="replace")
-        except OSError:
-            return "(no log)"
-        return "\n".join(text.splitlines()[-lines:])
-
-    def __enter__(self) -> Self:
-        self.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()

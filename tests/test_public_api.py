@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import importlib
 import inspect
-import subprocess
-import sys
 
 import pytest
+
+from tests.helpers.processes import run_python
 
 PACKAGES = [
     "cadence",
@@ -108,9 +108,7 @@ def test_public_modules_document_every_export(name):
 
 def test_importing_cadence_loads_neither_numba_nor_callbacks():
     code = "import sys, cadence; print(sorted(m for m in sys.modules if m.startswith(('numba', 'cadence.callbacks', 'llvmlite'))))"
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    ).stdout
+    out = run_python(code, check=True).stdout
     assert out.strip() == "[]"
 
 

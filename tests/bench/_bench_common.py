@@ -1,11 +1,14 @@
-"""What the benchmark scripts share: the CPU's name and the best-of-blocks rate.
+"""What the benchmark scripts share: the CPU's name, the best-of-blocks rate, the test helpers.
 
-The scripts run as `python tests/bench/<name>.py`, so this folder is on `sys.path`.
+The scripts run as `python tests/bench/<name>.py`, so this folder is on `sys.path`;
+`repository_root_on_path()` adds the repository root, for `tests.s3server` and `tests.helpers`.
 """
 
 from __future__ import annotations
 
+import argparse
 import platform
+import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -40,3 +43,24 @@ def best_rate(step: Callable[[], Any], batch: int, steps: int, blocks: int) -> f
             step()
         rates.append(batch * steps / (time.perf_counter() - t0))
     return max(rates)
+
+
+def repository_root_on_path() -> None:
+    """Put the repository root on `sys.path`, so that `tests.s3server` and `tests.helpers` import."""
+    root = str(Path(__file__).resolve().parents[2])
+    if root not in sys.path:
+        sys.path.insert(0, root)
+
+
+def parse_options(
+    doc: str | None, options: dict[str, dict[str, Any]], argv: list[str] | None = None
+) -> argparse.Namespace:
+    """Parse `argv` (default: the command line) with one option per entry of `options`.
+
+    Each entry is an option's name and its `add_argument` keywords; the parser's
+    description is the first line of the script's docstring `doc`.
+    """
+    parser = argparse.ArgumentParser(description=(doc or "").strip().split("\n")[0])
+    for name, keywords in options.items():
+        parser.add_argument(name, **keywords)
+    return parser.parse_args(argv)

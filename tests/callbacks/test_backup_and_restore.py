@@ -29,6 +29,7 @@ from cadence.testing import (
     small_regression_dataset as dataset,
     small_regression_model as make_model,
 )
+from tests.helpers.failures import CrashAt
 
 
 def weights(model: Model) -> dict[str, Any]:
@@ -36,15 +37,9 @@ def weights(model: Model) -> dict[str, Any]:
     return {n: p.asnumpy().copy() for n, p in network.parameters_and_names()}
 
 
-class StopAtEpoch(Callback):
+def crash_in_epoch(epoch: int) -> CrashAt:
     """Raise at the end of step 1 of `epoch`: a crash after the backup of the epoch before."""
-
-    def __init__(self, epoch: int) -> None:
-        self.epoch = epoch
-
-    def on_train_step_end(self, run_context: RunContext) -> None:
-        if run_context.original_args().cur_epoch_num == self.epoch:
-            raise KeyError("simulated crash")
+    return CrashAt(epoch=epoch, error=KeyError, message="simulated crash")
 
 
 # --- validation -----------------------------------------------------------------------------
@@ -166,7 +161,7 @@ def test_resume_after_a_crash_matches_an_uninterrupted_run(tmp_path: Any) -> Non
         crashed.train(
             4,
             dataset(),
-            callbacks=[BackupAndRestore(str(tmp_path)), History(), StopAtEpoch(3)],
+            callbacks=[BackupAndRestore(str(tmp_path)), History(), crash_in_epoch(3)],
         )
 
     resumed = make_model()  # fresh weights: everything must come from the backup
@@ -196,7 +191,7 @@ def test_restore_with_backup_after_stateful_callbacks(tmp_path: Any) -> None:
         make_model().train(
             3,
             dataset(),
-            callbacks=[History(), BackupAndRestore(str(tmp_path)), StopAtEpoch(2)],
+            callbacks=[History(), BackupAndRestore(str(tmp_path)), crash_in_epoch(2)],
         )
     history = History()
     make_model().train(
@@ -239,7 +234,7 @@ def test_a_resumed_run_keeps_the_checkpoint_prefix_retention_and_latest(
         ]
 
     with pytest.raises(KeyError):
-        make_model().train(5, dataset(), callbacks=callbacks(StopAtEpoch(4)))
+        make_model().train(5, dataset(), callbacks=callbacks(crash_in_epoch(4)))
     assert sorted(os.listdir(ckpt_dir)) == ["r-2_3.ckpt", "r-3_3.ckpt"]
     resumed = callbacks()
     checkpoint: Any = resumed[1]
@@ -253,7 +248,7 @@ def test_a_resumed_run_keeps_the_checkpoint_prefix_retention_and_latest(
 def test_initial_epoch_beyond_the_backup_is_kept(tmp_path: Any) -> None:
     with pytest.raises(KeyError):
         make_model().train(
-            4, dataset(), callbacks=[BackupAndRestore(str(tmp_path)), StopAtEpoch(2)]
+            4, dataset(), callbacks=[BackupAndRestore(str(tmp_path)), crash_in_epoch(2)]
         )
     recorder = HookRecorder()
     make_model().train(

@@ -38,37 +38,12 @@ from cadence.callbacks import (
     list_remote_checkpoints,
 )
 from cadence.testing import ListDataset, constant_network
+from tests.helpers.uploads import FailsReadingMidway, Saver
 
 FAST: dict[str, Any] = {"backoff": (0.01, 0.02)}
 
 
 # --- helpers -------------------------------------------------------------------------------
-
-
-class Saver(Callback):
-    """Writes a small checkpoint file every `every` steps and publishes `CheckpointSaved`, as ModelCheckpoint does."""
-
-    def __init__(self, directory: Path, every: int = 1, size: int = 2048) -> None:
-        self.directory = directory
-        self.every = every
-        self.size = size
-        self.paths: list[str] = []
-
-    def on_train_step_end(self, run_context: RunContext) -> None:
-        cb = run_context.original_args()
-        step = cb.cur_step_num
-        if step % self.every:
-            return
-        path = str(self.directory / f"ck-{step}.ckpt")
-        data = hashlib.sha256(f"{path}{step}".encode()).digest() * (self.size // 32)
-        Path(path).write_bytes(data)
-        self.paths.append(path)
-        run_context.publish(
-            CheckpointSaved(
-                path=path, epoch=cb.cur_epoch_num, step=step, format="ckpt", size_bytes=len(data),
-                sha256=hashlib.sha256(data).hexdigest(),
-            )
-        )  # fmt: skip
 
 
 class ScriptedStore(ObjectStore):
@@ -86,6 +61,11 @@ class ScriptedStore(ObjectStore):
         self.waiting = threading.Semaphore(0)
         self.puts: list[str] = []
         self.lock = threading.Lock()
+
+    def open_gate(self) -> None:
+        """Let the puts waiting for the gate (and every later one) go on."""
+        assert self.gate is not None, "the store has no gate"
+        self.gate.set()
 
     def put_file(
         self, name: str, path: str, *, chunk_size: int, max_concurrency: int
@@ -106,6 +86,29 @@ class ScriptedStore(ObjectStore):
         return super().put_file(
             name, path, chunk_size=chunk_size, max_concurrency=max_concurrency
         )
+
+
+def stalled_uploads(
+    directory: Path, **options: Any
+) -> tuple[ScriptedStore, Saver, CheckpointUploader]:
+    """A store whose uploads wait for `store.gate`, a Saver into `directory`, an uploader to the store."""
+    store = ScriptedStore()
+    store.gate = threading.Event()
+    return (
+        store,
+        Saver(directory),
+        CheckpointUploader(store.url, store=store, **options),
+    )
+
+
+class StepLog(Callback):
+    """Records the global step number at each step end."""
+
+    def __init__(self) -> None:
+        self.steps: list[int] = []
+
+    def on_train_step_end(self, run_context: RunContext) -> None:
+        self.steps.append(run_context.original_args().cur_step_num)
 
 
 class FakeCheckpoint(Callback):
@@ -311,30 +314,7 @@ def test_a_copy_that_stays_corrupt_is_never_announced(tmp_path: Path) -> None:
 
 
 def test_upload_is_whole_or_nothing_when_reading_fails_midway(tmp_path: Path) -> None:
-    class FailingRead(ObjectStore):
-        def put_file(
-            self, name: str, path: str, *, chunk_size: int, max_concurrency: int
-        ) -> str | None:
-            import obstore
-
-            with open(path, "rb") as file:
-
-                class Reader:  # fails after the first 5 MiB part was read
-                    def read(self, n: int = -1) -> bytes:
-                        if file.tell() >= 5 << 20:
-                            raise OSError("disk read failed")
-                        return file.read(n)
-
-                    def seek(self, offset: int, whence: int = 0) -> int:
-                        return file.seek(offset, whence)
-
-                    def tell(self) -> int:
-                        return file.tell()
-
-                obstore.put(self.store, self.key(name), Reader(), chunk_size=chunk_size)  # type: ignore[arg-type]
-            return None
-
-    store = FailingRead(MemoryStore(), "memory://whole")
+    store = FailsReadingMidway(MemoryStore(), "memory://whole")
     uploader = CheckpointUploader(
         store.url,
         store=store,
@@ -354,18 +334,15 @@ def test_upload_is_whole_or_nothing_when_reading_fails_midway(tmp_path: Path) ->
 
 
 def test_local_file_is_held_until_its_upload_is_confirmed(tmp_path: Path) -> None:
-    store = ScriptedStore()
-    store.gate = threading.Event()
+    store, saver, uploader = stalled_uploads(tmp_path)
     checkpoint = FakeCheckpoint(tmp_path)
-    saver = Saver(tmp_path)
-    uploader = CheckpointUploader(store.url, store=store)
     held: list[bool] = []
 
     class Probe(Callback):
         def on_train_end(self, run_context: RunContext) -> None:
             assert store.waiting.acquire(timeout=30)  # the upload is in progress
             held.append(checkpoint.may_delete(saver.paths[0]))
-            store.gate.set()  # type: ignore[union-attr]
+            store.open_gate()
 
     train([checkpoint, saver, uploader, Probe()], steps=1)
     assert held == [False]
@@ -448,27 +425,24 @@ def test_model_checkpoint_hashes_files_only_for_an_uploader_that_verifies_digest
 
 
 def test_slow_store_does_not_block_training(tmp_path: Path) -> None:
-    store = ScriptedStore()
-    store.gate = threading.Event()
-    saver = Saver(tmp_path)
-    uploader = CheckpointUploader(
-        store.url, store=store, queue_size=2, overflow="drop_oldest"
+    store, saver, uploader = stalled_uploads(
+        tmp_path, queue_size=2, overflow="drop_oldest"
     )
-    steps_done: list[int] = []
 
-    class Release(Callback):
+    class Release(StepLog):
         def on_train_step_end(self, run_context: RunContext) -> None:
-            steps_done.append(run_context.original_args().cur_step_num)
-            if len(steps_done) == 1:
+            super().on_train_step_end(run_context)
+            if len(self.steps) == 1:
                 # The first upload is in progress (stuck) before step 2 publishes anything.
                 assert store.waiting.acquire(timeout=30)
 
         def on_train_end(self, run_context: RunContext) -> None:
-            store.gate.set()  # type: ignore[union-attr]  # only now: every step ran with uploads stuck
+            store.open_gate()  # only now: every step ran with uploads stuck
 
+    release = Release()
     with pytest.warns(UploadIncompleteWarning, match="dropped"):
-        train([saver, uploader, Release()], steps=8)
-    assert steps_done == list(range(1, 9))
+        train([saver, uploader, release], steps=8)
+    assert release.steps == list(range(1, 9))
     report = uploader.report
     assert report is not None
     assert (
@@ -487,20 +461,10 @@ def test_slow_store_does_not_block_training(tmp_path: Path) -> None:
 def test_block_overflow_makes_the_step_wait_when_the_queue_is_full(
     tmp_path: Path,
 ) -> None:
-    store = ScriptedStore()
-    store.gate = threading.Event()
-    saver = Saver(tmp_path)
-    uploader = CheckpointUploader(
-        store.url, store=store, queue_size=1, overflow="block"
-    )
-    steps_done: list[int] = []
-
-    class Count(Callback):
-        def on_train_step_end(self, run_context: RunContext) -> None:
-            steps_done.append(run_context.original_args().cur_step_num)
-
+    store, saver, uploader = stalled_uploads(tmp_path, queue_size=1, overflow="block")
+    log = StepLog()
     runner = threading.Thread(
-        target=train, args=([Count(), saver, uploader],), kwargs={"steps": 5}
+        target=train, args=([log, saver, uploader],), kwargs={"steps": 5}
     )
     runner.start()
     assert store.waiting.acquire(
@@ -508,11 +472,11 @@ def test_block_overflow_makes_the_step_wait_when_the_queue_is_full(
     )  # file 1 is being uploaded; file 2 fills the queue
     runner.join(0.5)
     assert runner.is_alive()  # step 3's checkpoint cannot be queued
-    assert steps_done == [1, 2, 3]
-    store.gate.set()
+    assert log.steps == [1, 2, 3]
+    store.open_gate()
     runner.join(30)
     assert not runner.is_alive()
-    assert steps_done == [1, 2, 3, 4, 5]
+    assert log.steps == [1, 2, 3, 4, 5]
     assert uploader.report is not None and uploader.report.uploaded == tuple(
         saver.paths
     )
@@ -522,17 +486,14 @@ def test_block_overflow_makes_the_step_wait_when_the_queue_is_full(
 
 
 def test_deadline_reports_exactly_the_files_not_uploaded(tmp_path: Path) -> None:
-    store = ScriptedStore()
-    store.gate = threading.Event()
-    saver = Saver(tmp_path)
-    uploader = CheckpointUploader(
-        store.url, store=store, drain_timeout=0.2, on_incomplete="raise"
+    store, saver, uploader = stalled_uploads(
+        tmp_path, drain_timeout=0.2, on_incomplete="raise"
     )
     try:
         with pytest.raises(UploadIncompleteError) as info:
             train([saver, uploader], steps=3)
     finally:
-        store.gate.set()
+        store.open_gate()
     report = info.value.report
     assert report.pending == tuple(saver.paths)
     assert report.uploaded == ()
@@ -546,15 +507,12 @@ def test_deadline_reports_exactly_the_files_not_uploaded(tmp_path: Path) -> None
 
 
 def test_model_drain_timeout_names_the_files_on_the_run_error(tmp_path: Path) -> None:
-    store = ScriptedStore()
-    store.gate = threading.Event()
-    saver = Saver(tmp_path)
-    uploader = CheckpointUploader(store.url, store=store, drain_timeout=None)
+    store, saver, uploader = stalled_uploads(tmp_path, drain_timeout=None)
     try:
         with pytest.raises(DrainTimeoutError) as info:
             train([saver, uploader], steps=2, drain_timeout=0.2)
     finally:
-        store.gate.set()
+        store.open_gate()
     assert info.value.pending == {"CheckpointUploader": 2}
     notes = "\n".join(getattr(info.value, "__notes__", []))
     assert all(f"pending: {path}" in notes for path in saver.paths)
@@ -645,11 +603,11 @@ def test_killed_run_leaves_a_ledger_the_next_run_completes(tmp_path: Path) -> No
     script = textwrap.dedent(
         f"""
         import hashlib, os, sys, threading
-        sys.path.insert(0, {str(Path(__file__).parent)!r})
+        sys.path.insert(0, {str(Path(__file__).parents[2])!r})
         from cadence import Model
         from cadence.callbacks import CheckpointUploader, ObjectStore, open_store
         from cadence.testing import ListDataset, constant_network
-        from test_checkpoint_uploader import Saver
+        from tests.helpers.uploads import Saver
         from pathlib import Path
 
         class Stalls(ObjectStore):

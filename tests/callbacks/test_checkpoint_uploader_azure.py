@@ -12,8 +12,7 @@ from cadence.callbacks import (
     download_checkpoint,
     list_remote_checkpoints,
 )
-
-from .test_checkpoint_uploader_s3 import Saver, run, sha
+from tests.helpers.uploads import Saver, run, sha
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import threading
 from pathlib import Path
 from typing import Any
@@ -10,53 +9,17 @@ from typing import Any
 import obstore
 import pytest
 
-from cadence import Callback, CheckpointSaved, CheckpointUploaded, Model, RunContext
+from cadence import Callback, Model, RunContext
 from cadence.callbacks import (
     CheckpointUploader,
-    ObjectStore,
     UploadIncompleteWarning,
     download_checkpoint,
     open_store,
 )
 from cadence.testing import ListDataset, constant_network
+from tests.helpers.uploads import FailsReadingMidway, Saver, WatchedStore, run, sha
 
 pytestmark = pytest.mark.slow
-
-
-class Saver(Callback):
-    """Writes a checkpoint-like file every step and publishes `CheckpointSaved`."""
-
-    def __init__(self, directory: Path, size: int = 4096) -> None:
-        self.directory = directory
-        self.size = size
-        self.paths: list[str] = []
-
-    def on_train_step_end(self, run_context: RunContext) -> None:
-        cb = run_context.original_args()
-        step = cb.cur_step_num
-        path = str(self.directory / f"ck-{step}.ckpt")
-        block = hashlib.sha256(f"{path}".encode()).digest()
-        data = (block * (self.size // len(block) + 1))[: self.size]
-        Path(path).write_bytes(data)
-        self.paths.append(path)
-        run_context.publish(
-            CheckpointSaved(
-                path=path, epoch=cb.cur_epoch_num, step=step, format="ckpt", size_bytes=len(data),
-                sha256=hashlib.sha256(data).hexdigest(),
-            )
-        )  # fmt: skip
-
-
-def run(callbacks: list[Any], steps: int) -> list[CheckpointUploaded]:
-    model = Model(constant_network())
-    seen: list[CheckpointUploaded] = []
-    model.bus.subscribe(CheckpointUploaded, seen.append)
-    model.train(1, ListDataset.of_steps(steps), callbacks=callbacks)
-    return seen
-
-
-def sha(path: str) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 def test_large_checkpoint_goes_up_in_parts_and_is_verified(
@@ -115,28 +78,7 @@ def test_a_failed_multipart_upload_leaves_no_object(
 ) -> None:
     base = open_store(s3_destination, **s3_server.store_options())
 
-    class FailsMidway(ObjectStore):
-        def put_file(
-            self, name: str, path: str, *, chunk_size: int, max_concurrency: int
-        ) -> str | None:
-            with open(path, "rb") as file:
-
-                class Reader:
-                    def read(self, n: int = -1) -> bytes:
-                        if file.tell() >= 5 << 20:
-                            raise OSError("disk read failed")
-                        return file.read(n)
-
-                    def seek(self, offset: int, whence: int = 0) -> int:
-                        return file.seek(offset, whence)
-
-                    def tell(self) -> int:
-                        return file.tell()
-
-                obstore.put(self.store, self.key(name), Reader(), chunk_size=chunk_size)  # type: ignore[arg-type]
-            return None
-
-    store = FailsMidway(base.store, base.url)
+    store = FailsReadingMidway(base.store, base.url)
     uploader = CheckpointUploader(
         s3_destination,
         store=store,
@@ -158,21 +100,7 @@ def test_server_crash_and_restart_mid_run(
     server = private_s3_server
     destination = f"s3://{server.bucket}/restart"
     base = open_store(destination, **server.store_options())
-    failed_once = threading.Event()
-
-    class Watched(ObjectStore):
-        def put_file(
-            self, name: str, path: str, *, chunk_size: int, max_concurrency: int
-        ) -> str | None:
-            try:
-                return super().put_file(
-                    name, path, chunk_size=chunk_size, max_concurrency=max_concurrency
-                )
-            except Exception:
-                failed_once.set()
-                raise
-
-    store = Watched(base.store, base.url)
+    store = WatchedStore(base)
     uploader = CheckpointUploader(
         destination, store=store, attempts=100, backoff=(0.05, 0.3)
     )
@@ -185,7 +113,7 @@ def test_server_crash_and_restart_mid_run(
 
         def on_train_end(self, run_context: RunContext) -> None:
             def restart() -> None:
-                assert failed_once.wait(60)
+                assert store.failed.wait(60)
                 server.restart()
                 restarted.set()
 
@@ -209,20 +137,11 @@ def test_slow_uploads_fill_the_queue_and_training_goes_on(
     base = open_store(s3_destination, **s3_server.store_options())
     proceed = threading.Event()
 
-    class Slow(ObjectStore):
-        def put_file(
-            self, name: str, path: str, *, chunk_size: int, max_concurrency: int
-        ) -> str | None:
-            assert proceed.wait(60)
-            return super().put_file(
-                name, path, chunk_size=chunk_size, max_concurrency=max_concurrency
-            )
-
     class OpenAtEnd(Callback):
         def on_train_end(self, run_context: RunContext) -> None:
             proceed.set()
 
-    store = Slow(base.store, base.url)
+    store = WatchedStore(base, gate=proceed)
     saver = Saver(tmp_path, size=1 << 20)
     uploader = CheckpointUploader(
         s3_destination, store=store, queue_size=3, overflow="latest"

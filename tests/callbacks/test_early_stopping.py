@@ -13,6 +13,7 @@ import cadence as ms
 from cadence import Callback, Model, RunContext, dataset as ds, nn
 from cadence.callbacks import EarlyStopping, MonitorUnavailableWarning
 from cadence.testing import ListDataset, ScriptedMetric, constant_network
+from tests.helpers.models import train_one_step
 
 
 class Epochs(Callback):
@@ -236,11 +237,7 @@ def test_restore_best_weights_needs_parameters():
         TypeError,
         match=r"^For 'EarlyStopping', restore_best_weights=True needs `cb_params.train_network` to have parameters",
     ):
-        Model(constant_network()).train(
-            1,
-            ListDataset.of_steps(1),
-            callbacks=EarlyStopping(restore_best_weights=True),
-        )
+        train_one_step(EarlyStopping(restore_best_weights=True))
 
 
 # --- state protocol -----------------------------------------------------------------------

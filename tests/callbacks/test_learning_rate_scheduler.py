@@ -11,7 +11,8 @@ import pytest
 
 from cadence import Callback, Model, RunContext, dataset as ds, nn
 from cadence.callbacks import LearningRateScheduler
-from cadence.testing import ListDataset, ScriptedMetric, constant_network
+from cadence.testing import ScriptedMetric
+from tests.helpers.models import train_one_step
 
 
 def data(steps: int = 2) -> Any:
@@ -139,11 +140,7 @@ def test_needs_an_optimizer_with_a_fixed_rate():
         ValueError,
         match=r"^For 'LearningRateScheduler', the run needs an optimizer with a fixed learning rate",
     ):
-        Model(constant_network()).train(
-            1,
-            ListDataset.of_steps(1),
-            callbacks=LearningRateScheduler(lambda lr, s: lr),
-        )
+        train_one_step(LearningRateScheduler(lambda lr, s: lr))
     for dynamic in ([0.1, 0.05], nn.ExponentialDecayLR(0.1, 0.9, 1)):
         model, _, _ = sgd_model(dynamic)
         with pytest.raises(

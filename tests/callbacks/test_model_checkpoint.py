@@ -28,6 +28,7 @@ from cadence.testing import (
     small_regression_dataset as dataset,
     small_regression_model as make_model,
 )
+from tests.helpers.failures import CrashAt
 
 
 def array(loaded: dict[str, Any], key: str) -> Any:
@@ -58,16 +59,19 @@ def train(
 
 # --- §7.3.4 directory listings ---------------------------------------------------------------
 
+# The default config over 2 epochs of 3 steps: a file every step, the newest 5 kept.
+TWO_EPOCHS_DEFAULT = [
+    "CKP-1_2.ckpt",
+    "CKP-1_3.ckpt",
+    "CKP-2_1.ckpt",
+    "CKP-2_2.ckpt",
+    "CKP-2_3.ckpt",
+]
+
 
 def test_default_config_two_epochs(tmp_path: Any) -> None:
     ckpt = train(tmp_path)
-    assert listing(tmp_path) == [
-        "CKP-1_2.ckpt",
-        "CKP-1_3.ckpt",
-        "CKP-2_1.ckpt",
-        "CKP-2_2.ckpt",
-        "CKP-2_3.ckpt",
-    ]
+    assert listing(tmp_path) == TWO_EPOCHS_DEFAULT
     assert ckpt.latest_ckpt_file_name == str(tmp_path / "CKP-2_3.ckpt")
 
 
@@ -293,31 +297,13 @@ def test_append_info_values(tmp_path: Any) -> None:
 
 def test_train_network_and_saved_network_keys(tmp_path: Any) -> None:
     model = make_model()
-    model.train(
-        1,
-        dataset(),
-        callbacks=[
-            ModelCheckpoint(
-                prefix="all",
-                directory=str(tmp_path),
-                config=CheckpointConfig(save_checkpoint_steps=3),
-            )
-        ],
-    )
-    backbone = model.predict_network
-    model.train(
-        1,
-        dataset(),
-        callbacks=[
-            ModelCheckpoint(
-                prefix="net",
-                directory=str(tmp_path),
-                config=CheckpointConfig(
-                    save_checkpoint_steps=3, saved_network=backbone
-                ),
-            )
-        ],
-    )
+    # The same run twice: the whole train network, then the backbone alone.
+    for prefix, saved_network in [("all", None), ("net", model.predict_network)]:
+        config = CheckpointConfig(save_checkpoint_steps=3, saved_network=saved_network)
+        checkpoint = ModelCheckpoint(
+            prefix=prefix, directory=str(tmp_path), config=config
+        )
+        model.train(1, dataset(), callbacks=[checkpoint])
     everything = ms.load_checkpoint(str(tmp_path / "all-1_3.ckpt"))
     assert "moments.0.weight" in everything and "global_step" in everything
     assert sorted(ms.load_checkpoint(str(tmp_path / "net-1_3.ckpt"))) == [
@@ -560,25 +546,10 @@ def test_model_eval_does_nothing(tmp_path: Any) -> None:
 def test_fit_eval_passes_save_nothing(tmp_path: Any) -> None:
     ckpt = ModelCheckpoint(directory=str(tmp_path))
     make_model(metrics={"loss"}).fit(2, dataset(), dataset(2), callbacks=[ckpt])
-    assert listing(tmp_path) == [
-        "CKP-1_2.ckpt",
-        "CKP-1_3.ckpt",
-        "CKP-2_1.ckpt",
-        "CKP-2_2.ckpt",
-        "CKP-2_3.ckpt",
-    ]
+    assert listing(tmp_path) == TWO_EPOCHS_DEFAULT
 
 
 # --- exception_save -------------------------------------------------------------------------
-
-
-class FailAt(Callback):
-    def __init__(self, step: int) -> None:
-        self.step = step
-
-    def on_train_step_end(self, run_context: RunContext) -> None:
-        if run_context.original_args().cur_step_num == self.step:
-            raise RuntimeError("boom")
 
 
 @pytest.mark.parametrize("async_save", [False, True])
@@ -590,7 +561,7 @@ def test_breakpoint_file(tmp_path: Any, async_save: bool) -> None:
     def train_failing_at(step: int) -> None:
         checkpoint = ModelCheckpoint(directory=str(tmp_path), config=config)
         with pytest.raises(RuntimeError, match="boom"):
-            make_model().train(2, dataset(), callbacks=[checkpoint, FailAt(step)])
+            make_model().train(2, dataset(), callbacks=[checkpoint, CrashAt(step=step)])
 
     train_failing_at(5)
     assert listing(tmp_path) == [
@@ -620,7 +591,7 @@ def test_breakpoint_file_holds_the_train_network_even_with_saved_network(
             dataset(),
             callbacks=[
                 ModelCheckpoint(directory=str(tmp_path), config=config),
-                FailAt(2),
+                CrashAt(step=2),
             ],
         )
     regular = ms.load_checkpoint(str(tmp_path / "CKP-1_1.ckpt"))
@@ -640,7 +611,7 @@ def test_no_breakpoint_without_exception_save(tmp_path: Any) -> None:
                     directory=str(tmp_path),
                     config=CheckpointConfig(save_checkpoint_steps=2),
                 ),
-                FailAt(5),
+                CrashAt(step=5),
             ],
         )
     assert listing(tmp_path) == ["CKP-1_2.ckpt", "CKP-2_1.ckpt"]
@@ -654,7 +625,7 @@ def test_breakpoint_also_with_a_tuple_of_callbacks(tmp_path: Any) -> None:
             dataset(),
             callbacks=(
                 ModelCheckpoint(directory=str(tmp_path), config=config),
-                FailAt(5),
+                CrashAt(step=5),
             ),
         )
     assert "CKP-2_2_breakpoint.ckpt" in listing(

@@ -17,6 +17,7 @@ import pytest
 from cadence import Model, RunContext, Tensor
 from cadence.callbacks import ProgressBar
 from cadence.testing import HookRecorder, ListDataset, ScriptedMetric, constant_network
+from tests.helpers.failures import failing_network
 
 TIME = r"\d+\.\d s"
 RATE = r"\d+\.\d steps/s"
@@ -249,13 +250,8 @@ def test_terminal_bar_shows_fit_metrics_at_the_epoch_end():
 def test_a_failed_run_leaves_the_bar_closed():
     stream = io.StringIO()
 
-    def network(*batch):
-        if batch[0] == 2.0:
-            raise RuntimeError("boom")
-        return 1.0
-
     with pytest.raises(RuntimeError, match="boom"):
-        Model(network).train(
+        Model(failing_network(2, "boom")).train(
             1,
             ListDataset.of_steps(3),
             callbacks=ProgressBar(file=stream, terminal=True),

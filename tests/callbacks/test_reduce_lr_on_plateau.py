@@ -11,7 +11,8 @@ import pytest
 
 from cadence import Model, dataset as ds, nn
 from cadence.callbacks import MonitorUnavailableWarning, ReduceLROnPlateau
-from cadence.testing import ListDataset, ScriptedMetric, constant_network
+from cadence.testing import ScriptedMetric
+from tests.helpers.models import train_one_step
 
 
 def data() -> Any:
@@ -101,9 +102,7 @@ def test_needs_an_optimizer():
         ValueError,
         match=r"^For 'ReduceLROnPlateau', the run needs an optimizer with a fixed learning rate",
     ):
-        Model(constant_network()).train(
-            1, ListDataset.of_steps(1), callbacks=ReduceLROnPlateau()
-        )
+        train_one_step(ReduceLROnPlateau())
 
 
 @pytest.mark.parametrize(

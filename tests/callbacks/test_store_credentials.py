@@ -15,8 +15,7 @@ from cadence.callbacks import (
     missing_credentials,
 )
 from cadence.testing import ListDataset, constant_network
-
-from .test_checkpoint_uploader_s3 import Saver
+from tests.helpers.uploads import Saver
 
 if TYPE_CHECKING:
     from pathlib import Path

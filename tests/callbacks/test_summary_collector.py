@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import threading
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +16,9 @@ from cadence.callbacks import LambdaCallback, SummaryCollector
 from cadence.callbacks.summary._histogram import histogram
 from cadence.dataset import NumpySlicesDataset
 from cadence.testing import HookRecorder, ListDataset, constant_network
+from tests.helpers.failures import failing_network
+from tests.helpers.models import train_one_step
+from tests.helpers.processes import run_python
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -240,7 +241,7 @@ def test_custom_lineage_data_is_written_as_text(tmp_path):
     collector = SummaryCollector(
         tmp_path, custom_lineage_data={"model": "mlp", "version": 2}
     )
-    Model(constant_network()).train(1, ListDataset.of_steps(1), callbacks=collector)
+    train_one_step(collector)
     (event,) = read(tmp_path).Tensors("custom_lineage_data/text_summary")
     assert json.loads(event.tensor_proto.string_val[0]) == {
         "model": "mlp",
@@ -305,13 +306,8 @@ def test_records_reach_the_writer_in_bursts_at_epoch_ends(tmp_path, monkeypatch)
 
 
 def test_a_failing_run_still_closes_its_file(tmp_path):
-    def network(*batch):
-        if batch[0] == 3.0:
-            raise RuntimeError("step 3 broke")
-        return 0.25
-
     with pytest.raises(RuntimeError, match="step 3 broke"):
-        Model(network).train(
+        Model(failing_network(3, "step 3 broke", loss=0.25)).train(
             1,
             ListDataset.of_steps(4),
             callbacks=SummaryCollector(tmp_path, collect_freq=1),
@@ -628,7 +624,5 @@ Model(constant_network(0.5)).train(
     1, ListDataset.of_steps(2), callbacks=[SummaryCollector({str(tmp_path)!r}, collect_freq=1), FirstStep()]
 )
 """
-    result = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, check=True
-    )
+    result = run_python(script, check=True)
     assert result.stdout.splitlines() == ["loaded before the first step: True"]

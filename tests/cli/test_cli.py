@@ -112,6 +112,12 @@ class Runner:
             )
         return self.done[name]
 
+    def succeeded(self, name: str) -> Result:
+        """`result(name)`, after checking that the command exited with 0 (its stderr otherwise)."""
+        result = self.result(name)
+        assert result.returncode == 0, result.stderr
+        return result
+
     def _read_terminal(self, name: str) -> str:
         master = self.terminals.pop(name, None)
         if master is None:
@@ -339,8 +345,7 @@ def test_bare_train_reaches_95_percent_and_says_where_everything_went(
 
 
 def test_resume_continues_the_newest_run_after_its_last_epoch(runs: Runner) -> None:
-    result = runs.result("resume")
-    assert result.returncode == 0, result.stderr
+    result = runs.succeeded("resume")
     assert "32 epochs of 41 steps" in result.stdout
     assert "resuming after epoch 30." in result.stdout
     assert (
@@ -366,16 +371,14 @@ def test_resume_continues_the_newest_run_after_its_last_epoch(runs: Runner) -> N
 
 
 def test_eval_rebuilds_the_network_from_the_checkpoint(runs: Runner) -> None:
-    result = runs.result("eval")
-    assert result.returncode == 0, result.stderr
+    result = runs.succeeded("eval")
     trained = accuracy_in(runs.result("main").stdout)
     assert result.stdout.startswith(f"Test accuracy: {trained} (loss ")
     assert "359 test samples of the digits; mlp from main-model.ckpt" in result.stdout
 
 
 def test_predict_prints_a_class_per_sample(runs: Runner) -> None:
-    result = runs.result("predict")
-    assert result.returncode == 0, result.stderr
+    result = runs.succeeded("predict")
     lines = result.stdout.splitlines()
     assert len(lines) == 5
     for i, line in enumerate(lines):
@@ -385,8 +388,7 @@ def test_predict_prints_a_class_per_sample(runs: Runner) -> None:
 
 
 def test_mnist_idx_files_with_lenet5(runs: Runner) -> None:
-    result = runs.result("mnist")
-    assert result.returncode == 0, result.stderr
+    result = runs.succeeded("mnist")
     assert "Training lenet5 on MNIST (" in result.stdout
     assert "2 epochs of 12 steps (batch 16), momentum lr 0.05, seed 0." in result.stdout
     assert (
@@ -399,8 +401,7 @@ def test_mnist_idx_files_with_lenet5(runs: Runner) -> None:
 
 
 def test_npz_with_early_stopping_and_upload(runs: Runner) -> None:
-    result = runs.result("npz")
-    assert result.returncode == 0, result.stderr
+    result = runs.succeeded("npz")
     assert "Warning" not in result.stderr, result.stderr  # e.g. the callbacks' order
     assert (
         "/blobs.npz: 173 train, 19 validation, 48 test samples of shape (20,), 3 classes"
@@ -419,8 +420,7 @@ def test_npz_with_early_stopping_and_upload(runs: Runner) -> None:
 
 
 def test_a_terminal_gets_a_progress_bar_instead_of_lines(runs: Runner) -> None:
-    result = runs.result("terminal")
-    assert result.returncode == 0, result.stderr
+    result = runs.succeeded("terminal")
     screen = result.stdout.replace("\r\n", "\n")
     final = re.findall(r"\rEpoch 2/2: 100%[^\r\n]*", screen)
     assert final, screen
@@ -448,8 +448,7 @@ def test_ctrl_c_then_resume(runs: Runner) -> None:
         "To continue after the last finished epoch: cadence train --resume --output-dir out-int --epochs 1000",
         "cadence train: interrupted",
     ]
-    resumed = runs.result("resume-after-ctrl-c")
-    assert resumed.returncode == 0, resumed.stderr
+    resumed = runs.succeeded("resume-after-ctrl-c")
     printed = stopped.stdout.count("Train epoch time")
     done = re.search(
         r"(\d+) epochs of 41 steps .* resuming after epoch (\d+)\.", resumed.stdout
@@ -561,8 +560,7 @@ def test_sigterm_stops_like_ctrl_c_with_exit_143(runs: Runner) -> None:
         p for p in (runs.cwd / "out-term").rglob("*") if p.name.endswith(".tmp")
     ]
     assert leftovers == []
-    resumed = runs.result("resume-after-sigterm")
-    assert resumed.returncode == 0, resumed.stderr
+    resumed = runs.succeeded("resume-after-sigterm")
     assert "resuming after epoch" in resumed.stdout
 
 

@@ -11,6 +11,13 @@ from cadence.dataset import vision
 IMAGE = np.arange(5 * 6 * 3, dtype=np.uint8).reshape(5, 6, 3)
 
 
+def mapped(images: np.ndarray, transform: object) -> np.ndarray:
+    """`transform` applied inside `map` to each of `images`, read back as one numpy batch."""
+    data = ds.NumpySlicesDataset({"image": images}, shuffle=False)
+    batches = data.map(transform, "image").batch(len(images))
+    return np.asarray(next(batches.create_tuple_iterator(output_numpy=True))[0])
+
+
 def test_random_crop_of_the_padded_size_shows_the_padding_layout():
     # (left, top, right, bottom) = (1, 2, 0, 1): a crop as large as the padded image is all of it
     out = vision.RandomCrop((8, 7), padding=(1, 2, 0, 1))(IMAGE)
@@ -58,12 +65,7 @@ def test_random_crop_windows_are_inside_and_vary():
 def test_random_crop_in_map_draws_a_window_per_image():
     ds.config.set_seed(2)
     images = np.stack([IMAGE + i for i in range(16)])
-    data = ds.NumpySlicesDataset({"image": images}, shuffle=False)
-    out = next(
-        data.map(vision.RandomCrop(2), "image")
-        .batch(16)
-        .create_tuple_iterator(output_numpy=True)
-    )[0]
+    out = mapped(images, vision.RandomCrop(2))
     offsets = set()
     for i in range(16):
         base = IMAGE + i
@@ -91,10 +93,7 @@ def test_center_crop_and_its_padding():
         [11, 12],
     ]
     batch = np.stack([IMAGE, IMAGE + 1])
-    data = ds.NumpySlicesDataset({"image": batch}, shuffle=False).map(
-        vision.CenterCrop(3), "image"
-    )
-    out = next(data.batch(2).create_tuple_iterator(output_numpy=True))[0]
+    out = mapped(batch, vision.CenterCrop(3))
     assert np.array_equal(out[1], IMAGE[1:4, 1:4] + 1)
 
 
@@ -104,12 +103,7 @@ def test_flips():
     assert np.array_equal(vision.RandomVerticalFlip(1.0)(IMAGE), IMAGE[::-1])
     ds.config.set_seed(3)
     images = np.stack([IMAGE] * 64)
-    data = ds.NumpySlicesDataset({"image": images}, shuffle=False)
-    out = next(
-        data.map(vision.RandomHorizontalFlip(), "image")
-        .batch(64)
-        .create_tuple_iterator(output_numpy=True)
-    )[0]
+    out = mapped(images, vision.RandomHorizontalFlip())
     flipped = [np.array_equal(o, IMAGE[:, ::-1]) for o in out]
     assert all(f or np.array_equal(o, IMAGE) for f, o in zip(flipped, out, strict=True))
     assert 10 < sum(flipped) < 54
@@ -122,12 +116,7 @@ def test_to_tensor():
     assert out.shape == (3, 5, 6) and out.dtype == np.float32
     assert np.allclose(out, IMAGE.transpose(2, 0, 1) / 255.0)
     assert vision.ToTensor()(IMAGE[:, :, 0]).shape == (1, 5, 6)
-    data = ds.NumpySlicesDataset({"image": np.stack([IMAGE] * 3)}, shuffle=False)
-    batch = next(
-        data.map(vision.ToTensor(), "image")
-        .batch(3)
-        .create_tuple_iterator(output_numpy=True)
-    )[0]
+    batch = mapped(np.stack([IMAGE] * 3), vision.ToTensor())
     assert np.array_equal(batch[2], out)
 
 
@@ -177,12 +166,7 @@ def test_random_resized_crop_in_map_and_decoding():
 
     ds.config.set_seed(4)
     images = np.stack([IMAGE] * 8)
-    data = ds.NumpySlicesDataset({"image": images}, shuffle=False)
-    out = next(
-        data.map(vision.RandomResizedCrop(4), "image")
-        .batch(8)
-        .create_tuple_iterator(output_numpy=True)
-    )[0]
+    out = mapped(images, vision.RandomResizedCrop(4))
     assert out.shape == (8, 4, 4, 3)
     assert len({o.tobytes() for o in out}) > 1  # every image its own window
     buffer = io.BytesIO()

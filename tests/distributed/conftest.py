@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
 import subprocess
 import sys
 from collections.abc import Callable
@@ -12,7 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.processes import run_session
+
 HERE = Path(__file__).parent
+ROOT = HERE.parents[1]
 
 
 def mpiexec() -> str:
@@ -42,29 +44,14 @@ def _run_mpi(
         "OPENBLAS_NUM_THREADS": "1",
         "MKL_NUM_THREADS": "1",
         "NUMBA_NUM_THREADS": "1",
+        # The scripts import what they share from `tests.helpers`.
+        "PYTHONPATH": os.pathsep.join(
+            filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])
+        ),
         **(env or {}),
     }
     cmd = [mpiexec(), "-n", str(n), sys.executable, *args]
-    # Its own session, so that a timeout ends mpiexec and every rank it started.
-    proc = subprocess.Popen(
-        cmd,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=full_env,
-        cwd=cwd,
-        start_new_session=True,
-    )
-    try:
-        out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        out, err = proc.communicate(timeout=30)
-        pytest.fail(
-            f"mpiexec -n {n} did not finish within {timeout:g} s (a hang):\n"
-            f"stdout: {out}\nstderr: {err}"
-        )
-    return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
+    return run_session(cmd, timeout=timeout, env=full_env, cwd=cwd)
 
 
 RunMpi = Callable[..., subprocess.CompletedProcess[str]]

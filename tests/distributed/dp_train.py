@@ -17,35 +17,15 @@ import numpy as np
 
 import cadence as ms
 from cadence import dataset as ds, nn
-from cadence.common.initializer import Normal
-
-
-class LeNet5(nn.Cell):
-    def __init__(self) -> None:
-        super().__init__()
-        self.conv1 = nn.Conv2d(1, 6, 5, pad_mode="valid")
-        self.conv2 = nn.Conv2d(6, 16, 5, pad_mode="valid")
-        self.fc1 = nn.Dense(16 * 5 * 5, 120, weight_init=Normal(0.02))
-        self.fc2 = nn.Dense(120, 84, weight_init=Normal(0.02))
-        self.fc3 = nn.Dense(84, 10, weight_init=Normal(0.02))
-        self.relu = nn.ReLU()
-        self.max_pool2d = nn.MaxPool2d(kernel_size=2, stride=2)
-        self.flatten = nn.Flatten()
-
-    def construct(self, x):
-        x = self.max_pool2d(self.relu(self.conv1(x)))
-        x = self.max_pool2d(self.relu(self.conv2(x)))
-        x = self.flatten(x)
-        x = self.relu(self.fc1(x))
-        x = self.relu(self.fc2(x))
-        return self.fc3(x)
+from cadence.testing import lenet5
+from tests.helpers.parallel import join_data_parallel
 
 
 def build(kind: str) -> tuple[nn.Cell, tuple[int, ...], float]:
     if kind == "mlp":
         net = nn.SequentialCell(nn.Dense(64, 48), nn.ReLU(), nn.Dense(48, 10))
         return net, (64,), 0.05
-    return LeNet5(), (1, 32, 32), 0.05
+    return lenet5(), (1, 32, 32), 0.05
 
 
 def data(shape: tuple[int, ...], rows: int) -> tuple[np.ndarray, np.ndarray]:
@@ -72,15 +52,7 @@ def main() -> None:
         sys.argv[4],
     )
     distributed = "--distributed" in sys.argv
-    rank, size = 0, 1
-    if distributed:
-        from cadence.communication import get_group_size, get_rank, init
-
-        init()
-        rank, size = get_rank(), get_group_size()
-        ms.set_auto_parallel_context(
-            parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True
-        )
+    rank, size = join_data_parallel() if distributed else (0, 1)
     ms.set_seed(rank)  # the ranks start apart; the broadcast must align them
     net, shape, lr = build(kind)
     steps_per_epoch = 10

@@ -19,6 +19,7 @@ from cadence.communication import (
     init,
     release,
 )
+from tests.helpers.parallel import parallel_context_seen
 
 
 def t(values, dtype=np.float32):
@@ -77,22 +78,13 @@ def main() -> None:
     ms.set_auto_parallel_context(
         parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True
     )
-    seen: dict[str, object] = {}
-
-    class Probe(ms.Callback):
-        def on_train_begin(self, run_context):
-            cb = run_context.original_args()
-            seen.update(device_number=cb.device_number, parallel_mode=cb.parallel_mode)
-
     net = nn.Dense(4, 2)
     model = ms.Model(net, nn.MSELoss(), nn.SGD(net.trainable_params(), 0.1))
     train_network: Any = model.train_network
     assert train_network.grad_reducer is not None
     data = {"x": np.ones((8, 4), np.float32), "y": np.zeros((8, 2), np.float32)}
-    model.train(
-        1,
-        ds.NumpySlicesDataset(data, num_shards=size, shard_id=rank).batch(2),
-        callbacks=[Probe()],
+    seen = parallel_context_seen(
+        model, ds.NumpySlicesDataset(data, num_shards=size, shard_id=rank).batch(2)
     )
     assert seen == {"device_number": 2, "parallel_mode": "data_parallel"}, seen
     weights = ops.AllGather()(net.weight.reshape((1, -1))).asnumpy()

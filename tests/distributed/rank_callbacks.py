@@ -10,7 +10,8 @@ import numpy as np
 
 import cadence as ms
 from cadence import dataset as ds, nn, ops
-from cadence.communication import get_group_size, get_rank, init
+from cadence.communication import get_rank
+from tests.helpers.parallel import join_data_parallel
 
 
 class StopOn(ms.Callback):
@@ -45,21 +46,31 @@ def model_and_data(rank: int, size: int) -> tuple[ms.Model, nn.Dense, ds.Dataset
         nn.SGD(net.trainable_params(), 0.01),
         metrics={"acc": nn.Accuracy(), "loss": nn.Loss()},
     )
-    rng = np.random.default_rng(0)
-    x = rng.standard_normal((32, 4)).astype(np.float32)
-    y = rng.integers(0, 3, 32).astype(np.int32)
-    train = ds.NumpySlicesDataset(
-        {"x": x, "y": y}, shuffle=False, num_shards=size, shard_id=rank
-    ).batch(4)
-    return model, net, train
+    x, y = samples(32, seed=0)
+    return model, net, shard_of(x, y, 4, rank, size)
+
+
+def samples(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """`n` rows of 4 standard normal features and a label in 0..2."""
+    rng = np.random.default_rng(seed)
+    return (
+        rng.standard_normal((n, 4)).astype(np.float32),
+        rng.integers(0, 3, n).astype(np.int32),
+    )
+
+
+def shard_of(
+    x: np.ndarray, y: np.ndarray, batch: int, rank: int, size: int | None
+) -> ds.Dataset:
+    """This rank's shard of (x, y) in batches (the whole set with `size=None`)."""
+    shard_id = None if size is None else rank
+    return ds.NumpySlicesDataset(
+        {"x": x, "y": y}, shuffle=False, num_shards=size, shard_id=shard_id
+    ).batch(batch)
 
 
 def main() -> None:
-    init()
-    rank, size = get_rank(), get_group_size()
-    ms.set_auto_parallel_context(
-        parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True
-    )
+    rank, size = join_data_parallel()
     ms.set_seed(
         0
     )  # the same initial weights every time: the shard accuracies below are fixed
@@ -78,12 +89,8 @@ def main() -> None:
 
     # fit's metrics are the whole validation set's, not this rank's shard's.
     model, _, train = model_and_data(rank, size)
-    rng = np.random.default_rng(1)
-    vx = rng.standard_normal((30, 4)).astype(np.float32)
-    vy = rng.integers(0, 3, 30).astype(np.int32)
-    shard = ds.NumpySlicesDataset(
-        {"x": vx, "y": vy}, shuffle=False, num_shards=size, shard_id=rank
-    ).batch(5)
+    vx, vy = samples(30, seed=1)
+    shard = shard_of(vx, vy, 5, rank, size)
     seen: dict[str, float] = {}
 
     class Metrics(ms.Callback):
@@ -92,7 +99,7 @@ def main() -> None:
 
     model.fit(1, train, shard, callbacks=[Metrics()])
     reduced = {k: seen[k] for k in ("acc", "loss")}
-    whole = ds.NumpySlicesDataset({"x": vx, "y": vy}, shuffle=False).batch(5)
+    whole = shard_of(vx, vy, 5, rank, None)
     expected = model.eval(whole)  # every rank evaluates the whole set on its own
     local = model.eval(shard)
     assert abs(reduced["acc"] - expected["acc"]) < 1e-9, (reduced, expected)

@@ -2,36 +2,21 @@
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
 import sys
 
 import pytest
 
 from cadence.cli._workers import _with_output_dir, _without_workers, threads_per_rank
+from tests.helpers.processes import run_session
 
 pytestmark = [pytest.mark.mpi, pytest.mark.slow]
 
 
 def run_cli(args, cwd, timeout=300):
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "cadence", *args],
-        cwd=cwd,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,  # a timeout ends mpiexec and its ranks too
+    done = run_session(
+        [sys.executable, "-m", "cadence", *args], timeout=timeout, cwd=cwd
     )
-    try:
-        out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        out, err = proc.communicate(timeout=30)
-        pytest.fail(
-            f"cadence {' '.join(args)} did not finish within {timeout} s:\n{out}\n{err}"
-        )
-    return proc.returncode, out, err
+    return done.returncode, done.stdout, done.stderr
 
 
 def test_train_with_two_workers_writes_one_run(tmp_path):

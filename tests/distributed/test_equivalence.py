@@ -8,6 +8,7 @@ equal the global batch's gradient, step after step.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -25,6 +26,7 @@ def test_two_ranks_match_one_process(tmp_path, run_mpi, script_dir, kind, batch)
         [sys.executable, script, kind, "50", str(batch), str(single)],
         check=True,
         timeout=300,
+        env={**os.environ, "PYTHONPATH": str(script_dir.parents[1])},
     )
     job = run_mpi(
         [script, kind, "50", str(batch), str(dist), "--distributed"], timeout=300

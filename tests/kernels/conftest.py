@@ -1,18 +1,6 @@
-import os
+from hypothesis import settings
 
-from hypothesis import HealthCheck, settings
+from tests.helpers.profiles import slow_examples
 
-settings.register_profile(
-    "kernels-ci",
-    max_examples=20,
-    deadline=None,
-    derandomize=True,
-    suppress_health_check=[HealthCheck.too_slow],
-)
-settings.register_profile(
-    "kernels-dev",
-    max_examples=20,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow],
-)
-settings.load_profile("kernels-ci" if os.environ.get("CI") else "kernels-dev")
+settings.register_profile("kernels", slow_examples(20))
+settings.load_profile("kernels")

@@ -5,6 +5,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from cadence.kernels import KERNEL_NAMES, cpu_kernels, reference
+from tests.helpers.strategies import conv2d_cases, pool2d_cases
 
 cpu = cpu_kernels()
 # Per-dtype tolerance: float32 kernels accumulate in a different order than numpy.
@@ -111,45 +112,26 @@ def test_sparse_labels_out_of_range_raise():
 
 
 @given(
-    n=st.integers(1, 2),
-    c=st.integers(1, 3),
-    o=st.integers(1, 3),
-    h=st.integers(3, 7),
-    w=st.integers(3, 7),
-    k=st.integers(1, 3),
-    s=st.integers(1, 2),
-    p=st.tuples(*[st.integers(0, 2)] * 4),
-    d=st.integers(1, 2),
+    case=conv2d_cases(channels=3, sizes=(3, 7), max_pad=2),
     need_dx=st.booleans(),
     dtype=dtypes,
     seed=seeds,
 )
-def test_conv2d(n, c, o, h, w, k, s, p, d, need_dx, dtype, seed):
-    if (h + p[0] + p[1] - d * (k - 1) - 1) < 0 or (
-        w + p[2] + p[3] - d * (k - 1) - 1
-    ) < 0:
-        return
-    x, wt = arr((n, c, h, w), dtype, seed), arr((o, c, k, k), dtype, seed + 1)
-    both("conv2d_forward", x, wt, (s, s), p, (d, d), dtype=dtype)
-    y = reference.conv2d_forward(x, wt, (s, s), p, (d, d))
+def test_conv2d(case, need_dx, dtype, seed):
+    geometry = (case.strides, case.pad, case.dilations)
+    x, wt = arr(case.input_shape, dtype, seed), arr(case.weight_shape, dtype, seed + 1)
+    both("conv2d_forward", x, wt, *geometry, dtype=dtype)
+    y = reference.conv2d_forward(x, wt, *geometry)
     dy = arr(y.shape, dtype, seed + 2)
-    both("conv2d_backward", dy, x, wt, (s, s), p, (d, d), need_dx, dtype=dtype)
+    both("conv2d_backward", dy, x, wt, *geometry, need_dx, dtype=dtype)
 
 
 @given(
-    n=st.integers(1, 2),
-    c=st.integers(1, 3),
-    h=st.integers(1, 7),
-    w=st.integers(1, 7),
-    k=st.integers(1, 3),
-    s=st.integers(1, 3),
-    dtype=dtypes,
-    seed=seeds,
+    case=pool2d_cases(channels=3, sizes=(1, 7), max_stride=3), dtype=dtypes, seed=seeds
 )
-def test_pooling(n, c, h, w, k, s, dtype, seed):
-    if k > h or k > w:
-        return
-    x = arr((n, c, h, w), dtype, seed)
+def test_pooling(case, dtype, seed):
+    k, s = case.k, case.stride
+    x = arr(case.input_shape, dtype, seed)
     both("max_pool2d_forward", x, k, k, s, s, dtype=dtype)
     y, idx = reference.max_pool2d_forward(x, k, k, s, s)
     dy = arr(y.shape, dtype, seed + 1)

@@ -24,19 +24,18 @@ class MaxError(Metric):
 
     def __init__(self):
         super().__init__()
-        self.clear()
+        self._errors = []
 
     def clear(self):
-        self._max = 0.0
+        self._errors.clear()
 
     @rearrange_inputs
-    def update(self, *inputs):
-        y_pred = self._convert_data(inputs[0])
-        y = self._convert_data(inputs[1])
-        self._max = max(self._max, float(np.abs(y_pred - y).max()))
+    def update(self, y_pred, y):
+        error = np.abs(self._convert_data(y_pred) - self._convert_data(y))
+        self._errors.append(float(error.max()))
 
     def eval(self):
-        return self._max
+        return max(self._errors)
 
 
 def test_model_eval_returns_metric_values_as_they_are():

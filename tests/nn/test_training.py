@@ -1,11 +1,11 @@
 """The tutorial MLP and LeNet-5 learn a small synthetic problem."""
 
 import numpy as np
+import pytest
 
 import cadence as ms
 import cadence.nn as nn
-from cadence.common.initializer import Normal
-from cadence.testing import mnist_mlp
+from cadence.testing import lenet5, mnist_mlp
 
 
 def synthetic(n, shape, classes=10, seed=0):
@@ -40,30 +40,9 @@ def test_mlp_loss_falls():
     assert acc.eval() > 0.9
 
 
-class LeNet5(nn.Cell):
-    def __init__(self, num_class=10, num_channel=1):
-        super().__init__()
-        self.conv1 = nn.Conv2d(num_channel, 6, 5, pad_mode="valid")
-        self.conv2 = nn.Conv2d(6, 16, 5, pad_mode="valid")
-        self.fc1 = nn.Dense(16 * 5 * 5, 120, weight_init=Normal(0.02))
-        self.fc2 = nn.Dense(120, 84, weight_init=Normal(0.02))
-        self.fc3 = nn.Dense(84, num_class, weight_init=Normal(0.02))
-        self.relu = nn.ReLU()
-        self.max_pool2d = nn.MaxPool2d(kernel_size=2, stride=2)
-        self.flatten = nn.Flatten()
-
-    def construct(self, x):
-        x = self.max_pool2d(self.relu(self.conv1(x)))
-        x = self.max_pool2d(self.relu(self.conv2(x)))
-        x = self.flatten(x)
-        x = self.relu(self.fc1(x))
-        x = self.relu(self.fc2(x))
-        return self.fc3(x)
-
-
 def test_lenet_loss_falls_and_names_match_mindspore():
     ms.set_seed(0)
-    net = LeNet5()
+    net = lenet5()
     assert [n for n, _ in net.parameters_and_names()] == [
         "conv1.weight", "conv2.weight", "fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias", "fc3.weight", "fc3.bias",
     ]  # fmt: skip
@@ -93,3 +72,12 @@ def test_dropout_and_batchnorm_network_trains():
     losses = [float(step(ms.Tensor(x), ms.Tensor(y))) for _ in range(40)]
     assert losses[-1] < 0.5 * losses[0]
     assert step(ms.Tensor(x), ms.Tensor(y)).shape == ()
+
+
+def test_lenet5_checks_its_arguments():
+    with pytest.raises(ValueError, match="'num_classes' must be an int > 0, but got 0"):
+        lenet5(num_classes=0)
+    with pytest.raises(TypeError, match="'channels' must be an int > 0, but got '3'"):
+        lenet5(channels="3")  # type: ignore[arg-type]
+    three = lenet5(num_classes=3, channels=3)
+    assert three(ms.Tensor(np.zeros((2, 3, 32, 32), np.float32))).shape == (2, 3)

@@ -144,21 +144,22 @@ def test_clip_by_global_norm():
 
 
 class CustomTrainOneStepCell(nn.Cell):
-    """A training step written as MindSpore's own documentation writes one."""
+    """A training step in MindSpore 1.x's operator spelling: the sensitivity from a primitive.
 
-    def __init__(self, network, optimizer, sens=1.0):
+    tests/porting/scripts/custom_train_one_step_cell.py runs the 2.x spelling (`ops.fill`).
+    """
+
+    def __init__(self, network, optimizer):
         super().__init__(auto_prefix=False)
         self.network = network
-        self.network.set_grad()
         self.optimizer = optimizer
-        self.weights = self.optimizer.parameters
-        self.grad = ops.GradOperation(get_by_list=True, sens_param=True)
-        self.sens = sens
+        self.weights = optimizer.parameters
+        self.grad = C.GradOperation(get_by_list=True, sens_param=True)
+        self.ones_like = ops.OnesLike()
 
-    def construct(self, *inputs):
-        loss = self.network(*inputs)
-        sens = F.fill(loss.dtype, loss.shape, self.sens)
-        grads = self.grad(self.network, self.weights)(*inputs, sens)
+    def construct(self, data, label):
+        loss = self.network(data, label)
+        grads = self.grad(self.network, self.weights)(data, label, self.ones_like(loss))
         return F.depend(loss, self.optimizer(grads))
 
 

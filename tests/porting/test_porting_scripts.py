@@ -18,11 +18,11 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.helpers.processes import run_interpreter
 
 HERE = Path(__file__).parent
 SCRIPTS = sorted((HERE / "scripts").glob("*.py"))
@@ -106,15 +106,7 @@ def test_script_runs_after_renaming_its_imports(script: Path, tmp_path: Path) ->
     _make_data(data, tmp_path)
     (tmp_path / script.name).write_text(rewrite_imports(source))
     env = {**os.environ, "MPLBACKEND": "Agg", "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.run(
-        [sys.executable, script.name],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT_S,
-        env=env,
-        check=False,
-    )
+    proc = run_interpreter(script.name, cwd=tmp_path, env=env, timeout=TIMEOUT_S)
     report = f"--- stdout\n{proc.stdout}\n--- stderr\n{proc.stderr[-4000:]}"
     assert proc.returncode == 0, (
         f"{script.name} exited with {proc.returncode}\n{report}"

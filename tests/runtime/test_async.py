@@ -11,23 +11,14 @@ import pytest
 
 from cadence import Callback, Event, Model, RunEnded, TrainStepEnd
 from cadence.testing import (
-    BatchCounter,
     EventRecorder,
     HookRecorder,
     ListDataset,
     constant_network,
 )
+from tests.helpers.models import counting_model, watch_steps
 
 pytestmark = pytest.mark.anyio
-
-
-def eval_model(network=None):
-    return Model(
-        network or constant_network(),
-        eval_network=lambda x, y: (0.5, x, y),
-        eval_indexes=[0, 1, 2],
-        metrics={"n": BatchCounter()},
-    )
 
 
 async def test_train_async_has_the_sync_trace_and_runs_steps_off_the_loop():
@@ -48,7 +39,7 @@ async def test_train_async_has_the_sync_trace_and_runs_steps_off_the_loop():
 
 async def test_fit_async_and_eval_async():
     rec = HookRecorder()
-    model = eval_model()
+    model = counting_model()
     await model.fit_async(
         2, ListDataset.of_steps(3), ListDataset.of_steps(2), callbacks=rec
     )
@@ -198,12 +189,7 @@ def _call_soon():
 
 async def test_a_run_on_a_bus_the_caller_serves_keeps_the_callers_loop():
     model = Model(constant_network())
-    seen: list[int] = []
-
-    async def watcher(event: TrainStepEnd) -> None:
-        seen.append(event.step)
-
-    model.bus.subscribe(TrainStepEnd, watcher, mode="worker")
+    seen = watch_steps(model)
     async with model.bus.serve():
         await anyio.to_thread.run_sync(lambda: model.train(1, ListDataset.of_steps(3)))
         assert seen == [1, 2, 3]  # drained at run end, on this loop

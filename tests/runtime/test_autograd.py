@@ -1,22 +1,17 @@
 """Gradients of every op against central finite differences (float64, Hypothesis over shapes and values)."""
 
-import os
-
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import given, strategies as st
 
 import cadence as ms
 from cadence import ops
 from cadence.compute._autograd import backward, enable_grad, is_recording, no_grad
 from cadence.ops import _nn as nn_ops
+from tests.helpers.profiles import slow_examples
+from tests.helpers.strategies import conv2d_cases, pool2d_cases
 
-SETTINGS = settings(
-    max_examples=12,
-    deadline=None,
-    derandomize=bool(os.environ.get("CI")),
-    suppress_health_check=[HealthCheck.too_slow],
-)
+SETTINGS = slow_examples(12)
 
 
 def numeric_grad(f, arrays, i, eps=1e-6):
@@ -191,22 +186,12 @@ def test_dense(n, k, m, act, seed):
 
 @SETTINGS
 @given(
-    n=st.integers(1, 2),
-    c=st.integers(1, 2),
-    o=st.integers(1, 2),
-    size=st.integers(4, 6),
-    k=st.integers(1, 3),
-    stride=st.integers(1, 2),
-    pad=st.integers(0, 1),
-    dil=st.integers(1, 2),
-    seed=st.integers(0, 1000),
+    case=conv2d_cases(channels=2, sizes=(4, 6), max_pad=2), seed=st.integers(0, 1000)
 )
-def test_conv2d(n, c, o, size, k, stride, pad, dil, seed):
-    x, w = values((n, c, size, size), seed=seed), values((o, c, k, k), seed=seed + 1)
+def test_conv2d(case, seed):
+    x, w = values(case.input_shape, seed=seed), values(case.weight_shape, seed=seed + 1)
     check(
-        lambda a, ww: nn_ops.conv2d(
-            a, ww, (stride, stride), (pad, pad + 1, pad, 0), (dil, dil)
-        ),
+        lambda a, ww: nn_ops.conv2d(a, ww, case.strides, case.pad, case.dilations),
         x,
         w,
     )
@@ -214,21 +199,13 @@ def test_conv2d(n, c, o, size, k, stride, pad, dil, seed):
 
 @SETTINGS
 @given(
-    n=st.integers(1, 2),
-    c=st.integers(1, 2),
-    size=st.integers(2, 6),
-    k=st.integers(1, 3),
-    s=st.integers(1, 2),
-    seed=st.integers(0, 1000),
+    case=pool2d_cases(channels=2, sizes=(2, 6), max_stride=2), seed=st.integers(0, 1000)
 )
-def test_pooling(n, c, size, k, s, seed):
-    k = min(k, size)
-    x = (
-        np.random.default_rng(seed)
-        .permutation(n * c * size * size)
-        .reshape(n, c, size, size)
-        * 0.1
-    )
+def test_pooling(case, seed):
+    k, s = case.k, case.stride
+    # distinct values: a max with ties has no derivative
+    x = np.random.default_rng(seed).permutation(np.prod(case.input_shape)) * 0.1
+    x = x.reshape(case.input_shape)
     check(lambda a: nn_ops.max_pool2d(a, (k, k), (s, s)), x)
     check(lambda a: nn_ops.avg_pool2d(a, (k, k), (s, s)), x)
 

@@ -8,26 +8,11 @@ import pytest
 
 from cadence import CadenceWarning, Callback, LegacyHookWarning, Model
 from cadence.testing import ListDataset, constant_network
-
-
-class Metric:
-    def clear(self):
-        pass
-
-    def update(self, *a):
-        pass
-
-    def eval(self):
-        return 0
+from tests.helpers.models import counting_model, train_one_step
 
 
 def model() -> Model:
-    return Model(
-        constant_network(),
-        eval_network=lambda x, y: (0.0, x, y),
-        eval_indexes=[0, 1, 2],
-        metrics={"m": Metric()},
-    )
+    return counting_model(eval_loss=0.0)
 
 
 def run_all(cb: Callback) -> None:
@@ -96,7 +81,7 @@ def test_inherited_legacy_methods_run_without_a_warning():
 
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        Model(constant_network()).train(1, ListDataset.of_steps(1), callbacks=Child())
+        train_one_step(Child())
 
 
 def test_own_legacy_methods_warn_in_train_eval_and_fit():
@@ -151,7 +136,7 @@ def test_misspelled_hook_gets_a_warning_listing_valid_ones():
         CadenceWarning,
         match="Typo.on_train_stepend matches no callback hook.*Valid hooks: on_train_begin",
     ):
-        Model(constant_network()).train(1, ListDataset.of_steps(1), callbacks=Typo())
+        train_one_step(Typo())
 
 
 def test_a_built_in_subclass_overriding_a_legacy_name_its_hooks_shadow_gets_a_warning(
@@ -238,12 +223,12 @@ def test_enter_returning_a_callback_replaces_it_and_anything_else_warns():
         def __enter__(self):
             return 42
 
-    Model(constant_network()).train(1, ListDataset.of_steps(1), callbacks=Swapper())
+    train_one_step(Swapper())
     assert calls == ["replacement"]
     with pytest.warns(
         CadenceWarning, match="return 'self' or a Callback as the enter target"
     ):
-        Model(constant_network()).train(1, ListDataset.of_steps(1), callbacks=Odd())
+        train_one_step(Odd())
 
 
 @pytest.mark.parametrize(
@@ -271,7 +256,7 @@ def test_non_callbacks_are_rejected_saying_what_was_given(bad, what):
         match=r"^When the 'callbacks' is a list, the elements in 'callbacks' must be Callback functions: "
         + what,
     ):
-        Model(constant_network()).train(1, ListDataset.of_steps(1), callbacks=bad)
+        train_one_step(bad)
 
 
 def test_cb_params_attribute_errors_are_key_and_attribute_errors():
@@ -291,7 +276,7 @@ def test_cb_params_attribute_errors_are_key_and_attribute_errors():
         def on_train_end(self, run_context):
             got.append(run_context.original_args().my_key)
 
-    Model(constant_network()).train(1, ListDataset.of_steps(1), callbacks=Probe())
+    train_one_step(Probe())
     assert got == [False, "default", True, 7]
 
 

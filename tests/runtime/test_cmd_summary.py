@@ -93,12 +93,17 @@ def run_main(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
     return code, err
 
 
+def refused(capsys: pytest.CaptureFixture[str], *args: str) -> str:
+    """Run `cadence summary plot ARGS`, check it exits with 2, return what follows "error: "."""
+    code, err = run_main(capsys, *args)
+    prefix = "cadence summary: error: "
+    assert (code, err[: len(prefix)], err[-1:]) == (2, prefix, "\n"), (code, err)
+    return err[len(prefix) : -1]
+
+
 def test_missing_directory(tmp_path, capsys):
-    code, err = run_main(capsys, str(tmp_path / "nope"))
-    assert code == 2
-    assert (
-        err
-        == f"cadence summary: error: the directory {str(tmp_path / 'nope')!r} does not exist.\n"
+    assert refused(capsys, str(tmp_path / "nope")) == (
+        f"the directory {str(tmp_path / 'nope')!r} does not exist."
     )
 
 
@@ -112,20 +117,13 @@ def test_missing_directory_from_the_command_line_has_no_traceback(tmp_path):
 def test_a_file_instead_of_a_directory(tmp_path, capsys):
     path = tmp_path / "f.txt"
     path.write_text("x")
-    code, err = run_main(capsys, str(path))
-    assert (code, err) == (
-        2,
-        f"cadence summary: error: {str(path)!r} is not a directory.\n",
-    )
+    assert refused(capsys, str(path)) == f"{str(path)!r} is not a directory."
 
 
 def test_a_directory_without_event_files(tmp_path, capsys):
     (tmp_path / "other.txt").write_text("x")
-    code, err = run_main(capsys, str(tmp_path))
-    assert code == 2
-    assert (
-        err
-        == f"cadence summary: error: no TensorBoard event files (events.out.tfevents.*) under {str(tmp_path)!r}.\n"
+    assert refused(capsys, str(tmp_path)) == (
+        f"no TensorBoard event files (events.out.tfevents.*) under {str(tmp_path)!r}."
     )
 
 
@@ -133,11 +131,8 @@ def test_event_files_without_scalars(tmp_path, capsys):
     writer = SummaryWriter(str(tmp_path))
     writer.add_text("note", "hello", 1)
     writer.close()
-    code, err = run_main(capsys, str(tmp_path))
-    assert code == 2
-    assert (
-        err
-        == f"cadence summary: error: the 1 event file(s) under {str(tmp_path)!r} hold no scalar summaries.\n"
+    assert refused(capsys, str(tmp_path)) == (
+        f"the 1 event file(s) under {str(tmp_path)!r} hold no scalar summaries."
     )
 
 
@@ -152,11 +147,8 @@ def test_a_file_that_is_not_an_event_file(tmp_path, capsys):
         + b"\xff\xff\xff\xff\xff"
         + b"\0" * 4
     )
-    code, err = run_main(capsys, str(tmp_path))
-    assert code == 2
-    assert (
-        err
-        == f"cadence summary: error: {str(bogus)!r} is not a TensorBoard event file (a record does not parse).\n"
+    assert refused(capsys, str(tmp_path)) == (
+        f"{str(bogus)!r} is not a TensorBoard event file (a record does not parse)."
     )
 
 
@@ -164,11 +156,9 @@ def test_random_bytes_get_the_error_not_a_traceback(tmp_path, capsys):
     # A length field of random bytes, checked against its checksum before any read.
     bogus = tmp_path / "events.out.tfevents.456.host"
     bogus.write_bytes(np.random.default_rng(0).bytes(100))
-    code, err = run_main(capsys, str(tmp_path))
-    assert code == 2
-    assert err == (
-        f"cadence summary: error: {str(bogus)!r} is not a TensorBoard event file "
-        "(a record's length does not match its checksum).\n"
+    assert refused(capsys, str(tmp_path)) == (
+        f"{str(bogus)!r} is not a TensorBoard event file "
+        "(a record's length does not match its checksum)."
     )
 
 
@@ -183,11 +173,8 @@ def test_a_truncated_last_record_is_ignored(tmp_path, capsys):
 def test_output_directory_must_exist(tmp_path, capsys):
     write_fit_summaries(tmp_path)
     out = tmp_path / "missing" / "x.png"
-    code, err = run_main(capsys, str(tmp_path), "--out", str(out))
-    assert code == 2
-    assert (
-        err
-        == f"cadence summary: error: cannot write {str(out)!r}: the directory {str(out.parent)!r} does not exist.\n"
+    assert refused(capsys, str(tmp_path), "--out", str(out)) == (
+        f"cannot write {str(out)!r}: the directory {str(out.parent)!r} does not exist."
     )
 
 
@@ -198,11 +185,9 @@ def test_without_matplotlib_the_error_says_how_to_install_it(
     monkeypatch.setitem(
         sys.modules, "matplotlib", None
     )  # makes `import matplotlib` fail
-    code, err = run_main(capsys, str(tmp_path))
-    assert code == 2
-    assert err == (
-        "cadence summary: error: plotting needs matplotlib, which is not installed: "
-        "pip install 'cadence[plot]' (or pip install matplotlib).\n"
+    assert refused(capsys, str(tmp_path)) == (
+        "plotting needs matplotlib, which is not installed: "
+        "pip install 'cadence[plot]' (or pip install matplotlib)."
     )
 
 

@@ -3,6 +3,7 @@ import pytest
 
 import cadence as ms
 from cadence.compute import _context
+from tests.helpers.processes import run_python
 
 
 def test_defaults_and_set_get():
@@ -51,17 +52,8 @@ def test_thread_limit_is_accepted():
 
 
 def test_thread_limit_in_a_fresh_process_does_not_deadlock():
-    import subprocess
-    import sys
-
     code = "import cadence as ms; ms.set_context(runtime_num_threads=1); print(ms.get_context('runtime_num_threads'))"
-    out = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=60,
-    )
+    out = run_python(code, check=True, timeout=60)
     assert out.stdout.strip() == "1"
 
 

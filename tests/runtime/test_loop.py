@@ -7,7 +7,8 @@ from typing import Any
 import pytest
 
 from cadence import Model
-from cadence.testing import BatchCounter, HookRecorder, ListDataset, constant_network
+from cadence.testing import HookRecorder, ListDataset, constant_network
+from tests.helpers.models import counting_model
 
 STEP = ["on_train_step_begin", "on_train_step_end"]
 EVAL_PASS = (
@@ -18,12 +19,7 @@ EVAL_PASS = (
 
 
 def eval_model() -> Model:
-    return Model(
-        constant_network(0.5),
-        eval_network=lambda x, y: (0.25, x, y),
-        eval_indexes=[0, 1, 2],
-        metrics={"n": BatchCounter()},
-    )
+    return counting_model(constant_network(0.5), eval_loss=0.25)
 
 
 def test_train_trace(three_steps):

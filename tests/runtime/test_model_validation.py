@@ -12,112 +12,32 @@ def ds(n: int = 2) -> ListDataset:
     return ListDataset.of_steps(n)
 
 
-@pytest.mark.parametrize(
-    ("call", "error", "match"),
-    [
-        (
-            lambda m: m.train(0, ds()),
-            ValueError,
-            r"For 'Model.train', the argument 'epoch' must be an int > 0, but got 0\.",
-        ),
-        (
-            lambda m: m.train(1.5, ds()),
-            TypeError,
-            r"For 'Model.train', the argument 'epoch' must be an int > 0, but got 1.5 of type 'float'\.",
-        ),
-        (
-            lambda m: m.train(True, ds()),
-            TypeError,
-            r"argument 'epoch' must be an int > 0, but got True of type 'bool'",
-        ),
-        (
-            lambda m: m.train(2, ds(), initial_epoch=2),
-            ValueError,
-            r"For 'Model.train', the argument 'epoch' must be greater than 'initial_epoch', but got epoch=2 and initial_epoch=2\.",
-        ),
-        (
-            lambda m: m.fit(2, ds(), initial_epoch=3),
-            ValueError,
-            r"For 'Model.fit', the argument 'epoch' must be greater",
-        ),
-        (
-            lambda m: m.train(2, ds(), initial_epoch=-1),
-            ValueError,
-            r"argument 'initial_epoch' must be an int >= 0, but got -1",
-        ),
-        (
-            lambda m: m.train(1, ds(), sink_size=0),
-            ValueError,
-            r"For 'Model.train', the argument 'sink_size' must be -1 or positive, but got 0\.",
-        ),
-        (
-            lambda m: m.train(1, ds(), sink_size=-2),
-            ValueError,
-            r"'sink_size' must be -1 or positive, but got -2",
-        ),
-        (
-            lambda m: m.train(1, ds(), dataset_sink_mode=1),
-            TypeError,
-            r"For 'Model.train', the argument 'dataset_sink_mode' must be a bool, but got 1 of type 'int'\.",
-        ),
-        (
-            lambda m: m.train(1, ListDataset([])),
-            ValueError,
-            r"For 'Model.train', the argument 'train_dataset' has no data \(size 0\)",
-        ),
-        (
-            lambda m: m.train(1, None),
-            TypeError,
-            r"For 'Model.train', the argument 'train_dataset' must be a dataset",
-        ),
-        (
-            lambda m: m.train(1, 5),
-            TypeError,
-            r"the argument 'train_dataset' must be a dataset .* but got 5",
-        ),
-        (
-            lambda m: m.train(1, "data.npz"),
-            TypeError,
-            r"For 'Model.train', the argument 'train_dataset' must be a dataset .* but got 'data.npz' of type 'str'\.",
-        ),
-        (
-            lambda m: m.train(1, {"image": [1], "label": [2]}),
-            TypeError,
-            r"the argument 'train_dataset' must be a dataset .* of type 'dict'\.",
-        ),
-        (
-            lambda m: m.train(1, [1, 2, 3]),
-            TypeError,
-            r"For 'Model.train', each item of 'train_dataset' must be a batch: a tuple or list of columns "
-            r"\(e.g. `\(images, labels\)`\), but got 1 of type 'int'\.",
-        ),
-        (
-            lambda m: m.fit(1, [1, 2]),
-            TypeError,
-            r"For 'Model.fit', each item of 'train_dataset' must be a batch",
-        ),
-        (
-            lambda m: m.fit(1, ds(), valid_frequency="1"),
-            TypeError,
-            r"For 'Model.fit', the argument 'valid_frequency' must be an int or a list of epoch numbers, but got '1' of type 'str'\.",
-        ),
-        (
-            lambda m: m.fit(1, ds(), valid_frequency=0),
-            ValueError,
-            r"'valid_frequency' must be an int > 0, but got 0",
-        ),
-        (
-            lambda m: m.fit(1, ds(), ds()),
-            ValueError,
-            r"For 'Model.fit', `valid_dataset` is given but the model has no `metrics`",
-        ),
-        (
-            lambda m: m.eval(ds()),
-            ValueError,
-            r"For 'Model.eval', the model argument 'metrics' can not be None or empty",
-        ),
-    ],
-)
+# (call on a Model, exception class, message pattern): one bad argument per case, one case per line.
+METHOD_CASES = [
+    (lambda m: m.train(0, ds()), ValueError, r"For 'Model.train', the argument 'epoch' must be an int > 0, but got 0\."),
+    (lambda m: m.train(1.5, ds()), TypeError, r"For 'Model.train', the argument 'epoch' must be an int > 0, but got 1.5 of type 'float'\."),
+    (lambda m: m.train(True, ds()), TypeError, r"argument 'epoch' must be an int > 0, but got True of type 'bool'"),
+    (lambda m: m.train(2, ds(), initial_epoch=2), ValueError, r"For 'Model.train', the argument 'epoch' must be greater than 'initial_epoch', but got epoch=2 and initial_epoch=2\."),
+    (lambda m: m.fit(2, ds(), initial_epoch=3), ValueError, r"For 'Model.fit', the argument 'epoch' must be greater"),
+    (lambda m: m.train(2, ds(), initial_epoch=-1), ValueError, r"argument 'initial_epoch' must be an int >= 0, but got -1"),
+    (lambda m: m.train(1, ds(), sink_size=0), ValueError, r"For 'Model.train', the argument 'sink_size' must be -1 or positive, but got 0\."),
+    (lambda m: m.train(1, ds(), sink_size=-2), ValueError, r"'sink_size' must be -1 or positive, but got -2"),
+    (lambda m: m.train(1, ds(), dataset_sink_mode=1), TypeError, r"For 'Model.train', the argument 'dataset_sink_mode' must be a bool, but got 1 of type 'int'\."),
+    (lambda m: m.train(1, ListDataset([])), ValueError, r"For 'Model.train', the argument 'train_dataset' has no data \(size 0\)"),
+    (lambda m: m.train(1, None), TypeError, r"For 'Model.train', the argument 'train_dataset' must be a dataset"),
+    (lambda m: m.train(1, 5), TypeError, r"the argument 'train_dataset' must be a dataset .* but got 5"),
+    (lambda m: m.train(1, "data.npz"), TypeError, r"For 'Model.train', the argument 'train_dataset' must be a dataset .* but got 'data.npz' of type 'str'\."),
+    (lambda m: m.train(1, {"image": [1], "label": [2]}), TypeError, r"the argument 'train_dataset' must be a dataset .* of type 'dict'\."),
+    (lambda m: m.train(1, [1, 2, 3]), TypeError, r"For 'Model.train', each item of 'train_dataset' must be a batch: a tuple or list of columns " r"\(e.g. `\(images, labels\)`\), but got 1 of type 'int'\."),
+    (lambda m: m.fit(1, [1, 2]), TypeError, r"For 'Model.fit', each item of 'train_dataset' must be a batch"),
+    (lambda m: m.fit(1, ds(), valid_frequency="1"), TypeError, r"For 'Model.fit', the argument 'valid_frequency' must be an int or a list of epoch numbers, but got '1' of type 'str'\."),
+    (lambda m: m.fit(1, ds(), valid_frequency=0), ValueError, r"'valid_frequency' must be an int > 0, but got 0"),
+    (lambda m: m.fit(1, ds(), ds()), ValueError, r"For 'Model.fit', `valid_dataset` is given but the model has no `metrics`"),
+    (lambda m: m.eval(ds()), ValueError, r"For 'Model.eval', the model argument 'metrics' can not be None or empty"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("call", "error", "match"), METHOD_CASES)
 def test_method_arguments(call, error, match):
     with pytest.raises(error, match=match):
         call(Model(constant_network()))

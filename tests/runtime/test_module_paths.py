@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import importlib
 import inspect
-import subprocess
-import sys
 
 import pytest
 
 import cadence
 import cadence.nn
 from cadence import context
+from tests.helpers.processes import run_python
 
 # MindSpore path (with `mindspore` spelled `cadence`) -> names that must be the objects of cadence's own paths.
 ALIASES: dict[str, dict[str, object]] = {
@@ -90,9 +89,7 @@ def test_submodules_are_attributes_without_importing_them():
         "print(ms.train.Metric is ms.nn.Metric, ms.nn.Dense.__name__, "
         "ms.context.GRAPH_MODE, ms.common.dtype.float32, ms.ops.operations.Abs.__name__)"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    ).stdout
+    out = run_python(code, check=True).stdout
     assert out.split() == ["True", "Dense", "0", "Float32", "Abs"]
 
 

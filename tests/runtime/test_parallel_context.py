@@ -10,6 +10,7 @@ import pytest
 import cadence as ms
 from cadence import dataset as ds, nn, ops
 from cadence.communication import GlobalComm, get_group_size, get_rank, init, release
+from tests.helpers.parallel import parallel_context_seen
 
 
 @pytest.fixture(autouse=True)
@@ -126,17 +127,10 @@ def test_data_parallel_mode_without_init_trains_as_one_process():
 
 
 def test_cb_params_report_the_parallel_context():
-    seen: dict[str, object] = {}
-
-    class Probe(ms.Callback):
-        def on_train_begin(self, run_context):
-            cb = run_context.original_args()
-            seen.update(device_number=cb.device_number, parallel_mode=cb.parallel_mode)
-
     net = nn.Dense(4, 2)
     model = ms.Model(net, nn.MSELoss(), nn.SGD(net.trainable_params(), 0.1))
     data = {"x": np.ones((8, 4), np.float32), "y": np.zeros((8, 2), np.float32)}
-    model.train(1, ds.NumpySlicesDataset(data).batch(4), callbacks=[Probe()])
+    seen = parallel_context_seen(model, ds.NumpySlicesDataset(data).batch(4))
     assert seen == {"device_number": 1, "parallel_mode": "stand_alone"}
 
 

@@ -4,19 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from cadence import Model, TrainStepEnd
+from cadence import Model
 from cadence.testing import HookRecorder, ListDataset, constant_network
+from tests.helpers.models import watch_steps
 
 
 @pytest.mark.asyncio
 async def test_train_async_under_pytest_asyncio():
     model = Model(constant_network())
-    seen: list[int] = []
-
-    async def worker(event: TrainStepEnd) -> None:
-        seen.append(event.step)
-
-    model.bus.subscribe(TrainStepEnd, worker, mode="worker")
+    seen = watch_steps(model)
     rec = HookRecorder()
     await model.train_async(2, ListDataset.of_steps(2), callbacks=rec)
     assert seen == [1, 2, 3, 4]

@@ -7,6 +7,7 @@ import gc
 import threading
 import time
 import weakref
+from typing import Any
 
 import anyio
 import anyio.lowlevel
@@ -26,7 +27,8 @@ from cadence import (
     TrainStepEnd,
     start_run,
 )
-from cadence.testing import BatchCounter, HookRecorder, ListDataset, constant_network
+from cadence.testing import HookRecorder, ListDataset, constant_network
+from tests.helpers.models import counting_model
 
 pytestmark = pytest.mark.anyio
 
@@ -50,6 +52,13 @@ class Gate:
 
     async def wait_reached(self) -> None:
         assert await anyio.to_thread.run_sync(self.reached.wait, 30)
+
+
+async def start_held(tg: Any, gate: Gate, *callbacks: Any) -> RunHandle[None]:
+    """Start 5 epochs of 4 steps on a Model of `gate` in `tg`; return once the gate holds its step."""
+    run = start_run(tg, Model(gate).train_async, 5, ListDataset.of_steps(4), *callbacks)
+    await gate.wait_reached()
+    return run
 
 
 def status(run: RunHandle[None]) -> str:
@@ -85,32 +94,27 @@ async def test_a_run_streams_its_events_and_ends_completed():
     assert len(run.id) == 12
 
 
-@pytest.mark.parametrize("anyio_backend", ["asyncio"])
-async def test_works_in_an_asyncio_task_group():
+def host_task_group(backend: str) -> Any:
+    """The host's own task group: asyncio's TaskGroup or a trio nursery."""
+    if backend == "asyncio":
+        return asyncio.TaskGroup()
+    import trio
+
+    return trio.open_nursery()
+
+
+async def test_works_in_the_hosts_own_task_group(anyio_backend: str) -> None:
     model = Model(constant_network())
-    async with asyncio.TaskGroup() as tg:
+    async with host_task_group(anyio_backend) as tg:
         run = start_run(tg, model.train_async, 1, ListDataset.of_steps(4))
         assert isinstance(await run.wait(), RunCompleted)
     assert run.progress.step == 4
 
 
-@pytest.mark.parametrize("anyio_backend", ["trio"])
-async def test_works_in_a_trio_nursery():
-    import trio
-
-    model = Model(constant_network())
-    async with trio.open_nursery() as nursery:
-        run = start_run(nursery, model.train_async, 1, ListDataset.of_steps(4))
-        assert isinstance(await run.wait(), RunCompleted)
-
-
 async def test_request_stop_ends_gracefully_with_end_hooks():
-    gate = Gate(at=3)
-    rec = HookRecorder()
-    model = Model(gate)
+    gate, rec = Gate(at=3), HookRecorder()
     async with anyio.create_task_group() as tg:
-        run = start_run(tg, model.train_async, 5, ListDataset.of_steps(4), rec)
-        await gate.wait_reached()
+        run = await start_held(tg, gate, rec)
         assert status(run) == "running"
         run.request_stop()
         assert status(run) == "stopping"
@@ -124,12 +128,9 @@ async def test_request_stop_ends_gracefully_with_end_hooks():
 
 
 async def test_cancel_ends_at_the_next_step_without_end_hooks():
-    gate = Gate(at=2)
-    rec = HookRecorder()
-    model = Model(gate)
+    gate, rec = Gate(at=2), HookRecorder()
     async with anyio.create_task_group() as tg:
-        run = start_run(tg, model.train_async, 5, ListDataset.of_steps(4), rec)
-        await gate.wait_reached()
+        run = await start_held(tg, gate, rec)
         run.cancel()
         assert run.status == "cancelling"
         run.request_stop()  # a stop after a cancel does not turn it into a stop
@@ -319,18 +320,8 @@ async def test_cancelling_the_host_task_group_cancels_the_run():
     assert isinstance(run.outcome, RunCancelled)
 
 
-def batch_counting_model() -> Model:
-    """A model whose evaluation loss is 0.5 and whose metric "n" counts the batches seen."""
-    return Model(
-        constant_network(),
-        eval_network=lambda x, y: (0.5, x, y),
-        eval_indexes=[0, 1, 2],
-        metrics={"n": BatchCounter()},
-    )
-
-
 async def test_eval_runs_return_their_metrics_as_the_result():
-    model = batch_counting_model()
+    model = counting_model()
     async with anyio.create_task_group() as tg:
         run = start_run(tg, model.eval_async, ListDataset.of_steps(3))
         await run.wait()
@@ -345,7 +336,7 @@ async def test_eval_runs_return_their_metrics_as_the_result():
 
 
 async def test_fit_progress_carries_the_latest_validation_metrics():
-    model = batch_counting_model()
+    model = counting_model()
     async with anyio.create_task_group() as tg:
         run = start_run(
             tg, model.fit_async, 2, ListDataset.of_steps(3), ListDataset.of_steps(2)

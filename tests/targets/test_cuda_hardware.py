@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.processes import environment_without, run_python
+
 SUITE = Path(__file__).parent / "cudasim_suite"
 PROBE = (
     "from cadence.compute._targets import lookup; print(lookup('GPU').probe() or 'OK')"
@@ -14,14 +16,7 @@ PROBE = (
 
 
 def gpu_missing():
-    env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
-    out = subprocess.run(
-        [sys.executable, "-c", PROBE],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=env,
-    )
+    out = run_python(PROBE, env=environment_without("NUMBA_ENABLE_CUDASIM"))
     reason = out.stdout.strip() or out.stderr.strip()[-300:]
     return None if reason == "OK" else reason
 

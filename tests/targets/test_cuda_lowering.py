@@ -3,26 +3,21 @@
 The simulator cannot show this (it runs kernels as Python); no GPU or driver is needed.
 """
 
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from tests.helpers.processes import environment_without, run_python
+
 CHECK = Path(__file__).parent / "cuda_lowering_check.py"
 
 
 @pytest.mark.slow
 def test_every_cuda_kernel_lowers_to_nvvm_ir():
-    env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
-    probe = subprocess.run(
-        [sys.executable, "-c", "from numba.cuda.compiler import compile_cuda"],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-    )
+    env = environment_without("NUMBA_ENABLE_CUDASIM")
+    probe = run_python("from numba.cuda.compiler import compile_cuda", env=env)
     if probe.returncode != 0:
         pytest.skip(
             f"numba's CUDA compiler is not importable: {probe.stderr.strip()[-200:]}"

@@ -1,13 +1,14 @@
 """A third-party plugin distribution, installed with pip, found by entry point, trained through."""
 
 import json
-import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from tests.helpers.processes import environment_without, run_python
 
 DIST = Path(__file__).parent / "plugin_dist"
 TRAIN = """
@@ -53,18 +54,8 @@ def installed(tmp_path):
 
 @pytest.mark.slow
 def test_installed_plugin_is_found_and_trains(installed):
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if k not in ("TOY_TARGET_OFF", "CADENCE_TARGET_AUTOLOAD")
-    }
-    done = subprocess.run(
-        [sys.executable, "-c", TRAIN],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=env,
-    )
+    env = environment_without("TOY_TARGET_OFF", "CADENCE_TARGET_AUTOLOAD")
+    done = run_python(TRAIN, env=env, timeout=300)
     assert done.returncode == 0, done.stderr
     target, first, last, dense_calls, updates = done.stdout.split()
     assert target == "Toy" and float(last) < float(first)
@@ -85,23 +76,11 @@ def test_installed_plugin_is_found_and_trains(installed):
         == "cadence-toy-target 0.1.0, entry point 'toy = cadence_toy_target:ToyTarget'"
     )
 
-    off = subprocess.run(
-        [sys.executable, "-c", TRAIN],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**env, "TOY_TARGET_OFF": "1"},
-    )
+    off = run_python(TRAIN, env={**env, "TOY_TARGET_OFF": "1"})
     assert (
         "The device target 'Toy' is not available on this machine: TOY_TARGET_OFF is set. To use it: unset TOY_TARGET_OFF."
         in off.stderr
     )
 
-    no_autoload = subprocess.run(
-        [sys.executable, "-c", TRAIN],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**env, "CADENCE_TARGET_AUTOLOAD": "0"},
-    )
+    no_autoload = run_python(TRAIN, env={**env, "CADENCE_TARGET_AUTOLOAD": "0"})
     assert "No device target named 'TOY'" in no_autoload.stderr

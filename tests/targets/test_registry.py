@@ -12,6 +12,7 @@ import cadence as ms
 from cadence.cli._targets import collect
 from cadence.compute import _plugins, _targets
 from cadence.kernels import reference_kernels
+from tests.helpers.processes import run_python
 
 
 class FakeTarget(ms.Target):
@@ -59,13 +60,7 @@ def test_import_cadence_loads_no_plugin_numba_or_vendor_runtime():
         "import sys, cadence, cadence.kernels; from cadence.compute import _plugins;"
         "print(_plugins._done.is_set(), sorted(m for m in ('numba', 'numba.cuda', 'acl', 'numba_cuda') if m in sys.modules))"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=120,
-    )
+    out = run_python(code, check=True)
     assert out.stdout.split() == ["False", "[]"]
 
 

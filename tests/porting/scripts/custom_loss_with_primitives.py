@@ -37,17 +37,23 @@ class MAELossForMultiLabel(LossBase):
         return self.get_loss(x1) / 2 + self.get_loss(x2) / 2
 
 
-def get_data(num, w=2.0, b=3.0):
-    for _ in range(num):
-        x = np.random.uniform(-10.0, 10.0)
-        noise = np.random.normal(0, 1)
-        y = x * w + b + noise
-        yield np.array([x]).astype(np.float32), np.array([y]).astype(np.float32)
+class LinearData:
+    """A random-access source: sample i is (x, 2x + 3 + noise)."""
+
+    def __init__(self, num, seed=1):
+        rng = np.random.default_rng(seed)
+        self.x = rng.uniform(-10.0, 10.0, size=(num, 1)).astype(np.float32)
+        self.y = (self.x * 2.0 + 3.0 + rng.normal(size=(num, 1))).astype(np.float32)
+
+    def __getitem__(self, index):
+        return self.x[index], self.y[index]
+
+    def __len__(self):
+        return len(self.x)
 
 
-np.random.seed(1)
 ms.set_seed(1)
-train_dataset = ds.GeneratorDataset(list(get_data(160)), column_names=["data", "label"]).batch(16)
+train_dataset = ds.GeneratorDataset(LinearData(160), column_names=["data", "label"]).batch(16)
 
 net = nn.Dense(1, 1)
 loss = MAELoss()

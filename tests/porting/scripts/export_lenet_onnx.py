@@ -11,30 +11,24 @@ from mindspore import nn, Tensor
 from mindspore.common.initializer import Normal
 
 
-class LeNet5(nn.Cell):
-    def __init__(self, num_class=10, num_channel=1):
-        super(LeNet5, self).__init__()
-        self.conv1 = nn.Conv2d(num_channel, 6, 5, pad_mode='valid')
-        self.conv2 = nn.Conv2d(6, 16, 5, pad_mode='valid')
-        self.fc1 = nn.Dense(16 * 5 * 5, 120, weight_init=Normal(0.02))
-        self.fc2 = nn.Dense(120, 84, weight_init=Normal(0.02))
-        self.fc3 = nn.Dense(84, num_class, weight_init=Normal(0.02))
-        self.relu = nn.ReLU()
-        self.max_pool2d = nn.MaxPool2d(kernel_size=2, stride=2)
-        self.flatten = nn.Flatten()
-
-    def construct(self, x):
-        x = self.max_pool2d(self.relu(self.conv1(x)))
-        x = self.max_pool2d(self.relu(self.conv2(x)))
-        x = self.flatten(x)
-        x = self.relu(self.fc1(x))
-        x = self.relu(self.fc2(x))
-        x = self.fc3(x)
-        return x
+def lenet5(num_class=10, num_channel=1):
+    """LeNet-5 written as one SequentialCell: the graph ONNX receives is this list, in order."""
+    return nn.SequentialCell([
+        nn.Conv2d(num_channel, 6, 5, pad_mode='valid'),
+        nn.ReLU(),
+        nn.MaxPool2d(kernel_size=2, stride=2),
+        nn.Conv2d(6, 16, 5, pad_mode='valid'),
+        nn.ReLU(),
+        nn.MaxPool2d(kernel_size=2, stride=2),
+        nn.Flatten(),
+        nn.Dense(400, 120, weight_init=Normal(0.02), activation='relu'),
+        nn.Dense(120, 84, weight_init=Normal(0.02), activation='relu'),
+        nn.Dense(84, num_class, weight_init=Normal(0.02)),
+    ])
 
 
 ms.set_seed(6)
-net = LeNet5()
+net = lenet5()
 input_np = np.random.default_rng(6).uniform(0.0, 1.0, size=[2, 1, 32, 32]).astype(np.float32)
 ms.export(net, Tensor(input_np), file_name="lenet", file_format="ONNX")
 print("exported", [f for f in os.listdir(".") if f.endswith(".onnx")][0])

@@ -11,21 +11,6 @@ from mindspore import nn, ops
 mindspore.set_seed(3)
 
 
-class Network(nn.Cell):
-    def __init__(self):
-        super().__init__()
-        self.flatten = nn.Flatten()
-        self.dense_relu_sequential = nn.SequentialCell(
-            nn.Dense(4 * 4, 32),
-            nn.ReLU(),
-            nn.Dense(32, 2)
-        )
-
-    def construct(self, x):
-        x = self.flatten(x)
-        return self.dense_relu_sequential(x)
-
-
 rng = np.random.default_rng(11)
 images = rng.normal(size=(160, 1, 4, 4)).astype(np.float32)
 labels = (images[:, 0, :2, :].mean(axis=(1, 2)) > 0).astype(np.int32)
@@ -34,15 +19,14 @@ train_dataset = mindspore.dataset.NumpySlicesDataset(
 test_dataset = mindspore.dataset.NumpySlicesDataset(
     {"image": images[:64], "label": labels[:64]}, shuffle=False).batch(16)
 
-model = Network()
+model = nn.SequentialCell([nn.Flatten(), nn.Dense(4 * 4, 32), nn.ReLU(), nn.Dense(32, 2)])
 loss_fn = nn.CrossEntropyLoss()
 optimizer = nn.SGD(model.trainable_params(), 1e-1)
 
 
 def forward_fn(data, label):
     logits = model(data)
-    loss = loss_fn(logits, label)
-    return loss, logits
+    return loss_fn(logits, label), logits
 
 
 grad_fn = ops.value_and_grad(forward_fn, None, optimizer.parameters, has_aux=True)
@@ -50,32 +34,31 @@ grad_fn = ops.value_and_grad(forward_fn, None, optimizer.parameters, has_aux=Tru
 
 @mindspore.jit
 def train_step(data, label):
-    (loss, _), grads = grad_fn(data, label)
-    optimizer(grads)
-    return loss
+    (loss, logits), grads = grad_fn(data, label)
+    loss = ops.depend(loss, optimizer(grads))
+    return loss, logits
 
 
-def train_loop(model, dataset):
+def train_loop(dataset):
     size = dataset.get_dataset_size()
     model.set_train()
-    for batch, (data, label) in enumerate(dataset.create_tuple_iterator()):
-        loss = train_step(data, label)
-        if batch % 5 == 0:
-            loss, current = loss.asnumpy(), batch
-            print(f"loss: {loss:>7f}  [{current:>3d}/{size:>3d}]")
+    for step, batch in enumerate(dataset.create_dict_iterator()):
+        loss, _ = train_step(batch["image"], batch["label"])
+        if step % 5 == 0:
+            print(f"loss: {loss.asnumpy():>7f}  [{step:>3d}/{size:>3d}]")
 
 
-def test_loop(model, dataset):
+def test_loop(dataset):
     model.set_train(False)
     total, correct = 0, 0
-    for data, label in dataset.create_tuple_iterator():
-        pred = model(data)
-        total += len(data)
-        correct += (pred.argmax(1) == label).asnumpy().sum()
+    for batch in dataset.create_dict_iterator():
+        pred = model(batch["image"])
+        total += batch["image"].shape[0]
+        correct += (pred.argmax(1) == batch["label"]).asnumpy().sum()
     print(f"Test: Accuracy: {(100 * correct / total):>0.1f}%")
 
 
 for t in range(2):
     print(f"Epoch {t + 1}")
-    train_loop(model, train_dataset)
-test_loop(model, test_dataset)
+    train_loop(train_dataset)
+test_loop(test_dataset)

@@ -14,15 +14,9 @@ from mindspore import nn
 from mindspore.train import Model, CheckpointConfig, ModelCheckpoint, LossMonitor
 
 
-class MLP(nn.Cell):
-    def __init__(self):
-        super().__init__()
-        self.fc1 = nn.Dense(4, 16)
-        self.relu = nn.ReLU()
-        self.fc2 = nn.Dense(16, 3)
-
-    def construct(self, x):
-        return self.fc2(self.relu(self.fc1(x)))
+def mlp():
+    """4 features -> 16 hidden units -> 3 classes, with the ReLU inside the first Dense."""
+    return nn.SequentialCell([nn.Dense(4, 16, activation="relu"), nn.Dense(16, 3)])
 
 
 def create_dataset(n, seed, batch_size=16):
@@ -34,7 +28,7 @@ def create_dataset(n, seed, batch_size=16):
 
 ms.set_seed(7)
 ckpt_dir = "./checkpoints"
-net = MLP()
+net = mlp()
 loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
 model = Model(net, loss, nn.Momentum(net.trainable_params(), 0.05, 0.9), metrics={"accuracy"})
 config_ck = CheckpointConfig(save_checkpoint_steps=3, keep_checkpoint_max=10)
@@ -46,7 +40,7 @@ eval_dataset = create_dataset(48, 1)
 results = {}
 for file_name in sorted(os.listdir(ckpt_dir)):
     param_dict = ms.load_checkpoint(os.path.join(ckpt_dir, file_name))
-    eval_net = MLP()
+    eval_net = mlp()
     ms.load_param_into_net(eval_net, param_dict)
     eval_model = Model(eval_net, loss, metrics={"accuracy"})
     acc = eval_model.eval(eval_dataset)

@@ -8,38 +8,22 @@ import numpy as np
 import mindspore as ms
 import mindspore.dataset as ds
 from mindspore import nn
+from mindspore.common.initializer import Normal
 from mindspore.train import MAE, MSE, LossMonitor, Model
 
 
-def get_data(num, w=2.0, b=3.0, seed=1):
+def make_dataset(num, seed, batch_size=16, w=2.0, b=3.0):
+    """Samples of y = w * x + b + noise, drawn at once as arrays."""
     rng = np.random.default_rng(seed)
-    for _ in range(num):
-        x = rng.uniform(-10.0, 10.0)
-        noise = rng.normal(0, 1) * 0.1
-        y = x * w + b + noise
-        yield np.array([x]).astype(np.float32), np.array([y]).astype(np.float32)
-
-
-def create_dataset(num_data, batch_size=16, repeat_size=1):
-    input_data = ds.GeneratorDataset(list(get_data(num_data)), column_names=['data', 'label'])
-    input_data = input_data.batch(batch_size)
-    input_data = input_data.repeat(repeat_size)
-    return input_data
-
-
-class LinearNet(nn.Cell):
-    def __init__(self):
-        super(LinearNet, self).__init__()
-        self.fc = nn.Dense(1, 1, ms.common.initializer.Normal(0.02), ms.common.initializer.Normal(0.02))
-
-    def construct(self, x):
-        return self.fc(x)
+    x = rng.uniform(-10.0, 10.0, size=(num, 1)).astype(np.float32)
+    y = (w * x + b + 0.1 * rng.normal(size=(num, 1))).astype(np.float32)
+    return ds.NumpySlicesDataset((x, y), column_names=["data", "label"], shuffle=True).batch(batch_size)
 
 
 ms.set_seed(1)
-train_dataset = create_dataset(1600, batch_size=16)
-eval_dataset = create_dataset(160, batch_size=16)
-net = LinearNet()
+train_dataset = make_dataset(1600, seed=1)
+eval_dataset = make_dataset(160, seed=2)
+net = nn.Dense(1, 1, Normal(0.02), Normal(0.02))
 net_loss = nn.MSELoss()
 opt = nn.Momentum(net.trainable_params(), learning_rate=0.005, momentum=0.9)
 model = Model(net, net_loss, opt, metrics={"mae": MAE(), "mse": MSE()})

@@ -12,18 +12,13 @@ from mindspore.train import Model, LossMonitor
 
 
 def datapipe(path, batch_size):
-    image_transforms = [
-        vision.Rescale(1.0 / 255.0, 0),
-        vision.Normalize(mean=(0.1307,), std=(0.3081,)),
-        vision.HWC2CHW()
-    ]
-    label_transform = transforms.TypeCast(ms.int32)
-
+    # One Rescale does both steps: (x / 255 - mean) / std = x * (1 / (255 * std)) - mean / std.
+    mean, std = 0.1307, 0.3081
     dataset = MnistDataset(path)
-    dataset = dataset.map(image_transforms, 'image')
-    dataset = dataset.map(label_transform, 'label')
-    dataset = dataset.batch(batch_size)
-    return dataset
+    dataset = dataset.map(operations=[vision.Rescale(1.0 / (255.0 * std), -mean / std), vision.HWC2CHW()],
+                          input_columns="image")
+    dataset = dataset.map(operations=transforms.TypeCast(ms.int32), input_columns="label")
+    return dataset.batch(batch_size, drop_remainder=False)
 
 
 ms.set_seed(4)

@@ -8,17 +8,13 @@ there these files are not collected at all.
 
 import os
 
-from hypothesis import HealthCheck, settings
+from hypothesis import settings
+
+from tests.helpers.profiles import slow_examples
 
 collect_ignore_glob = (
     [] if os.environ.get("CADENCE_CUDA_SUITE") == "1" else ["test_*.py"]
 )
 
-settings.register_profile(
-    "cuda-suite",
-    max_examples=6,
-    deadline=None,
-    derandomize=True,
-    suppress_health_check=[HealthCheck.too_slow],
-)
+settings.register_profile("cuda-suite", slow_examples(6, derandomize=True))
 settings.load_profile("cuda-suite")
