@@ -23,6 +23,12 @@ import numpy.typing as npt
 from . import _numba_cache, _rowwise, _scalar
 from ._checks import check_float_array
 from ._names import KERNEL_NAMES
+from ._recurrent import (  # the recurrent layers and the embedding lookup
+    embedding_backward as embedding_backward,
+    embedding_forward as embedding_forward,
+    recurrent_backward as recurrent_backward,
+    recurrent_forward as recurrent_forward,
+)
 from ._wrappers import (
     OptimizerPrimitives,
     activation_kernels,

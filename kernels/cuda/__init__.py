@@ -55,6 +55,12 @@ from ._dense import (
 )
 from ._device import reset_statistics, statistics
 from ._matmul import matmul
+from ._recurrent import (
+    embedding_backward,
+    embedding_forward,
+    recurrent_backward,
+    recurrent_forward,
+)
 
 __all__ = [
     *KERNEL_NAMES,

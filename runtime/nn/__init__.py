@@ -20,6 +20,7 @@ from . import (
 from ._cell import Cell, CellList, SequentialCell
 from ._conv import AvgPool2d, Conv2d, MaxPool2d
 from ._distributed import DistributedGradReducer
+from ._embedding import Embedding
 from ._layers import (
     Dense,
     Dropout,
@@ -79,12 +80,16 @@ from ._metrics import (
 )
 from ._norm import BatchNorm1d, BatchNorm2d
 from ._optim import SGD, Adam, Momentum, Optimizer
+from ._recurrent import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell
 from ._wrap import TrainOneStepCell, WithEvalCell, WithLossCell
 
 __all__ = [
     "F1",
+    "GRU",
+    "LSTM",
     "MAE",
     "MSE",
+    "RNN",
     "ROC",
     "SGD",
     "Accuracy",
@@ -105,11 +110,14 @@ __all__ = [
     "Dice",
     "DistributedGradReducer",
     "Dropout",
+    "Embedding",
     "ExponentialDecayLR",
     "Fbeta",
     "Flatten",
+    "GRUCell",
     "HausdorffDistance",
     "L1Loss",
+    "LSTMCell",
     "LearningRateSchedule",
     "LogSoftmax",
     "Loss",
@@ -123,6 +131,7 @@ __all__ = [
     "Optimizer",
     "Perplexity",
     "Precision",
+    "RNNCell",
     "ReLU",
     "Recall",
     "RootMeanSquareDistance",
