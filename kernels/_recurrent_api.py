@@ -94,16 +94,7 @@ def _check_ids(ids: Array, vocab: int) -> None:
 def recurrent_kernels(prim: RecurrentPrimitives) -> RecurrentKernels:
     """Build the recurrent and embedding kernels of a table from its primitives."""
 
-    def recurrent_forward(
-        mode: int,
-        xw: Array,
-        h0: Array,
-        c0: Array,
-        w_hh: Array,
-        b_hh: Array | None,
-        lengths: Array,
-        reverse: bool,
-    ) -> tuple[Array, Array, Array, Array]:
+    def recurrent_forward(mode: int, xw: Array, h0: Array, c0: Array, w_hh: Array, b_hh: Array | None, lengths: Array, reverse: bool) -> tuple[Array, Array, Array, Array]:  # fmt: skip
         """Run one layer direction over all steps; return (y, hs, cs, act) (see `reference`)."""
         _check_mode(mode)
         xw, w_hh = prim.array("xw", xw, 3), prim.array("w_hh", w_hh, 2)
@@ -131,18 +122,7 @@ def recurrent_kernels(prim: RecurrentPrimitives) -> RecurrentKernels:
         hs, cs, act, y = state
         return y, hs, cs, act
 
-    def recurrent_backward(
-        mode: int,
-        dy: Array,
-        dh_n: Array,
-        dc_n: Array,
-        w_hh: Array,
-        hs: Array,
-        cs: Array,
-        act: Array,
-        lengths: Array,
-        reverse: bool,
-    ) -> tuple[Array, Array, Array, Array]:
+    def recurrent_backward(mode: int, dy: Array, dh_n: Array, dc_n: Array, w_hh: Array, hs: Array, cs: Array, act: Array, lengths: Array, reverse: bool) -> tuple[Array, Array, Array, Array]:  # fmt: skip
         """Back-propagate one layer direction through time; return (dgi, dgh, dh0, dc0)."""
         _check_mode(mode)
         dy, w_hh = prim.array("dy", dy, 3), prim.array("w_hh", w_hh, 2)

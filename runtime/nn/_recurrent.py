@@ -78,9 +78,10 @@ def _state(owner: str, hx: Any, is_lstm: bool) -> tuple[Any, Any]:
 class _RNNBase(Cell):
     """What RNN, GRU and LSTM share: the parameter lists and the stacked, bidirectional loop."""
 
+    _MODE = ""
+
     def __init__(
         self,
-        mode: str,
         input_size: int,
         hidden_size: int,
         num_layers: int = 1,
@@ -107,7 +108,7 @@ class _RNNBase(Cell):
                 f"For '{owner}', the argument 'dropout' must be a number in range [0, 1), but got {dropout!r}."
             )
         self.dropout = float(dropout)
-        self.mode = mode
+        self.mode = mode = self._MODE
         self.is_lstm = mode == "LSTM"
         dt = dtype or _dtype.float32
         directions = 2 if bidirectional else 1
@@ -256,12 +257,12 @@ class RNN(_RNNBase):
         input_size: Features of the input.
         hidden_size: Features of the hidden state.
         num_layers: Stacked layers.
-        nonlinearity: 'tanh' or 'relu'.
         has_bias: Whether the layers have b_ih and b_hh.
         batch_first: Whether `x` and the output are (batch, seq_len, features).
         dropout: Dropout probability on every layer's output but the last's, while training.
         bidirectional: Also run every layer from the last position to the first.
         dtype: Parameter dtype.
+        nonlinearity: 'tanh' or 'relu' (keyword only).
 
     Example:
         >>> import cadence as ms
@@ -272,47 +273,14 @@ class RNN(_RNNBase):
         ((3, 5, 16), (2, 3, 16))
     """
 
-    def __init__(
-        self,
-        input_size: int,
-        hidden_size: int,
-        num_layers: int = 1,
-        nonlinearity: str = "tanh",
-        has_bias: bool = True,
-        batch_first: bool = False,
-        dropout: float = 0.0,
-        bidirectional: bool = False,
-        dtype: Any = None,
-    ) -> None:
-        super().__init__(
-            _rnn_mode("RNN", nonlinearity), input_size, hidden_size, num_layers,
-            has_bias, batch_first, dropout, bidirectional, dtype,
-        )  # fmt: skip
+    def __init__(self, *args: Any, nonlinearity: str = "tanh", **kwargs: Any) -> None:
+        # Keyword-only, as in MindSpore (its RNN passes positional arguments on unchanged).
+        self._MODE = _rnn_mode("RNN", nonlinearity)
+        super().__init__(*args, **kwargs)
+        self.nonlinearity = nonlinearity
 
 
-class _GatedBase(_RNNBase):
-    """GRU and LSTM: RNN's arguments without `nonlinearity`, the mode from the class."""
-
-    _MODE = ""
-
-    def __init__(
-        self,
-        input_size: int,
-        hidden_size: int,
-        num_layers: int = 1,
-        has_bias: bool = True,
-        batch_first: bool = False,
-        dropout: float = 0.0,
-        bidirectional: bool = False,
-        dtype: Any = None,
-    ) -> None:
-        super().__init__(
-            self._MODE, input_size, hidden_size, num_layers, has_bias, batch_first,
-            dropout, bidirectional, dtype,
-        )  # fmt: skip
-
-
-class GRU(_GatedBase):
+class GRU(_RNNBase):
     """Gated recurrent unit layers (gates r, z, n, as MindSpore and PyTorch order them).
 
     Args: as `RNN`'s, without `nonlinearity`.
@@ -329,7 +297,7 @@ class GRU(_GatedBase):
     _MODE = "GRU"
 
 
-class LSTM(_GatedBase):
+class LSTM(_RNNBase):
     """Long short-term memory layers (gates i, f, g, o); returns (output, (h_n, c_n)).
 
     Args: as `RNN`'s, without `nonlinearity`.

@@ -22,6 +22,7 @@ from cadence.kernels.cuda import (
     _device,
     _generic as cg,
     _matmul,
+    _recurrent as cr,
 )
 
 _f32, _f64 = np.dtype(np.float32), np.dtype(np.float64)
@@ -66,6 +67,36 @@ def signatures(dt):
         "_gather": (cg._gather, (a1, i, t6, t6, a1)),
         "_reduce": (cg._reduce, (a1, t6, t6, t6, t6, i, i, i, i, i, a1)),
         "_fill": (cg._fill, (a1, dt)),
+        **recurrent_signatures(a2, a3),
+    }
+
+
+def recurrent_signatures(a2, a3):
+    """The recurrent and embedding kernels: tuples of arrays bundle the state."""
+    i = types.int64
+    ids = types.Array(types.int64, 1, "C")
+    a1 = types.Array(a2.dtype, 1, "C")
+    return {
+        "_forward_step": (
+            cr._forward_step,
+            (i, a3, a2, a1, ids, types.UniTuple(a3, 4), i, i),
+        ),
+        "_backward_step": (
+            cr._backward_step,
+            (
+                i,
+                a3,
+                ids,
+                types.UniTuple(a3, 3),
+                types.UniTuple(a2, 4),
+                types.UniTuple(a3, 2),
+                i,
+                i,
+            ),
+        ),
+        "_carry": (cr._carry, (a2, types.UniTuple(a2, 4))),
+        "_lookup": (cr._lookup, (a2, ids, a2)),
+        "_scatter_add": (cr._scatter_add, (a2, ids, a2)),
     }
 
 
