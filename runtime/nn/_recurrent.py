@@ -322,13 +322,7 @@ class _CellBase(Cell):
 
     _MODE = ""
 
-    def __init__(
-        self,
-        input_size: int,
-        hidden_size: int,
-        has_bias: bool = True,
-        dtype: Any = None,
-    ) -> None:
+    def __init__(self, input_size: int, hidden_size: int, has_bias: bool = True, dtype: Any = None) -> None:  # fmt: skip
         super().__init__()
         mode = self._MODE
         owner = type(self).__name__
@@ -394,14 +388,7 @@ class RNNCell(_CellBase):
         dtype: Parameter dtype.
     """
 
-    def __init__(
-        self,
-        input_size: int,
-        hidden_size: int,
-        has_bias: bool = True,
-        nonlinearity: str = "tanh",
-        dtype: Any = None,
-    ) -> None:
+    def __init__(self, input_size: int, hidden_size: int, has_bias: bool = True, nonlinearity: str = "tanh", dtype: Any = None) -> None:  # fmt: skip
         self._MODE = _rnn_mode("RNNCell", nonlinearity)
         super().__init__(input_size, hidden_size, has_bias, dtype)
         self.nonlinearity = nonlinearity
