@@ -20,6 +20,11 @@ if TYPE_CHECKING:
 
 __all__ = ["MODES", "embedding", "recurrent"]
 
+
+class _IdOutOfRangeError(IndexError, RuntimeError):
+    """An embedding id outside the table: MindSpore raises RuntimeError, Python code expects IndexError."""
+
+
 # Kernel mode codes (see `cadence.kernels.reference.recurrent_forward`).
 MODES = {"RNN_TANH": 0, "RNN_RELU": 1, "LSTM": 2, "GRU": 3}
 
@@ -109,7 +114,7 @@ def embedding(table: Tensor, ids: Any) -> Tensor:
             f"For 'Embedding', the ids must be integers, but got dtype {flat.dtype}."
         )
     if flat.size and (int(flat.min()) < 0 or int(flat.max()) >= vocab):
-        raise IndexError(
+        raise _IdOutOfRangeError(
             f"For 'Embedding', every id must lie in [0, {vocab}), but got values in [{int(flat.min())}, {int(flat.max())}]."
         )
     out = k.embedding_forward(data, flat)

@@ -200,6 +200,11 @@ def test_bad_arguments_raise_naming_them(make, message):
         make()
 
 
+def test_an_id_outside_the_table_raises_mindspores_class_too():
+    with pytest.raises(RuntimeError, match=r"\[0, 5\), but got values in \[1, 7\]"):
+        nn.Embedding(5, 2)(ms.Tensor(np.array([1, 7], np.int32)))
+
+
 def test_rnn_nonlinearity_is_keyword_only_as_in_mindspore():
     # MindSpore's RNN passes positional arguments to its base: the 4th is has_bias.
     with pytest.raises(TypeError, match="has_bias"):
