@@ -35,4 +35,5 @@ def test_every_cuda_kernel_lowers_to_nvvm_ir():
         timeout=600,
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    assert done.stdout.count("OK ") == 54, done.stdout
+    checked = int(done.stdout.rsplit("CHECKED ", 1)[1])
+    assert checked >= 64 and done.stdout.count("OK ") == checked, done.stdout
