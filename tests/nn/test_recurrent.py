@@ -210,3 +210,15 @@ def test_rnn_nonlinearity_is_keyword_only_as_in_mindspore():
     with pytest.raises(TypeError, match="has_bias"):
         nn.RNN(3, 4, 1, "relu")
     assert nn.RNN(3, 4, 1, True, nonlinearity="relu").mode == "RNN_RELU"
+
+
+def test_the_docstring_examples_run_and_print_what_they_show():
+    import doctest
+
+    from cadence.models import SentimentNet
+
+    finder, runner = doctest.DocTestFinder(), doctest.DocTestRunner()
+    for obj in (nn.RNN, nn.GRU, nn.LSTM, nn.Embedding, SentimentNet):
+        for example in finder.find(obj, obj.__name__, globs={}):
+            runner.run(example)
+    assert runner.summarize(verbose=False) == (0, 24)
