@@ -58,6 +58,8 @@ class SentimentNet(nn.Cell):
         super().__init__()
         check_bool("SentimentNet", "bidirectional", bidirectional)
         check_positive_int("SentimentNet", "num_classes", num_classes)
+        if batch_size is not None:
+            check_positive_int("SentimentNet", "batch_size", batch_size)
         self.embedding = nn.Embedding(
             vocab_size,
             embed_size,

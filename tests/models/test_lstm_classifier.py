@@ -95,3 +95,10 @@ def test_bad_sizes_raise_naming_the_argument(sizes, message):
     hiddens, bidirectional, classes = sizes
     with pytest.raises((TypeError, ValueError), match=message):
         SentimentNet(20, 6, hiddens, 1, bidirectional, classes)
+
+
+def test_a_table_of_the_wrong_shape_or_a_bad_batch_size_raises():
+    with pytest.raises(ValueError, match=r"\(3, 4\)"):
+        SentimentNet(5, 4, 3, 1, False, 2, weight=np.zeros((3, 4), np.float32))
+    with pytest.raises(ValueError, match="batch_size"):
+        SentimentNet(5, 4, 3, 1, False, 2, batch_size=0)
