@@ -39,6 +39,12 @@ from ._optim_cpu import (
     lamb_update as lamb_update,
     rmsprop_update as rmsprop_update,
 )
+from ._recurrent import (  # the recurrent layers and the embedding lookup
+    embedding_backward as embedding_backward,
+    embedding_forward as embedding_forward,
+    recurrent_backward as recurrent_backward,
+    recurrent_forward as recurrent_forward,
+)
 from ._wrappers import (
     OptimizerPrimitives,
     activation_kernels,

@@ -556,3 +556,138 @@ def lamb_update(param: Array, grad: Array, m: Array, v: Array, *hyper: float) ->
     r_norm = float(np.linalg.norm(r.astype(np.float64)))
     ratio = w_norm / r_norm if w_norm > 0 and r_norm > 0 else 1.0
     param -= (lr * ratio * r).astype(param.dtype)
+
+
+# --- recurrent layers and embedding lookup ----------------------------------------
+# Modes: 0 RNN tanh, 1 RNN ReLU, 2 LSTM (gates i, f, g, o), 3 GRU (gates r, z, n).
+# `xw` (T, B, G) is the input side x @ W_ih^T + b_ih of every position; `hs`, `cs`
+# (T+1, B, H) hold the state by step (step 0 the initial state; the reverse
+# direction's step s reads position T-1-s); `act` (T, B, S) what the backward needs,
+# by position; positions at or past a row's `lengths` carry the state and output 0.
+def _sig(x: Array) -> Array:
+    return np.asarray(1 / (1 + np.exp(-x)))
+
+
+def recurrent_forward(
+    mode: int,
+    xw: Array,
+    h0: Array,
+    c0: Array,
+    w_hh: Array,
+    b_hh: Array | None,
+    lengths: Array,
+    reverse: bool,
+) -> tuple[Array, Array, Array, Array]:
+    """One layer direction over all steps: (y (T, B, H), hs, cs, act)."""
+    steps, rows, _ = xw.shape
+    units = w_hh.shape[1]
+    hs = np.zeros((steps + 1, rows, units), xw.dtype)
+    cs = np.zeros_like(hs)
+    hs[0], cs[0] = h0, c0
+    act = np.zeros((steps, rows, (1 if mode < 2 else 4) * units), xw.dtype)
+    y = np.zeros((steps, rows, units), xw.dtype)
+    for s in range(steps):
+        p = steps - 1 - s if reverse else s
+        live = (p < lengths)[:, None]
+        gh = hs[s] @ w_hh.T + (0 if b_hh is None else b_hh)
+        gi = xw[p]
+        c = cs[s]
+        if mode == 2:
+            i, f, o = (_sig(gi[:, k] + gh[:, k]) for k in _gate_cols(units, (0, 1, 3)))
+            g = np.tanh((gi + gh)[:, 2 * units : 3 * units])
+            c = f * cs[s] + i * g
+            h = o * np.tanh(c)
+            a = np.concatenate([i, f, g, o], axis=1)
+        elif mode == 3:
+            r, z = (_sig(gi[:, k] + gh[:, k]) for k in _gate_cols(units, (0, 1)))
+            hn = gh[:, 2 * units :]
+            n = np.tanh(gi[:, 2 * units :] + r * hn)
+            h = n + z * (hs[s] - n)
+            a = np.concatenate([r, z, n, hn], axis=1)
+        else:
+            pre = gi + gh
+            h = np.tanh(pre) if mode == 0 else np.maximum(pre, 0)
+            a = h
+        hs[s + 1] = np.where(live, h, hs[s])
+        cs[s + 1] = np.where(live, c if mode == 2 else 0, cs[s])
+        act[p] = np.where(live, a, 0)
+        y[p] = np.where(live, h, 0)
+    return y, hs, cs, act
+
+
+def _gate_cols(units: int, gates: tuple[int, ...]) -> list[slice]:
+    return [slice(k * units, (k + 1) * units) for k in gates]
+
+
+def recurrent_backward(
+    mode: int,
+    dy: Array,
+    dh_n: Array,
+    dc_n: Array,
+    w_hh: Array,
+    hs: Array,
+    cs: Array,
+    act: Array,
+    lengths: Array,
+    reverse: bool,
+) -> tuple[Array, Array, Array, Array]:
+    """Back through time: (dgi by position, dgh by step, dh0, dc0).
+
+    dgi is the gradient of the input side's pre-activations (so dW_ih = dgi^T x),
+    dgh of the recurrent side's (so dW_hh = dgh^T hs[:-1]); they differ only in
+    the GRU's n gate, where the recurrent term is scaled by r.
+    """
+    steps, rows, units = dy.shape
+    dh, dc = dh_n.copy(), dc_n.copy()
+    dgi = np.zeros((steps, rows, w_hh.shape[0]), dy.dtype)
+    dgh = np.zeros_like(dgi)
+    for s in range(steps - 1, -1, -1):
+        p = steps - 1 - s if reverse else s
+        live = (p < lengths)[:, None]
+        g = dh + dy[p]
+        a = act[p]
+        direct = np.zeros_like(dh)
+        dc_prev = np.zeros_like(dc)
+        if mode == 2:
+            i, f, gg, o = (a[:, k] for k in _gate_cols(units, (0, 1, 2, 3)))
+            tc = np.tanh(cs[s + 1])
+            d_c = dc + g * o * (1 - tc * tc)
+            d_in = np.concatenate(
+                [
+                    d_c * gg * i * (1 - i),
+                    d_c * cs[s] * f * (1 - f),
+                    d_c * i * (1 - gg * gg),
+                    g * tc * o * (1 - o),
+                ],
+                axis=1,
+            )
+            d_rec = d_in
+            dc_prev = d_c * f
+        elif mode == 3:
+            r, z, n, hn = (a[:, k] for k in _gate_cols(units, (0, 1, 2, 3)))
+            d_n = g * (1 - z) * (1 - n * n)
+            d_r = d_n * hn * r * (1 - r)
+            d_z = g * (hs[s] - n) * z * (1 - z)
+            d_in = np.concatenate([d_r, d_z, d_n], axis=1)
+            d_rec = np.concatenate([d_r, d_z, d_n * r], axis=1)
+            direct = g * z
+        else:
+            d_in = g * (1 - a * a) if mode == 0 else g * (a > 0)
+            d_rec = d_in
+        dgi[p] = np.where(live, d_in, 0)
+        dgh[s] = np.where(live, d_rec, 0)
+        dh = np.where(live, direct + dgh[s] @ w_hh, dh)
+        dc = np.where(live, dc_prev, dc)
+    return dgi, dgh, dh.astype(dy.dtype), dc.astype(dy.dtype)
+
+
+def embedding_forward(table: Array, ids: Array) -> Array:
+    """Rows `ids` (1-D integers in [0, vocab)) of `table` (vocab, E)."""
+    return table[ids]
+
+
+def embedding_backward(dy: Array, ids: Array, vocab_size: int) -> Array:
+    """The table's gradient: row i of dy (N, E) added into row ids[i]."""
+    dtable = np.zeros((vocab_size, dy.shape[1]), dy.dtype)
+    np.add.at(dtable, ids, dy)
+    return dtable

@@ -89,6 +89,19 @@ LAYERS = {
             "cadence.communication",
         ),
     ),
+    # The model zoo's networks (issue 23): cells and ops only.
+    "models": Layer(
+        holds=("cadence.models",),
+        may_import=(
+            "cadence.nn",
+            "cadence.ops",
+            "cadence.common",
+            "cadence.compute",
+            "cadence._errors",
+            "cadence._util",
+            "cadence.validation",
+        ),
+    ),
     "training": Layer(
         holds=TRAINING,
         may_import=(

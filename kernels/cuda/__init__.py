@@ -72,6 +72,12 @@ from ._optim import (
     lamb_update as lamb_update,
     rmsprop_update as rmsprop_update,
 )
+from ._recurrent import (
+    embedding_backward,
+    embedding_forward,
+    recurrent_backward,
+    recurrent_forward,
+)
 
 __all__ = [
     *KERNEL_NAMES,

@@ -21,6 +21,7 @@ from ._activation_cells import GELU, Identity, LeakyReLU, PReLU, SiLU
 from ._cell import Cell, CellList, SequentialCell
 from ._conv import AvgPool2d, Conv2d, MaxPool2d
 from ._distributed import DistributedGradReducer
+from ._embedding import Embedding
 from ._layer_norm import GroupNorm, LayerNorm
 from ._layers import (
     Dense,
@@ -88,6 +89,7 @@ from ._metrics import (
 from ._norm import BatchNorm1d, BatchNorm2d
 from ._optim import SGD, Adam, Momentum, Optimizer
 from ._optim_adaptive import Adagrad, AdamWeightDecay, Lamb, RMSProp
+from ._recurrent import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell
 from ._transformer import (
     MultiheadAttention,
     TransformerEncoder,
@@ -98,8 +100,11 @@ from ._wrap import TrainOneStepCell, WithEvalCell, WithLossCell
 __all__ = [
     "F1",
     "GELU",
+    "GRU",
+    "LSTM",
     "MAE",
     "MSE",
+    "RNN",
     "ROC",
     "SGD",
     "Accuracy",
@@ -124,15 +129,18 @@ __all__ = [
     "DistributedGradReducer",
     "Dropout",
     "DynamicLossScaleUpdateCell",
+    "Embedding",
     "ExponentialDecayLR",
     "Fbeta",
     "FixedLossScaleUpdateCell",
     "Flatten",
+    "GRUCell",
     "GroupNorm",
     "HausdorffDistance",
     "Identity",
     "KLDivLoss",
     "L1Loss",
+    "LSTMCell",
     "Lamb",
     "LayerNorm",
     "LeakyReLU",
@@ -153,6 +161,7 @@ __all__ = [
     "Perplexity",
     "Precision",
     "RMSProp",
+    "RNNCell",
     "ReLU",
     "Recall",
     "RootMeanSquareDistance",
