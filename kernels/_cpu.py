@@ -386,7 +386,7 @@ def _checked(name: str, a: Array, ndim: int) -> Array:
         matmul=lambda a, b, ta, tb: (a.T if ta else a) @ (b.T if tb else b),
         contiguous=np.ascontiguousarray,
         columns=_columns,
-        col2im=_col2im,
+        col2im=lambda dcols, g, dx: _col2im(dcols, tuple(g), dx),
         max_pool=_max_pool,
         max_pool_grad=_max_pool_grad,
         avg_pool=_avg_pool,

@@ -74,7 +74,8 @@ class SpatialPrimitives(NamedTuple):
     `matmul(a, b, ta, tb)` multiplies, transposing either side;
     `contiguous(a)` returns a C-contiguous copy unless `a` already is one;
     `columns(x, w, geometry, reuse)` returns x's im2col matrix (`reuse`: the
-    backward pass may return the forward's matrix of the same live array).
+    backward pass may return the forward's matrix of the same live array);
+    `col2im(dcols, geometry, dx)` adds the columns' gradient into dx.
     The loops take the arguments `spatial_kernels` passes them, in that order.
     """
 
@@ -86,7 +87,7 @@ class SpatialPrimitives(NamedTuple):
     matmul: Callable[[Array, Array, bool, bool], Array]
     contiguous: Callable[[Array], Array]
     columns: Callable[[Array, Array, ConvGeometry, bool], Array]
-    col2im: Any
+    col2im: Callable[[Array, ConvGeometry, Array], None]
     max_pool: Any
     max_pool_grad: Any
     avg_pool: Any
@@ -155,7 +156,7 @@ def spatial_kernels(p: SpatialPrimitives) -> SpatialKernels:
             return None, dw
         dcols = p.matmul(dyr, w.reshape(o, -1), False, False)
         dx = p.zeros(x.shape, x.dtype)
-        p.launch(p.col2im, dcols.size, dcols, tuple(g), dx)
+        p.col2im(dcols, g, dx)
         return dx, dw
 
     def max_pool2d_forward(

@@ -20,42 +20,50 @@ from ._matmul import device_arg, matmul, raw
 
 Array = Any
 
-_conv_source: Any = cuda.jit(device=True)(_rowwise.conv_source)
-_nchw_index: Any = cuda.jit(device=True)(_rowwise.nchw_index)
-_max_pool_window: Any = cuda.jit(device=True)(_rowwise.max_pool_window)
-_mean_pool_window: Any = cuda.jit(device=True)(_rowwise.mean_pool_window)
-_bn_channel_fwd: Any = cuda.jit(device=True)(_rowwise.batch_norm_channel_forward)
-_bn_channel_bwd: Any = cuda.jit(device=True)(_rowwise.batch_norm_channel_backward)
+(
+    _conv_source,
+    _nchw_index,
+    _max_pool_window,
+    _mean_pool_window,
+    _bn_fwd_body,
+    _bn_bwd_body,
+) = (
+    cuda.jit(device=True)(body)
+    for body in (
+        _rowwise.conv_source,
+        _rowwise.nchw_index,
+        _rowwise.max_pool_window,
+        _rowwise.mean_pool_window,
+        _rowwise.batch_norm_channel_forward,
+        _rowwise.batch_norm_channel_backward,
+    )
+)
 
 
 # --- convolution: one thread per im2col entry -----------------------------------------------
 @cuda.jit
-def _im2col(x: Any, g: Any, cols: Any) -> None:
-    h, w = x.shape[2], x.shape[3]
+def _im2col(image: Any, g: Any, cols: Any, backward: bool) -> None:
+    # Forward copies the image into its columns; backward adds the columns back into the
+    # image (atomically: entries of overlapping windows share pixels). Padding reads as 0.
+    h, w = image.shape[2], image.shape[3]
     width = cols.shape[1]
     for e in range(cuda.grid(1), cols.size, cuda.gridsize(1)):
         row = e // width
-        b, ch, iy, ix = _conv_source(g, row, e - row * width)
+        col = e - row * width
+        b, ch, iy, ix = _conv_source(g, row, col)
         inside = 0 <= iy < h and 0 <= ix < w
-        cols[row, e - row * width] = x[b, ch, iy, ix] if inside else 0
-
-
-@cuda.jit
-def _col2im(dcols: Any, g: Any, dx: Any) -> None:
-    h, w = dx.shape[2], dx.shape[3]
-    width = dcols.shape[1]
-    for e in range(cuda.grid(1), dcols.size, cuda.gridsize(1)):
-        row = e // width
-        b, ch, iy, ix = _conv_source(g, row, e - row * width)
-        if 0 <= iy < h and 0 <= ix < w:
-            cuda.atomic.add(dx, (b, ch, iy, ix), dcols[row, e - row * width])
+        if backward:
+            if inside:
+                cuda.atomic.add(image, (b, ch, iy, ix), cols[row, col])
+        else:
+            cols[row, col] = image[b, ch, iy, ix] if inside else 0
 
 
 def _columns(
     x: DeviceArray, w: DeviceArray, g: ConvGeometry, reuse: bool
 ) -> DeviceArray:
     cols = device_empty((x.shape[0] * g.oh * g.ow, x.shape[1] * g.kh * g.kw), x.dtype)
-    _launch(_im2col, cols.size, x, tuple(g), cols)
+    _launch(_im2col, cols.size, x, tuple(g), cols, False)
     return cols
 
 
@@ -98,7 +106,7 @@ def _bn_fwd(
     x: Any, gamma: Any, beta: Any, eps: float, y: Any, mean: Any, var: Any
 ) -> None:
     for ch in range(cuda.grid(1), x.shape[1], cuda.gridsize(1)):
-        _bn_channel_fwd(x, gamma, beta, eps, y, mean, var, ch)
+        _bn_fwd_body(x, gamma, beta, eps, y, mean, var, ch)
 
 
 @cuda.jit
@@ -114,7 +122,11 @@ def _bn_bwd(
     dbeta: Any,
 ) -> None:
     for ch in range(cuda.grid(1), x.shape[1], cuda.gridsize(1)):
-        _bn_channel_bwd(dy, x, gamma, mean, var, eps, dx, dgamma, dbeta, ch)
+        _bn_bwd_body(dy, x, gamma, mean, var, eps, dx, dgamma, dbeta, ch)
+
+
+def _col2im(dcols: DeviceArray, g: ConvGeometry, dx: DeviceArray) -> None:
+    _launch(_im2col, dcols.size, dx, tuple(g), dcols, True)
 
 
 def _launch(loop: Any, n: int, *args: Any) -> None:
