@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import itertools
 import math
 import os
@@ -49,26 +50,19 @@ _DEFAULT_DIRECTORY = (
 )  # MindSpore: the working directory when the callbacks module is imported
 
 
+@dataclasses.dataclass(eq=False)
 class _Job:
     """One file to commit: what to write, where, and what to do once it is committed."""
 
-    def __init__(
-        self,
-        path: str,
-        save_obj: Any,
-        append: dict[str, Any] | None,
-        epoch: int | None,
-        step: int,
-    ) -> None:
-        self.path = path
-        self.save_obj = save_obj
-        self.append = append
-        self.epoch = epoch
-        self.step = step
-        self.retain: Callable[[], None] | None = None  # run before the file is written
-        self.after_commit: Callable[[], None] | None = None
-        self.snapshot: CheckpointSnapshot | None = None
-        self.size = 0  # bytes written, set when committed
+    path: str
+    save_obj: Any
+    append: dict[str, Any] | None
+    epoch: int | None
+    step: int
+    retain: Callable[[], None] | None = None  # run before the file is written
+    after_commit: Callable[[], None] | None = None
+    snapshot: CheckpointSnapshot | None = None
+    size: int = 0  # bytes written, set when committed
 
 
 class ModelCheckpoint(Callback):

@@ -41,30 +41,10 @@ from ._util import fixup_module_metadata
 # --- runtime core: events, bus, callbacks, model ---------------------------------
 from .bus._bus import EventBus
 from .bus._codec import decode_event, encode_event, event_types
-from .bus._events import (
-    CheckpointSaved,
-    CheckpointUploaded,
-    EvalBegin,
-    EvalEnd,
-    EvalEpochBegin,
-    EvalEpochEnd,
-    EvalEvent,
-    EvalStepBegin,
-    EvalStepEnd,
-    Event,
-    RunCancelled,
-    RunCompleted,
-    RunEnded,
-    RunFailed,
-    RunStopped,
-    StopRequested,
-    TrainBegin,
-    TrainEnd,
-    TrainEpochBegin,
-    TrainEpochEnd,
-    TrainStepBegin,
-    TrainStepEnd,
-)
+
+# The event classes, re-exported as the bus package lists them (its `__all__` is the one list).
+from .bus._events import *  # noqa: F403
+from .bus._events import __all__ as _event_names
 from .bus._statistics import BusStatistics, SubscriberStatistics
 from .bus._subscription import Subscription
 from .checkpoint._atomic import atomic_write
@@ -113,6 +93,7 @@ from .training._run_handle import RunHandle, start_run
 from .training._run_progress import RunProgress
 
 __all__ = [
+    *_event_names,
     "GRAPH_MODE",
     "PYNATIVE_MODE",
     "BusStatistics",
@@ -123,18 +104,8 @@ __all__ = [
     "CadenceWarning",
     "Callback",
     "CallbackParams",
-    "CheckpointSaved",
     "CheckpointSnapshot",
-    "CheckpointUploaded",
     "DrainTimeoutError",
-    "EvalBegin",
-    "EvalEnd",
-    "EvalEpochBegin",
-    "EvalEpochEnd",
-    "EvalEvent",
-    "EvalStepBegin",
-    "EvalStepEnd",
-    "Event",
     "EventBus",
     "LegacyHookWarning",
     "MissingKeyError",
@@ -143,28 +114,16 @@ __all__ = [
     "Parameter",
     "ParameterTuple",
     "QueueFullError",
-    "RunCancelled",
-    "RunCompleted",
     "RunContext",
-    "RunEnded",
     "RunEvents",
-    "RunFailed",
     "RunHandle",
     "RunProgress",
-    "RunStopped",
-    "StopRequested",
     "SubscriberError",
     "SubscriberStatistics",
     "Subscription",
     "Target",
     "TargetUnavailableError",
     "Tensor",
-    "TrainBegin",
-    "TrainEnd",
-    "TrainEpochBegin",
-    "TrainEpochEnd",
-    "TrainStepBegin",
-    "TrainStepEnd",
     "Type",
     "atomic_write",
     "bool_",
