@@ -33,6 +33,7 @@ from .checkpoint._files import (
     step_in_epoch,
 )
 from .checkpoint._finite import finite_loss, finite_weights
+from .checkpoint._read_only import ReadOnly
 from .checkpoint._warnings import warn
 from .checkpoint._writer import CheckpointWriter
 
@@ -194,20 +195,13 @@ class ModelCheckpoint(Callback):
             self._writer.wait_for(self._latest)
         return self._latest
 
-    @property
-    def config(self) -> CheckpointConfig:
-        """The `CheckpointConfig` in use."""
-        return self._config
-
-    @property
-    def prefix(self) -> str:
-        """The file name prefix after de-duplication (`''` for a callable prefix)."""
-        return self._prefix
-
-    @property
-    def directory(self) -> str | None:
-        """The checkpoint directory (None for a callable directory)."""
-        return self._directory
+    config = ReadOnly[CheckpointConfig]("The `CheckpointConfig` in use.")
+    prefix = ReadOnly[str](
+        "The file name prefix after de-duplication (`''` for a callable prefix)."
+    )
+    directory = ReadOnly[str | None](
+        "The checkpoint directory (None for a callable directory)."
+    )
 
     @property
     def best_k_models(self) -> dict[str, float]:
