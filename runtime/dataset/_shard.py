@@ -125,14 +125,15 @@ class RowOrder:
 class Reading(NamedTuple):
     """A source's reading arguments as its caller passed them, unchecked (`source_order` checks them).
 
-    They travel together from every source constructor to `source_order`.
+    They travel together from every source constructor to `source_order`; the
+    types are those a caller should pass.
     """
 
-    num_samples: Any = None
-    shuffle: Any = None
-    num_shards: Any = None
-    shard_id: Any = None
-    num_parallel_workers: Any = None
+    num_samples: int | None = None
+    shuffle: bool | None = None
+    num_shards: int | None = None
+    shard_id: int | None = None
+    num_parallel_workers: int | None = None
     sampler: Any = None
 
 
