@@ -15,13 +15,21 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from cadence import CadenceWarning
+from cadence import CadenceWarning, Callback
 from cadence.validation import check_choice, check_number, check_type
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-__all__ = ["LOSS_LIKE", "Monitor", "MonitorUnavailableWarning", "scalar_loss"]
+    from cadence import RunContext
+
+__all__ = [
+    "LOSS_LIKE",
+    "BestValueCallback",
+    "Monitor",
+    "MonitorUnavailableWarning",
+    "scalar_loss",
+]
 
 LOSS_LIKE: frozenset[str] = frozenset(
     {
@@ -142,3 +150,48 @@ class Monitor:
                 f"but got {original!r}. {self.owner} only supports scalar monitor values."
             )
         return float(array.reshape(()))
+
+
+class BestValueCallback(Callback):
+    """A callback that waits for its monitored value to improve: the best value and int counters, resumable.
+
+    `EarlyStopping` and `ReduceLROnPlateau` are two: each names its counters
+    (`COUNTERS`, all starting at 0, `wait` among them) and sets `_monitor`
+    before calling `_reset()`. `state_dict()` holds the counters and `best`
+    (None while no epoch had a value); after `load_state_dict()`, the next
+    `on_train_begin` keeps the loaded state (`_consume_loaded()` says so, once).
+    """
+
+    COUNTERS: tuple[str, ...] = ("wait",)
+    _monitor: Monitor
+    wait: int
+    best: float
+
+    def _reset(self) -> None:
+        for name in self.COUNTERS:
+            setattr(self, name, 0)
+        self.best = self._monitor.worst
+        self._restored = False
+
+    def _consume_loaded(self) -> bool:
+        """Return whether state was loaded for the run that begins now; later calls return False."""
+        loaded, self._restored = self._restored, False
+        return loaded
+
+    def on_run_ended(self, run_context: RunContext) -> None:
+        """Forget a state load that no `on_train_begin` consumed, so the next run starts afresh."""
+        self._restored = False
+
+    def state_dict(self) -> dict[str, Any]:
+        """Return the counters and best value (None while no epoch had a value)."""
+        state: dict[str, Any] = {name: getattr(self, name) for name in self.COUNTERS}
+        state["best"] = None if math.isinf(self.best) else self.best
+        return state
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        """Restore what `state_dict()` returned; the next `on_train_begin` keeps it."""
+        for name in self.COUNTERS:
+            setattr(self, name, int(state[name]))
+        best = state["best"]
+        self.best = self._monitor.worst if best is None else float(best)
+        self._restored = True

@@ -9,28 +9,16 @@ from typing import Any
 from cadence import Tensor
 from cadence.validation import check_bool, check_non_negative_int
 
+from .._monitored import LOSS_LIKE
 from ._read_only import ReadOnly
 from ._warnings import warn
 
-__all__ = ["LOSS_LIKE_METRICS", "CheckpointConfig"]
+__all__ = ["CheckpointConfig"]
 
 _OWNER = "CheckpointConfig"
 _APPEND_NAMES = ("epoch_num", "step_num")
 _ASYNC_MODES = ("thread", "process")
 _MODES = ("auto", "min", "max")
-LOSS_LIKE_METRICS = frozenset(
-    {
-        "hausdorff_distance",
-        "mae",
-        "mse",
-        "loss",
-        "perplexity",
-        "mean_surface_distance",
-        "root_mean_square_distance",
-        "eval_loss",
-    }
-)
-"""Monitored names for which `mode='auto'` means lower is better (as MindSpore's EarlyStopping)."""
 
 
 def _optional_count(value: Any, name: str) -> int | None:
@@ -356,7 +344,7 @@ def _check_top_k(
             f"For '{_OWNER}', the argument 'save_top_k' must be an int >= 1 or -1, but got {save_top_k!r}."
         )
     if mode == "auto":
-        mode = "min" if monitor in LOSS_LIKE_METRICS else "max"
+        mode = "min" if monitor in LOSS_LIKE else "max"
     return monitor, mode, save_top_k
 
 
