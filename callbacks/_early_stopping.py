@@ -6,9 +6,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from cadence.validation import check_bool, check_non_negative_int, check_number
+from cadence.validation import check_bool, check_number
 
-from ._monitored import BestValueCallback, Monitor
+from ._monitored import BestValueCallback
 
 if TYPE_CHECKING:
     from cadence import RunContext
@@ -80,14 +80,9 @@ class EarlyStopping(BestValueCallback):
         restore_best_weights: bool = False,
     ) -> None:
         owner = "EarlyStopping"
-        self._monitor = Monitor(
-            owner, monitor, mode, min_delta, subject="Early stopping"
+        self._watch(
+            owner, monitor, mode, min_delta, patience, verbose, "Early stopping"
         )
-        self.monitor = monitor
-        self.mode = mode
-        self.min_delta = self._monitor.min_delta
-        self.patience = check_non_negative_int(patience, "patience", owner)
-        self.verbose = check_bool(verbose, "verbose", owner)
         self.baseline = (
             None if baseline is None else check_number(baseline, "baseline", owner)
         )

@@ -16,7 +16,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from cadence import CadenceWarning, Callback
-from cadence.validation import check_choice, check_number, check_type
+from cadence.validation import (
+    check_bool,
+    check_choice,
+    check_non_negative_int,
+    check_number,
+    check_type,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -166,6 +172,24 @@ class BestValueCallback(Callback):
     _monitor: Monitor
     wait: int
     best: float
+
+    def _watch(
+        self,
+        owner: str,
+        monitor: Any,
+        mode: Any,
+        min_delta: Any,
+        patience: Any,
+        verbose: Any,
+        subject: str,
+    ) -> None:
+        """Check and keep the arguments every such callback takes; `subject` starts its warnings."""
+        self._monitor = Monitor(owner, monitor, mode, min_delta, subject=subject)
+        self.monitor = monitor
+        self.mode = mode
+        self.min_delta = self._monitor.min_delta
+        self.patience = check_non_negative_int(patience, "patience", owner)
+        self.verbose = check_bool(verbose, "verbose", owner)
 
     def _reset(self) -> None:
         for name in self.COUNTERS:

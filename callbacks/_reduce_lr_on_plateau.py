@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from cadence import Parameter
-from cadence.validation import check_bool, check_non_negative_int, check_number
+from cadence.validation import check_non_negative_int, check_number
 
-from ._monitored import BestValueCallback, Monitor
+from ._monitored import BestValueCallback
 
 if TYPE_CHECKING:
     from cadence import RunContext
@@ -95,8 +95,14 @@ class ReduceLROnPlateau(BestValueCallback):
         min_lr: float = 0,
     ) -> None:
         owner = "ReduceLROnPlateau"
-        self._monitor = Monitor(
-            owner, monitor, mode, min_delta, subject="Learning rate reduction"
+        self._watch(
+            owner,
+            monitor,
+            mode,
+            min_delta,
+            patience,
+            verbose,
+            "Learning rate reduction",
         )
         if not isinstance(factor, float):
             raise TypeError(
@@ -106,11 +112,6 @@ class ReduceLROnPlateau(BestValueCallback):
         self.factor = check_number(
             factor, "factor", owner, minimum=0.0, maximum=1.0, inclusive=False
         )
-        self.monitor = monitor
-        self.mode = mode
-        self.min_delta = self._monitor.min_delta
-        self.patience = check_non_negative_int(patience, "patience", owner)
-        self.verbose = check_bool(verbose, "verbose", owner)
         self.cooldown = check_non_negative_int(cooldown, "cooldown", owner)
         self.min_lr = check_number(min_lr, "min_lr", owner, minimum=0.0)
         self._reset()
