@@ -7,7 +7,12 @@ from typing import Any
 
 import numpy as np
 
-from ._metric_base import Metric, check_count, no_samples, rearrange_inputs, to_numpy
+from ._metric_base import (
+    Metric,
+    no_samples,
+    rearrange_inputs,
+    two_arrays,
+)
 
 __all__ = [
     "F1",
@@ -54,8 +59,7 @@ class Accuracy(Metric):
     @rearrange_inputs
     def update(self, *inputs: Any) -> None:
         """Accumulate `update(y_pred, y)`."""
-        check_count("Accuracy", inputs, 2, "predicted value, true value")
-        y_pred, y = to_numpy(inputs[0]), to_numpy(inputs[1])
+        y_pred, y = two_arrays("Accuracy", inputs)
         if self.eval_type == "multilabel":
             hit = (
                 np.all(np.round(y_pred) == y, axis=-1)
@@ -108,8 +112,7 @@ class _Confusion(Metric):
     @rearrange_inputs
     def update(self, *inputs: Any) -> None:
         """Accumulate `update(y_pred, y)`."""
-        check_count(self._name, inputs, 2, "predicted value, true value")
-        y_pred, y = to_numpy(inputs[0]), to_numpy(inputs[1])
+        y_pred, y = two_arrays(self._name, inputs)
         if self.eval_type == "multilabel":
             pred_1h = np.round(y_pred).reshape(-1, y_pred.shape[-1])
             true_1h = y.reshape(pred_1h.shape)
@@ -236,8 +239,7 @@ class TopKCategoricalAccuracy(Metric):
     @rearrange_inputs
     def update(self, *inputs: Any) -> None:
         """Accumulate `update(y_pred, y)`."""
-        check_count(type(self).__name__, inputs, 2, "predicted value, true value")
-        y_pred, y = to_numpy(inputs[0]), to_numpy(inputs[1])
+        y_pred, y = two_arrays(type(self).__name__, inputs)
         labels = _labels(y_pred, y)
         top = np.argsort(-y_pred, axis=-1, kind="stable")[:, : self.k]
         self._correct_num += int((top == labels[:, None]).any(axis=1).sum())
