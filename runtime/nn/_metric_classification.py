@@ -7,12 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ._metric_base import (
-    Metric,
-    no_samples,
-    rearrange_inputs,
-    two_arrays,
-)
+from ._metric_base import Metric, no_samples, rearrange_inputs, two_arrays
 
 __all__ = [
     "F1",

@@ -7,12 +7,7 @@ from typing import Any
 import numpy as np
 
 from ..validation import check_type
-from ._metric_base import (
-    Metric,
-    not_updated,
-    rearrange_inputs,
-    two_arrays,
-)
+from ._metric_base import Metric, not_updated, rearrange_inputs, two_arrays
 
 __all__ = ["ROC", "auc"]
 
