@@ -135,13 +135,9 @@ class ImageFolderDataset(Dataset):
     def _row_count(self) -> int:
         return self._order.count
 
-    @property
-    def _random_accessible(self) -> bool:
-        return True
+    _random_accessible = True
 
-    @property
-    def _prefers_rows(self) -> bool:
-        return True
+    _prefers_rows = True
 
     def _access(self, p: Pass) -> Access:
         order = self._order.order(p)

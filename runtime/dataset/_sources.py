@@ -71,9 +71,7 @@ class InMemoryDataset(Dataset):
     def _row_count(self) -> int:
         return self._order.count
 
-    @property
-    def _random_accessible(self) -> bool:
-        return True
+    _random_accessible = True
 
     def _access(self, p: Pass) -> Access:
         return ColumnsAccess(self._columns, self._order.count, self._order.order(p))
@@ -349,9 +347,7 @@ class GeneratorDataset(Dataset):
     def _random_accessible(self) -> bool:
         return self._indexable
 
-    @property
-    def _prefers_rows(self) -> bool:
-        return True
+    _prefers_rows = True
 
     def _row_count(self) -> int | None:
         return None if self._order is None else self._order.count
