@@ -137,6 +137,12 @@ class _Confusion(Metric):
         if self._class_num == 0:
             raise no_samples(self._name)
 
+    def _per_class(self, denominator: np.ndarray[Any, Any], average: bool) -> Any:
+        # tp / denominator per class (precision: predicted positives; recall: actual ones).
+        self._check()
+        result = self._tp / (denominator + self.eps)
+        return np.float64(result.mean()) if average else result
+
 
 class Precision(_Confusion):
     """Per-class precision tp / (tp + fp); `eval(average=True)` returns their mean.
@@ -149,9 +155,7 @@ class Precision(_Confusion):
 
     def eval(self, average: bool = False) -> Any:
         """Return the per-class precisions (array), or their mean."""
-        self._check()
-        result = self._tp / (self._pred_pos + self.eps)
-        return np.float64(result.mean()) if average else result
+        return self._per_class(self._pred_pos, average)
 
 
 class Recall(_Confusion):
@@ -165,9 +169,7 @@ class Recall(_Confusion):
 
     def eval(self, average: bool = False) -> Any:
         """Return the per-class recalls (array), or their mean."""
-        self._check()
-        result = self._tp / (self._actual_pos + self.eps)
-        return np.float64(result.mean()) if average else result
+        return self._per_class(self._actual_pos, average)
 
 
 class Fbeta(_Confusion):
