@@ -48,6 +48,7 @@ def worker(kind: str, batch: int, steps: int, distributed: bool) -> dict[str, An
     import cadence as ms
     from cadence import dataset as ds, nn
     from cadence.common.initializer import Normal
+    from cadence.testing import mnist_mlp
 
     rank, size = 0, 1
     if distributed:
@@ -60,14 +61,7 @@ def worker(kind: str, batch: int, steps: int, distributed: bool) -> dict[str, An
         )
     ms.set_seed(0)
     if kind == "mlp":
-        net: Any = nn.SequentialCell(
-            nn.Flatten(),
-            nn.Dense(784, 512),
-            nn.ReLU(),
-            nn.Dense(512, 512),
-            nn.ReLU(),
-            nn.Dense(512, 10),
-        )
+        net: Any = mnist_mlp()
         shape: tuple[int, ...] = (1, 28, 28)
     else:
 
