@@ -62,7 +62,7 @@ class EarlyStopping(BestValueCallback):
         >>> stop = EarlyStopping(monitor="accuracy", patience=2, baseline=0.5)
     """
 
-    COUNTERS = ("wait", "stopped_epoch", "best_epoch")
+    STATE = ("wait", "stopped_epoch", "best", "best_epoch")
     stopped_epoch: int
     best_epoch: int
     best_weights_param_dict: dict[str, np.ndarray[Any, Any]] | None

@@ -161,14 +161,15 @@ class Monitor:
 class BestValueCallback(Callback):
     """A callback that waits for its monitored value to improve: the best value and int counters, resumable.
 
-    `EarlyStopping` and `ReduceLROnPlateau` are two: each names its counters
-    (`COUNTERS`, all starting at 0, `wait` among them) and sets `_monitor`
-    before calling `_reset()`. `state_dict()` holds the counters and `best`
-    (None while no epoch had a value); after `load_state_dict()`, the next
-    `on_train_begin` keeps the loaded state (`_consume_loaded()` says so, once).
+    `EarlyStopping` and `ReduceLROnPlateau` are two: each lists its state
+    (`STATE`: `"best"` and int counters starting at 0, `wait` among them, in the
+    order `state_dict()` returns them) and sets `_monitor` before calling
+    `_reset()`. `best` is None in the state while no epoch had a value; after
+    `load_state_dict()`, the next `on_train_begin` keeps the loaded state
+    (`_consume_loaded()` says so, once).
     """
 
-    COUNTERS: tuple[str, ...] = ("wait",)
+    STATE: tuple[str, ...] = ("wait", "best")
     _monitor: Monitor
     wait: int
     best: float
@@ -192,10 +193,13 @@ class BestValueCallback(Callback):
         self.verbose = check_bool(verbose, "verbose", owner)
 
     def _reset(self) -> None:
-        for name in self.COUNTERS:
+        for name in self._counters():
             setattr(self, name, 0)
         self.best = self._monitor.worst
         self._restored = False
+
+    def _counters(self) -> list[str]:
+        return [name for name in self.STATE if name != "best"]
 
     def _consume_loaded(self) -> bool:
         """Return whether state was loaded for the run that begins now; later calls return False."""
@@ -208,13 +212,14 @@ class BestValueCallback(Callback):
 
     def state_dict(self) -> dict[str, Any]:
         """Return the counters and best value (None while no epoch had a value)."""
-        state: dict[str, Any] = {name: getattr(self, name) for name in self.COUNTERS}
-        state["best"] = None if math.isinf(self.best) else self.best
-        return state
+        best = None if math.isinf(self.best) else self.best
+        return {
+            name: best if name == "best" else getattr(self, name) for name in self.STATE
+        }
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         """Restore what `state_dict()` returned; the next `on_train_begin` keeps it."""
-        for name in self.COUNTERS:
+        for name in self._counters():
             setattr(self, name, int(state[name]))
         best = state["best"]
         self.best = self._monitor.worst if best is None else float(best)

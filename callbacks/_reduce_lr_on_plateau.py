@@ -78,7 +78,7 @@ class ReduceLROnPlateau(BestValueCallback):
         >>> plateau = ReduceLROnPlateau(monitor="eval_loss", factor=0.5, patience=2, cooldown=1)
     """
 
-    COUNTERS = ("wait", "cooldown_counter")
+    STATE = ("wait", "cooldown_counter", "best")
     cooldown_counter: int
 
     state_key = "ReduceLROnPlateau"
