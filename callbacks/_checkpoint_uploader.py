@@ -28,6 +28,7 @@ from cadence.validation import (
     check_type,
 )
 
+from .checkpoint._files import file_sha256
 from .upload._credentials import MissingCredentialsError, missing_credentials
 from .upload._ledger import LedgerRecord, UploadLedger, default_ledger_path
 from .upload._object_store import (
@@ -546,7 +547,7 @@ class CheckpointUploader(Callback):
         """Upload and verify one file; return True when an intact copy was already stored (owed files only)."""
         store = self.store
         if file.sha256 is None and self.verify == "sha256":
-            file.sha256 = _local_sha256(file.path)
+            file.sha256 = file_sha256(file.path)
         if file.recovered and self._verified(file):
             return True
         start = time.perf_counter()
@@ -739,16 +740,6 @@ def _check_backoff(backoff: Any) -> tuple[float, float]:
             f"0 < first <= longest, but got {backoff!r}."
         )
     return float(backoff[0]), float(backoff[1])
-
-
-def _local_sha256(path: str) -> str:
-    import hashlib
-
-    digest = hashlib.sha256()
-    with open(path, "rb") as file:
-        for chunk in iter(lambda: file.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def _first_line(exc: BaseException) -> str:

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from cadence import Callback
-from cadence.validation import check_bool, check_non_negative_int, check_number
+from cadence.validation import check_bool, check_number
 
-from ._monitored import Monitor
+from ._monitored import BestValueCallback
 
 if TYPE_CHECKING:
     from cadence import RunContext
@@ -28,7 +26,7 @@ def _named_parameters(network: Any, owner: str) -> list[tuple[str, Any]]:
     return list(named())
 
 
-class EarlyStopping(Callback):
+class EarlyStopping(BestValueCallback):
     """Stop training when the monitored value has not improved for `patience` epochs.
 
     At the end of each training epoch the value is read (`"loss"`: the last step's
@@ -64,6 +62,11 @@ class EarlyStopping(Callback):
         >>> stop = EarlyStopping(monitor="accuracy", patience=2, baseline=0.5)
     """
 
+    STATE = ("wait", "stopped_epoch", "best", "best_epoch")
+    stopped_epoch: int
+    best_epoch: int
+    best_weights_param_dict: dict[str, np.ndarray[Any, Any]] | None
+
     state_key = "EarlyStopping"
 
     def __init__(
@@ -77,26 +80,16 @@ class EarlyStopping(Callback):
         restore_best_weights: bool = False,
     ) -> None:
         owner = "EarlyStopping"
-        self._monitor = Monitor(
-            owner, monitor, mode, min_delta, subject="Early stopping"
+        self._watch(
+            owner, monitor, mode, min_delta, patience, verbose, "Early stopping"
         )
-        self.monitor = monitor
-        self.mode = mode
-        self.min_delta = self._monitor.min_delta
-        self.patience = check_non_negative_int(patience, "patience", owner)
-        self.verbose = check_bool(verbose, "verbose", owner)
         self.baseline = (
             None if baseline is None else check_number(baseline, "baseline", owner)
         )
         self.restore_best_weights = check_bool(
             restore_best_weights, "restore_best_weights", owner
         )
-        self.wait = 0
-        self.stopped_epoch = 0
-        self.best = self._monitor.worst
-        self.best_epoch = 0
-        self.best_weights_param_dict: dict[str, np.ndarray[Any, Any]] | None = None
-        self._restored = False
+        self._reset()
 
     def on_train_begin(self, run_context: RunContext) -> None:
         """Reset the counters and the best value (unless state was just loaded for a resumed run)."""
@@ -104,14 +97,8 @@ class EarlyStopping(Callback):
             _named_parameters(
                 run_context.original_args().get("train_network"), "EarlyStopping"
             )
-        if self._restored:
-            self._restored = False
-            return
-        self.wait = 0
-        self.stopped_epoch = 0
-        self.best = self._monitor.worst
-        self.best_epoch = 0
-        self.best_weights_param_dict = None
+        if not self._consume_loaded():
+            self._reset()
 
     def on_train_epoch_end(self, run_context: RunContext) -> None:
         """Compare this epoch's value with the best one; request a stop when patience runs out."""
@@ -144,20 +131,11 @@ class EarlyStopping(Callback):
         if self.stopped_epoch > 0 and self.verbose:
             print(f"Epoch {self.stopped_epoch:05d}: early stopping", flush=True)
 
-    def on_run_ended(self, run_context: RunContext) -> None:
-        """Forget a state load that no `on_train_begin` consumed, so the next run starts afresh."""
-        self._restored = False
-
     # --- state protocol -------------------------------------------------------------
 
-    def state_dict(self) -> dict[str, Any]:
-        """Return the counters and best value (None while no epoch had a value)."""
-        return {
-            "wait": self.wait,
-            "stopped_epoch": self.stopped_epoch,
-            "best": None if math.isinf(self.best) else self.best,
-            "best_epoch": self.best_epoch,
-        }
+    def _reset(self) -> None:
+        super()._reset()
+        self.best_weights_param_dict = None
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         """Restore what `state_dict()` returned; the next `on_train_begin` keeps it.
@@ -165,13 +143,8 @@ class EarlyStopping(Callback):
         The best epoch's weights are not part of the state: after a resume,
         `restore_best_weights` restores the best epoch seen since the resume.
         """
-        self.wait = int(state["wait"])
-        self.stopped_epoch = int(state["stopped_epoch"])
-        best = state["best"]
-        self.best = self._monitor.worst if best is None else float(best)
-        self.best_epoch = int(state.get("best_epoch", 0))
+        super().load_state_dict({"best_epoch": 0, **state})
         self.best_weights_param_dict = None
-        self._restored = True
 
     # --- weights ------------------------------------------------------------------------
 

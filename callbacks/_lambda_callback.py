@@ -87,20 +87,8 @@ class LambdaCallback(Callback):
         on_eval_begin: _Hook = None,
         on_eval_end: _Hook = None,
     ) -> None:
-        given = {
-            "on_train_epoch_begin": on_train_epoch_begin,
-            "on_train_epoch_end": on_train_epoch_end,
-            "on_train_step_begin": on_train_step_begin,
-            "on_train_step_end": on_train_step_end,
-            "on_train_begin": on_train_begin,
-            "on_train_end": on_train_end,
-            "on_eval_epoch_begin": on_eval_epoch_begin,
-            "on_eval_epoch_end": on_eval_epoch_end,
-            "on_eval_step_begin": on_eval_step_begin,
-            "on_eval_step_end": on_eval_step_end,
-            "on_eval_begin": on_eval_begin,
-            "on_eval_end": on_eval_end,
-        }
+        # Every argument is a hook, named as the hook it fills.
+        given = {name: fn for name, fn in locals().items() if name.startswith("on_")}
         for name, fn in given.items():
             if fn is not None:
                 _check_hook(name, fn)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import itertools
 import math
 import os
@@ -32,6 +33,7 @@ from .checkpoint._files import (
     step_in_epoch,
 )
 from .checkpoint._finite import finite_loss, finite_weights
+from .checkpoint._read_only import ReadOnly
 from .checkpoint._warnings import warn
 from .checkpoint._writer import CheckpointWriter
 
@@ -49,26 +51,19 @@ _DEFAULT_DIRECTORY = (
 )  # MindSpore: the working directory when the callbacks module is imported
 
 
+@dataclasses.dataclass(eq=False)
 class _Job:
     """One file to commit: what to write, where, and what to do once it is committed."""
 
-    def __init__(
-        self,
-        path: str,
-        save_obj: Any,
-        append: dict[str, Any] | None,
-        epoch: int | None,
-        step: int,
-    ) -> None:
-        self.path = path
-        self.save_obj = save_obj
-        self.append = append
-        self.epoch = epoch
-        self.step = step
-        self.retain: Callable[[], None] | None = None  # run before the file is written
-        self.after_commit: Callable[[], None] | None = None
-        self.snapshot: CheckpointSnapshot | None = None
-        self.size = 0  # bytes written, set when committed
+    path: str
+    save_obj: Any
+    append: dict[str, Any] | None
+    epoch: int | None
+    step: int
+    retain: Callable[[], None] | None = None  # run before the file is written
+    after_commit: Callable[[], None] | None = None
+    snapshot: CheckpointSnapshot | None = None
+    size: int = 0  # bytes written, set when committed
 
 
 class ModelCheckpoint(Callback):
@@ -200,20 +195,13 @@ class ModelCheckpoint(Callback):
             self._writer.wait_for(self._latest)
         return self._latest
 
-    @property
-    def config(self) -> CheckpointConfig:
-        """The `CheckpointConfig` in use."""
-        return self._config
-
-    @property
-    def prefix(self) -> str:
-        """The file name prefix after de-duplication (`''` for a callable prefix)."""
-        return self._prefix
-
-    @property
-    def directory(self) -> str | None:
-        """The checkpoint directory (None for a callable directory)."""
-        return self._directory
+    config = ReadOnly[CheckpointConfig]("The `CheckpointConfig` in use.")
+    prefix = ReadOnly[str](
+        "The file name prefix after de-duplication (`''` for a callable prefix)."
+    )
+    directory = ReadOnly[str | None](
+        "The checkpoint directory (None for a callable directory)."
+    )
 
     @property
     def best_k_models(self) -> dict[str, float]:

@@ -15,13 +15,27 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from cadence import CadenceWarning
-from cadence.validation import check_choice, check_number, check_type
+from cadence import CadenceWarning, Callback
+from cadence.validation import (
+    check_bool,
+    check_choice,
+    check_non_negative_int,
+    check_number,
+    check_type,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-__all__ = ["LOSS_LIKE", "Monitor", "MonitorUnavailableWarning", "scalar_loss"]
+    from cadence import RunContext
+
+__all__ = [
+    "LOSS_LIKE",
+    "BestValueCallback",
+    "Monitor",
+    "MonitorUnavailableWarning",
+    "scalar_loss",
+]
 
 LOSS_LIKE: frozenset[str] = frozenset(
     {
@@ -142,3 +156,71 @@ class Monitor:
                 f"but got {original!r}. {self.owner} only supports scalar monitor values."
             )
         return float(array.reshape(()))
+
+
+class BestValueCallback(Callback):
+    """A callback that waits for its monitored value to improve: the best value and int counters, resumable.
+
+    `EarlyStopping` and `ReduceLROnPlateau` are two: each lists its state
+    (`STATE`: `"best"` and int counters starting at 0, `wait` among them, in the
+    order `state_dict()` returns them) and sets `_monitor` before calling
+    `_reset()`. `best` is None in the state while no epoch had a value; after
+    `load_state_dict()`, the next `on_train_begin` keeps the loaded state
+    (`_consume_loaded()` says so, once).
+    """
+
+    STATE: tuple[str, ...] = ("wait", "best")
+    _monitor: Monitor
+    wait: int
+    best: float
+
+    def _watch(
+        self,
+        owner: str,
+        monitor: Any,
+        mode: Any,
+        min_delta: Any,
+        patience: Any,
+        verbose: Any,
+        subject: str,
+    ) -> None:
+        """Check and keep the arguments every such callback takes; `subject` starts its warnings."""
+        self._monitor = Monitor(owner, monitor, mode, min_delta, subject=subject)
+        self.monitor = monitor
+        self.mode = mode
+        self.min_delta = self._monitor.min_delta
+        self.patience = check_non_negative_int(patience, "patience", owner)
+        self.verbose = check_bool(verbose, "verbose", owner)
+
+    def _reset(self) -> None:
+        for name in self._counters():
+            setattr(self, name, 0)
+        self.best = self._monitor.worst
+        self._restored = False
+
+    def _counters(self) -> list[str]:
+        return [name for name in self.STATE if name != "best"]
+
+    def _consume_loaded(self) -> bool:
+        """Return whether state was loaded for the run that begins now; later calls return False."""
+        loaded, self._restored = self._restored, False
+        return loaded
+
+    def on_run_ended(self, run_context: RunContext) -> None:
+        """Forget a state load that no `on_train_begin` consumed, so the next run starts afresh."""
+        self._restored = False
+
+    def state_dict(self) -> dict[str, Any]:
+        """Return the counters and best value (None while no epoch had a value)."""
+        best = None if math.isinf(self.best) else self.best
+        return {
+            name: best if name == "best" else getattr(self, name) for name in self.STATE
+        }
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        """Restore what `state_dict()` returned; the next `on_train_begin` keeps it."""
+        for name in self._counters():
+            setattr(self, name, int(state[name]))
+        best = state["best"]
+        self.best = self._monitor.worst if best is None else float(best)
+        self._restored = True

@@ -193,14 +193,15 @@ class OnRequestExit(Callback):
         self._install()
 
     def on_train_step_end(self, run_context: RunContext) -> None:
-        """Request a stop once the signal arrived."""
+        """Request a stop once the signal arrived.
+
+        Also the epoch-end hook (the signal may come during fit's evaluation pass)
+        and the evaluation step hook.
+        """
         if self.exit_requested:
             run_context.request_stop()
 
-    def on_train_epoch_end(self, run_context: RunContext) -> None:
-        """Request a stop once the signal arrived (it may come during fit's evaluation pass)."""
-        if self.exit_requested:
-            run_context.request_stop()
+    on_train_epoch_end = on_train_step_end
 
     def on_eval_begin(self, run_context: RunContext) -> None:
         """In `Model.eval`: install the handler; load `<file_name>_eval.ckpt`, else `_train.ckpt`, into the evaluation network."""
@@ -216,10 +217,7 @@ class OnRequestExit(Callback):
                     break
         self._install()
 
-    def on_eval_step_end(self, run_context: RunContext) -> None:
-        """Stop the evaluation once the signal arrived."""
-        if self.exit_requested:
-            run_context.request_stop()
+    on_eval_step_end = on_train_step_end
 
     def on_eval_end(self, run_context: RunContext) -> None:
         """In `Model.eval`, save the evaluation network if the signal arrived (and `save_ckpt`)."""

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from cadence import Callback, Parameter
-from cadence.validation import check_bool, check_non_negative_int, check_number
+from cadence import Parameter
+from cadence.validation import check_non_negative_int, check_number
 
-from ._monitored import Monitor
+from ._monitored import BestValueCallback
 
 if TYPE_CHECKING:
     from cadence import RunContext
@@ -47,7 +46,7 @@ def _as_float32(lr: Parameter) -> np.float32:
     return np.float32(lr.asnumpy().reshape(())[()])
 
 
-class ReduceLROnPlateau(Callback):
+class ReduceLROnPlateau(BestValueCallback):
     """Multiply the learning rate by `factor` when the monitored value stops improving.
 
     At the end of each training epoch the value is read as `EarlyStopping` reads
@@ -79,6 +78,9 @@ class ReduceLROnPlateau(Callback):
         >>> plateau = ReduceLROnPlateau(monitor="eval_loss", factor=0.5, patience=2, cooldown=1)
     """
 
+    STATE = ("wait", "cooldown_counter", "best")
+    cooldown_counter: int
+
     state_key = "ReduceLROnPlateau"
 
     def __init__(
@@ -93,8 +95,14 @@ class ReduceLROnPlateau(Callback):
         min_lr: float = 0,
     ) -> None:
         owner = "ReduceLROnPlateau"
-        self._monitor = Monitor(
-            owner, monitor, mode, min_delta, subject="Learning rate reduction"
+        self._watch(
+            owner,
+            monitor,
+            mode,
+            min_delta,
+            patience,
+            verbose,
+            "Learning rate reduction",
         )
         if not isinstance(factor, float):
             raise TypeError(
@@ -104,27 +112,15 @@ class ReduceLROnPlateau(Callback):
         self.factor = check_number(
             factor, "factor", owner, minimum=0.0, maximum=1.0, inclusive=False
         )
-        self.monitor = monitor
-        self.mode = mode
-        self.min_delta = self._monitor.min_delta
-        self.patience = check_non_negative_int(patience, "patience", owner)
-        self.verbose = check_bool(verbose, "verbose", owner)
         self.cooldown = check_non_negative_int(cooldown, "cooldown", owner)
         self.min_lr = check_number(min_lr, "min_lr", owner, minimum=0.0)
-        self.wait = 0
-        self.cooldown_counter = 0
-        self.best = self._monitor.worst
-        self._restored = False
+        self._reset()
 
     def on_train_begin(self, run_context: RunContext) -> None:
         """Check the optimizer; reset the counters (unless state was just loaded for a resumed run)."""
         fixed_learning_rate(run_context.original_args(), "ReduceLROnPlateau")
-        if self._restored:
-            self._restored = False
-            return
-        self.wait = 0
-        self.cooldown_counter = 0
-        self.best = self._monitor.worst
+        if not self._consume_loaded():
+            self._reset()
 
     def on_train_epoch_end(self, run_context: RunContext) -> None:
         """Count an epoch without improvement, or reduce the learning rate when patience runs out."""
@@ -158,25 +154,3 @@ class ReduceLROnPlateau(Callback):
                 f"Epoch {epoch:05d}: ReduceLROnPlateau reducing learning rate to {new_lr!s}.",
                 flush=True,
             )
-
-    def on_run_ended(self, run_context: RunContext) -> None:
-        """Forget a state load that no `on_train_begin` consumed, so the next run starts afresh."""
-        self._restored = False
-
-    # --- state protocol -------------------------------------------------------------
-
-    def state_dict(self) -> dict[str, Any]:
-        """Return the counters and best value (None while no epoch had a value)."""
-        return {
-            "wait": self.wait,
-            "cooldown_counter": self.cooldown_counter,
-            "best": None if math.isinf(self.best) else self.best,
-        }
-
-    def load_state_dict(self, state: dict[str, Any]) -> None:
-        """Restore what `state_dict()` returned; the next `on_train_begin` keeps it."""
-        self.wait = int(state["wait"])
-        self.cooldown_counter = int(state["cooldown_counter"])
-        best = state["best"]
-        self.best = self._monitor.worst if best is None else float(best)
-        self._restored = True

@@ -29,6 +29,16 @@ class _Timer:
         self.data_sum = 0.0
         self.excluded = 0.0
 
+    # The step hooks of the phase (with `data_time`): the time between one step's end and
+    # the next step's begin is the time spent waiting for data.
+    def step_begin(self, run_context: RunContext) -> None:
+        """Add the time since the previous step ended (data fetching)."""
+        self.data_sum += time.perf_counter() - self.data_start
+
+    def step_end(self, run_context: RunContext) -> None:
+        """Mark when waiting for the next batch starts."""
+        self.data_start = time.perf_counter()
+
 
 class TimeMonitor(Callback):
     """Print each epoch's time and time per step; optionally the data-loading time per step.
@@ -76,29 +86,15 @@ class TimeMonitor(Callback):
         if self.data_time:
             # Step hooks only when they have work: without them the loop does not even build
             # step-begin events. (An instance attribute named like a hook is subscribed.)
-            step_hooks = {
-                "on_train_step_begin": self._train_step_begin,
-                "on_train_step_end": self._train_step_end,
-                "on_eval_step_begin": self._eval_step_begin,
-                "on_eval_step_end": self._eval_step_end,
-            }
-            for hook, method in step_hooks.items():
-                setattr(self, hook, method)
+            for phase, timer in (("train", self._train), ("eval", self._eval)):
+                setattr(self, f"on_{phase}_step_begin", timer.step_begin)
+                setattr(self, f"on_{phase}_step_end", timer.step_end)
 
     # --- training -----------------------------------------------------------------
 
     def on_train_epoch_begin(self, run_context: RunContext) -> None:
         """Start timing the epoch."""
         self._train.restart()
-
-    def _train_step_begin(self, run_context: RunContext) -> None:
-        """Add the time since the previous step ended (data fetching)."""
-        timer = self._train
-        timer.data_sum += time.perf_counter() - timer.data_start
-
-    def _train_step_end(self, run_context: RunContext) -> None:
-        """Mark when waiting for the next batch starts."""
-        self._train.data_start = time.perf_counter()
 
     def on_train_epoch_end(self, run_context: RunContext) -> None:
         """Print the training epoch's line (without the time of `fit`'s evaluation pass)."""
@@ -113,15 +109,6 @@ class TimeMonitor(Callback):
     def on_eval_epoch_begin(self, run_context: RunContext) -> None:
         """Start timing the evaluation epoch."""
         self._eval.restart()
-
-    def _eval_step_begin(self, run_context: RunContext) -> None:
-        """Add the time since the previous evaluation step ended."""
-        timer = self._eval
-        timer.data_sum += time.perf_counter() - timer.data_start
-
-    def _eval_step_end(self, run_context: RunContext) -> None:
-        """Mark when waiting for the next evaluation batch starts."""
-        self._eval.data_start = time.perf_counter()
 
     def on_eval_epoch_end(self, run_context: RunContext) -> None:
         """Print the evaluation epoch's line."""

@@ -45,6 +45,7 @@ from ._recurrent import (  # the recurrent layers and the embedding lookup
     recurrent_backward as recurrent_backward,
     recurrent_forward as recurrent_forward,
 )
+from ._spatial import ConvGeometry, SpatialPrimitives, spatial_kernels
 from ._wrappers import (
     OptimizerPrimitives,
     activation_kernels,
@@ -86,6 +87,8 @@ _sce_sparse_row: Any = _row_body(_rowwise.sce_sparse_row)
 _sce_dense_row: Any = _row_body(_rowwise.sce_dense_row)
 _bn_channel_fwd: Any = _row_body(_rowwise.batch_norm_channel_forward)
 _bn_channel_bwd: Any = _row_body(_rowwise.batch_norm_channel_backward)
+_max_pool_window: Any = _row_body(_rowwise.max_pool_window)
+_mean_pool_window: Any = _row_body(_rowwise.mean_pool_window)
 
 _NONE = np.zeros(0, np.float32)
 
@@ -255,21 +258,11 @@ def softmax_cross_entropy_dense(logits: Array, labels: Array) -> tuple[Array, Ar
     return loss, grad
 
 
-# --- convolution and pooling (NCHW) -----------------------------------------------------
+# --- convolution, pooling and batch normalization (NCHW) -----------------------------------
 @_kernel
-def _im2col(
-    x: Array,
-    kh: int,
-    kw: int,
-    sh: int,
-    sw: int,
-    dh: int,
-    dw: int,
-    oh: int,
-    ow: int,
-    cols: Array,
-) -> None:
+def _im2col(x: Array, g: tuple[int, ...], cols: Array) -> None:
     # x is already padded, so the loops carry no bounds checks and the inner one vectorizes.
+    kh, kw, sh, sw, _pt, _pb, _pl, _pr, dh, dw, oh, ow = g
     n, c = x.shape[0], x.shape[1]
     kk = kh * kw
     for b in range(n):
@@ -285,20 +278,9 @@ def _im2col(
 
 
 @_kernel
-def _col2im(
-    dcols: Array,
-    kh: int,
-    kw: int,
-    sh: int,
-    sw: int,
-    pt: int,
-    pl: int,
-    dh: int,
-    dw: int,
-    oh: int,
-    ow: int,
-    dx: Array,
-) -> None:
+def _col2im(dcols: Array, g: tuple[int, ...], dx: Array) -> None:
+    # Rows and columns in order, so each dx element sums its contributions in one fixed order.
+    kh, kw, sh, sw, pt, _pb, pl, _pr, dh, dw, oh, ow = g
     n, c, h, w = dx.shape
     row = 0
     for b in range(n):
@@ -316,141 +298,45 @@ def _col2im(
                 row += 1
 
 
-def _conv_geometry(
-    x: Array,
-    w: Array,
-    stride: tuple[int, int],
-    padding: tuple[int, int, int, int],
-    dilation: tuple[int, int],
-) -> tuple[int, int]:
-    kh, kw = w.shape[2], w.shape[3]
-    oh = (x.shape[2] + padding[0] + padding[1] - dilation[0] * (kh - 1) - 1) // stride[
-        0
-    ] + 1
-    ow = (x.shape[3] + padding[2] + padding[3] - dilation[1] * (kw - 1) - 1) // stride[
-        1
-    ] + 1
-    return oh, ow
-
-
 # im2col columns of recent forward passes, reused by the backward pass of the same
 # input (saves one im2col per convolution per step). Keyed by the input array's
 # identity; a weak reference proves it is the same live array. Bounded, so at most
 # _COLS_KEEP column buffers stay alive.
 _COLS_KEEP = 8
-_cols_cache: OrderedDict[
-    tuple[Any, ...], tuple[weakref.ref[Array], Array, int, int]
-] = OrderedDict()
+_cols_cache: OrderedDict[tuple[Any, ...], tuple[weakref.ref[Array], Array]] = (
+    OrderedDict()
+)
 
 
-def _cols(
-    x: Array,
-    w: Array,
-    stride: tuple[int, int],
-    padding: tuple[int, int, int, int],
-    dilation: tuple[int, int],
-    reuse: bool,
-) -> tuple[Array, int, int]:
+def _columns(x: Array, w: Array, g: ConvGeometry, reuse: bool) -> Array:
     """im2col of x; `reuse` (backward only) may return the forward's columns of the same array.
 
     The forward always recomputes: a caller may refill the same input buffer between steps.
     """
-    check_float_array("x", x, 4)
-    check_float_array("w", w, 4)
-    key = (id(x), x.shape, w.shape[1:], tuple(stride), tuple(padding), tuple(dilation))
+    key = (id(x), x.shape, w.shape[1:], g)
     hit = _cols_cache.pop(key, None)
     if reuse and hit is not None and hit[0]() is x:
-        return hit[1], hit[2], hit[3]
-    oh, ow = _conv_geometry(x, w, stride, padding, dilation)
-    kh, kw = w.shape[2], w.shape[3]
-    xp = (
-        np.pad(x, ((0, 0), (0, 0), (padding[0], padding[1]), (padding[2], padding[3])))
-        if any(padding)
-        else x
-    )
-    cols = np.empty((x.shape[0] * oh * ow, x.shape[1] * kh * kw), x.dtype)
-    _im2col(xp, kh, kw, stride[0], stride[1], dilation[0], dilation[1], oh, ow, cols)
-    _cols_cache[key] = (weakref.ref(x), cols, oh, ow)
+        return hit[1]
+    pads = ((0, 0), (0, 0), (g.pt, g.pb), (g.pl, g.pr))
+    xp = np.pad(x, pads) if any(g[4:8]) else x
+    cols = np.empty((x.shape[0] * g.oh * g.ow, x.shape[1] * g.kh * g.kw), x.dtype)
+    _im2col(xp, tuple(g), cols)
+    _cols_cache[key] = (weakref.ref(x), cols)
     while len(_cols_cache) > _COLS_KEEP:
         _cols_cache.popitem(last=False)
-    return cols, oh, ow
+    return cols
 
 
-def conv2d_forward(
-    x: Array,
-    w: Array,
-    stride: tuple[int, int],
-    padding: tuple[int, int, int, int],
-    dilation: tuple[int, int],
-) -> Array:
-    """im2col (numba) + one BLAS matmul."""
-    o = w.shape[0]
-    cols, oh, ow = _cols(x, w, stride, padding, dilation, reuse=False)
-    y = cols @ w.reshape(o, -1).T
-    return np.ascontiguousarray(y.reshape(x.shape[0], oh, ow, o).transpose(0, 3, 1, 2))
-
-
-def conv2d_backward(
-    dy: Array,
-    x: Array,
-    w: Array,
-    stride: tuple[int, int],
-    padding: tuple[int, int, int, int],
-    dilation: tuple[int, int],
-    need_dx: bool,
-) -> tuple[Array | None, Array]:
-    """Return (dx or None, dw): BLAS products over im2col columns, col2im (numba) for dx.
-
-    Reuses the columns `conv2d_forward` built from the same live `x` array (once), so
-    `x` must not be modified in place between the forward and the backward call.
-    """
-    o, _, kh, kw = w.shape
-    cols, oh, ow = _cols(x, w, stride, padding, dilation, reuse=True)
-    dyr = np.ascontiguousarray(dy.transpose(0, 2, 3, 1)).reshape(-1, o)
-    dw = (dyr.T @ cols).reshape(w.shape)
-    if not need_dx:
-        return None, dw
-    dcols = dyr @ w.reshape(o, -1)
-    dx = np.zeros_like(x)
-    _col2im(
-        dcols,
-        kh,
-        kw,
-        stride[0],
-        stride[1],
-        padding[0],
-        padding[2],
-        dilation[0],
-        dilation[1],
-        oh,
-        ow,
-        dx,
-    )
-    return dx, dw
-
-
+# The pooling loops walk the outputs in order with nested loops: the flat index the CUDA
+# kernels unravel would cost four integer divisions per output (pooling ran 3x slower).
 @_kernel
-def _max_pool(
-    x: Array, kh: int, kw: int, sh: int, sw: int, y: Array, idx: Array
-) -> None:
-    n, c, _h, w = x.shape
-    oh, ow = y.shape[2], y.shape[3]
+def _max_pool(x: Array, p: tuple[int, ...], y: Array, idx: Array) -> None:
+    n, c, oh, ow = y.shape
     for b in range(n):
         for ch in range(c):
             for oy in range(oh):
                 for ox in range(ow):
-                    best = -np.inf
-                    at = 0
-                    for i in range(kh):
-                        iy = oy * sh + i
-                        for j in range(kw):
-                            ix = ox * sw + j
-                            v = x[b, ch, iy, ix]
-                            if v > best:
-                                best = v
-                                at = iy * w + ix
-                    y[b, ch, oy, ox] = best
-                    idx[b, ch, oy, ox] = at
+                    _max_pool_window(x, p, y, idx, b, ch, oy, ox)
 
 
 @_kernel
@@ -463,48 +349,19 @@ def _max_pool_grad(dy: Array, idx: Array, dx: Array) -> None:
                     dx[b, ch, idx[b, ch, oy, ox]] += dy[b, ch, oy, ox]
 
 
-def max_pool2d_forward(
-    x: Array, kh: int, kw: int, sh: int, sw: int
-) -> tuple[Array, Array]:
-    """Max over windows, and the flat (H*W) index of each maximum."""
-    check_float_array("x", x, 4)
-    n, c, h, w = x.shape
-    oh, ow = (h - kh) // sh + 1, (w - kw) // sw + 1
-    y = np.empty((n, c, oh, ow), x.dtype)
-    idx = np.empty((n, c, oh, ow), np.int64)
-    _max_pool(x, kh, kw, sh, sw, y, idx)
-    return y, idx
-
-
-def max_pool2d_backward(
-    dy: Array, idx: Array, x_shape: tuple[int, int, int, int]
-) -> Array:
-    """Route each output gradient to the input element that was the maximum."""
-    check_float_array("dy", dy, 4)
-    n, c, h, w = x_shape
-    dx = np.zeros((n, c, h * w), dy.dtype)
-    _max_pool_grad(dy, idx, dx)
-    return dx.reshape(x_shape)
-
-
 @_kernel
-def _avg_pool(x: Array, kh: int, kw: int, sh: int, sw: int, y: Array) -> None:
-    n, c = x.shape[0], x.shape[1]
-    oh, ow = y.shape[2], y.shape[3]
-    inv = 1.0 / (kh * kw)
+def _avg_pool(x: Array, p: tuple[int, ...], y: Array) -> None:
+    n, c, oh, ow = y.shape
     for b in range(n):
         for ch in range(c):
             for oy in range(oh):
                 for ox in range(ow):
-                    s = 0.0
-                    for i in range(kh):
-                        for j in range(kw):
-                            s += x[b, ch, oy * sh + i, ox * sw + j]
-                    y[b, ch, oy, ox] = s * inv
+                    _mean_pool_window(x, p, y, b, ch, oy, ox)
 
 
 @_kernel
-def _avg_pool_grad(dy: Array, kh: int, kw: int, sh: int, sw: int, dx: Array) -> None:
+def _avg_pool_grad(dy: Array, p: tuple[int, ...], dx: Array) -> None:
+    kh, kw, sh, sw = p
     n, c, oh, ow = dy.shape
     inv = 1.0 / (kh * kw)
     for b in range(n):
@@ -517,26 +374,6 @@ def _avg_pool_grad(dy: Array, kh: int, kw: int, sh: int, sw: int, dx: Array) -> 
                             dx[b, ch, oy * sh + i, ox * sw + j] += g
 
 
-def avg_pool2d_forward(x: Array, kh: int, kw: int, sh: int, sw: int) -> Array:
-    """Mean over windows."""
-    check_float_array("x", x, 4)
-    n, c, h, w = x.shape
-    y = np.empty((n, c, (h - kh) // sh + 1, (w - kw) // sw + 1), x.dtype)
-    _avg_pool(x, kh, kw, sh, sw, y)
-    return y
-
-
-def avg_pool2d_backward(
-    dy: Array, x_shape: tuple[int, int, int, int], kh: int, kw: int, sh: int, sw: int
-) -> Array:
-    """Spread each output gradient evenly over its window."""
-    check_float_array("dy", dy, 4)
-    dx = np.zeros(x_shape, dy.dtype)
-    _avg_pool_grad(dy, kh, kw, sh, sw, dx)
-    return dx
-
-
-# --- batch normalization -------------------------------------------------------------------
 @_kernel
 def _bn_fwd(
     x: Array, gamma: Array, beta: Array, eps: float, y: Array, mean: Array, var: Array
@@ -561,29 +398,39 @@ def _bn_bwd(
         _bn_channel_bwd(dy, x, gamma, mean, var, eps, dx, dgamma, dbeta, ch)
 
 
-def batch_norm_forward(
-    x: Array, gamma: Array, beta: Array, eps: float
-) -> tuple[Array, Array, Array]:
-    """Normalize x (N, C, M) per channel with batch statistics; return (y, mean, biased var)."""
-    check_float_array("x", x, 3)
-    c = x.shape[1]
-    y = np.empty_like(x)
-    mean = np.empty(c, x.dtype)
-    var = np.empty(c, x.dtype)
-    _bn_fwd(x, gamma, beta, eps, y, mean, var)
-    return y, mean, var
+def _checked(name: str, a: Array, ndim: int) -> Array:
+    check_float_array(name, a, ndim)
+    return a
 
 
-def batch_norm_backward(
-    dy: Array, x: Array, gamma: Array, mean: Array, var: Array, eps: float
-) -> tuple[Array, Array, Array]:
-    """Return (dx, dgamma, dbeta)."""
-    check_float_array("dy", dy, 3)
-    dx = np.empty_like(x)
-    dgamma = np.empty(x.shape[1], x.dtype)
-    dbeta = np.empty(x.shape[1], x.dtype)
-    _bn_bwd(dy, x, gamma, mean, var, eps, dx, dgamma, dbeta)
-    return dx, dgamma, dbeta
+(
+    conv2d_forward,
+    conv2d_backward,
+    max_pool2d_forward,
+    max_pool2d_backward,
+    avg_pool2d_forward,
+    avg_pool2d_backward,
+    batch_norm_forward,
+    batch_norm_backward,
+) = spatial_kernels(
+    SpatialPrimitives(
+        arg=_checked,
+        indices=np.asarray,
+        empty=np.empty,
+        zeros=np.zeros,
+        launch=lambda loop, n, *args: loop(*args),
+        matmul=lambda a, b, ta, tb: (a.T if ta else a) @ (b.T if tb else b),
+        contiguous=np.ascontiguousarray,
+        columns=_columns,
+        col2im=lambda dcols, g, dx: _col2im(dcols, tuple(g), dx),
+        max_pool=_max_pool,
+        max_pool_grad=_max_pool_grad,
+        avg_pool=_avg_pool,
+        avg_pool_grad=_avg_pool_grad,
+        batch_norm=_bn_fwd,
+        batch_norm_grad=_bn_bwd,
+    )
+)
 
 
 # --- optimizer updates: one fused pass per parameter -------------------------------------

@@ -1,9 +1,9 @@
-"""Per-row and per-channel loop bodies written once, as plain Python; each target builds them.
+"""Per-row, per-channel and per-window loop bodies written once, as plain Python; each target builds them.
 
 The CPU table compiles them with `numba.jit`, the CUDA table with
-`cuda.jit(device=True)`; each target then loops over rows or channels its own
-way (a plain loop on the CPU, a grid-stride loop of one thread per row or
-channel on CUDA). Like `_scalar`, a function calls no other function of this
+`cuda.jit(device=True)`; each target then loops over rows, channels or output
+elements its own way (a plain loop on the CPU, a grid-stride loop of one
+thread per item on CUDA). Like `_scalar`, a function calls no other function of this
 module, so that a target compiles each one alone. Arguments are checked by the
 callers: a body trusts its indices and shapes.
 """
@@ -16,6 +16,10 @@ from typing import Any
 __all__ = [
     "batch_norm_channel_backward",
     "batch_norm_channel_forward",
+    "conv_source",
+    "max_pool_window",
+    "mean_pool_window",
+    "nchw_index",
     "sce_dense_row",
     "sce_sparse_row",
     "softmax_grad_row",
@@ -149,3 +153,60 @@ def batch_norm_channel_backward(
             dx[b, ch, k] = k1 * (cnt * dy[b, ch, k] - sb - xhat * sg)
     dgamma[ch] = sg
     dbeta[ch] = sb
+
+
+def nchw_index(e: int, shape: Any) -> tuple[int, int, int, int]:
+    """The (batch, channel, row, column) of flat element e of a C-contiguous NCHW array."""
+    c, oh, ow = shape[1], shape[2], shape[3]
+    plane = e // (oh * ow)
+    r = e - plane * oh * ow
+    b = plane // c
+    oy = r // ow
+    return b, plane - b * c, oy, r - oy * ow
+
+
+def conv_source(g: Any, row: int, col: int) -> tuple[int, int, int, int]:
+    """The input pixel (b, ch, iy, ix) behind im2col entry (row, col); iy, ix may fall in the padding.
+
+    g is a `_spatial.ConvGeometry` as a tuple: (kh, kw, sh, sw, pt, pb, pl, pr, dh, dw, oh, ow).
+    """
+    kh, kw, sh, sw, pt, _pb, pl, _pr, dh, dw, oh, ow = g
+    b = row // (oh * ow)
+    r = row - b * oh * ow
+    oy = r // ow
+    ch = col // (kh * kw)
+    r2 = col - ch * kh * kw
+    i = r2 // kw
+    iy = oy * sh - pt + i * dh
+    ix = (r - oy * ow) * sw - pl + (r2 - i * kw) * dw
+    return b, ch, iy, ix
+
+
+def max_pool_window(
+    x: Any, p: Any, y: Any, idx: Any, b: int, ch: int, oy: int, ox: int
+) -> None:
+    """Output (b, ch, oy, ox) of max pooling with p = (kh, kw, sh, sw): the max and its flat H*W index."""
+    kh, kw, sh, sw = p
+    w = x.shape[3]
+    best = -math.inf
+    at = 0
+    for i in range(kh):
+        iy = oy * sh + i
+        for j in range(kw):
+            ix = ox * sw + j
+            v = x[b, ch, iy, ix]
+            if v > best:
+                best = v
+                at = iy * w + ix
+    y[b, ch, oy, ox] = best
+    idx[b, ch, oy, ox] = at
+
+
+def mean_pool_window(x: Any, p: Any, y: Any, b: int, ch: int, oy: int, ox: int) -> None:
+    """Output (b, ch, oy, ox) of average pooling with p = (kh, kw, sh, sw)."""
+    kh, kw, sh, sw = p
+    s = 0.0
+    for i in range(kh):
+        for j in range(kw):
+            s += x[b, ch, oy * sh + i, ox * sw + j]
+    y[b, ch, oy, ox] = s / (kh * kw)

@@ -42,44 +42,38 @@ class Activations(NamedTuple):
     tanh_backward: Callable[[Array, Array], Array]
 
 
+# name: (forward doc, backward doc), in the order of `Activations`.
+_ACTIVATION_DOCS = {
+    "relu": ("max(x, 0).", "Dy where the output was positive, else 0."),
+    "sigmoid": ("1 / (1 + exp(-x)).", "Dy * y * (1 - y)."),
+    "tanh": ("tanh(x).", "Dy * (1 - y**2)."),
+}
+
+
+def _named(kernel: Callable[..., Array], name: str, doc: str) -> Callable[..., Array]:
+    kernel.__name__ = kernel.__qualname__ = name
+    kernel.__doc__ = doc
+    return kernel
+
+
 def activation_kernels(
     forward: Callable[[Array, int], Array],
     backward: Callable[[Array, Array, int], Array],
 ) -> Activations:
     """Build the activation kernels from `forward(x, code)` and `backward(dy, y, code)`."""
 
-    def relu_forward(x: Array) -> Array:
-        """max(x, 0)."""
-        return forward(x, ACT_CODES["relu"])
+    def forward_of(code: int) -> Callable[[Array], Array]:
+        return lambda x: forward(x, code)
 
-    def relu_backward(dy: Array, y: Array) -> Array:
-        """Dy where the output was positive, else 0."""
-        return backward(dy, y, ACT_CODES["relu"])
+    def backward_of(code: int) -> Callable[[Array, Array], Array]:
+        return lambda dy, y: backward(dy, y, code)
 
-    def sigmoid_forward(x: Array) -> Array:
-        """1 / (1 + exp(-x))."""
-        return forward(x, ACT_CODES["sigmoid"])
-
-    def sigmoid_backward(dy: Array, y: Array) -> Array:
-        """Dy * y * (1 - y)."""
-        return backward(dy, y, ACT_CODES["sigmoid"])
-
-    def tanh_forward(x: Array) -> Array:
-        """tanh(x)."""
-        return forward(x, ACT_CODES["tanh"])
-
-    def tanh_backward(dy: Array, y: Array) -> Array:
-        """Dy * (1 - y**2)."""
-        return backward(dy, y, ACT_CODES["tanh"])
-
-    return Activations(
-        relu_forward,
-        relu_backward,
-        sigmoid_forward,
-        sigmoid_backward,
-        tanh_forward,
-        tanh_backward,
-    )
+    kernels: list[Callable[..., Array]] = []
+    for name, (forward_doc, backward_doc) in _ACTIVATION_DOCS.items():
+        code = ACT_CODES[name]
+        kernels.append(_named(forward_of(code), f"{name}_forward", forward_doc))
+        kernels.append(_named(backward_of(code), f"{name}_backward", backward_doc))
+    return Activations(*kernels)
 
 
 class SoftmaxKernels(NamedTuple):

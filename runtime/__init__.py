@@ -44,30 +44,10 @@ from .amp import DynamicLossScaleManager, FixedLossScaleManager, LossScaleManage
 # --- runtime core: events, bus, callbacks, model ---------------------------------
 from .bus._bus import EventBus
 from .bus._codec import decode_event, encode_event, event_types
-from .bus._events import (
-    CheckpointSaved,
-    CheckpointUploaded,
-    EvalBegin,
-    EvalEnd,
-    EvalEpochBegin,
-    EvalEpochEnd,
-    EvalEvent,
-    EvalStepBegin,
-    EvalStepEnd,
-    Event,
-    RunCancelled,
-    RunCompleted,
-    RunEnded,
-    RunFailed,
-    RunStopped,
-    StopRequested,
-    TrainBegin,
-    TrainEnd,
-    TrainEpochBegin,
-    TrainEpochEnd,
-    TrainStepBegin,
-    TrainStepEnd,
-)
+
+# The event classes, re-exported as the bus package lists them (its `__all__` is the one list).
+from .bus._events import *  # noqa: F403
+from .bus._events import __all__ as _event_names
 from .bus._statistics import BusStatistics, SubscriberStatistics
 from .bus._subscription import Subscription
 from .checkpoint._atomic import atomic_write
@@ -116,6 +96,7 @@ from .training._run_handle import RunHandle, start_run
 from .training._run_progress import RunProgress
 
 __all__ = [
+    *_event_names,
     "GRAPH_MODE",
     "PYNATIVE_MODE",
     "BusStatistics",
@@ -126,19 +107,9 @@ __all__ = [
     "CadenceWarning",
     "Callback",
     "CallbackParams",
-    "CheckpointSaved",
     "CheckpointSnapshot",
-    "CheckpointUploaded",
     "DrainTimeoutError",
     "DynamicLossScaleManager",
-    "EvalBegin",
-    "EvalEnd",
-    "EvalEpochBegin",
-    "EvalEpochEnd",
-    "EvalEvent",
-    "EvalStepBegin",
-    "EvalStepEnd",
-    "Event",
     "EventBus",
     "FixedLossScaleManager",
     "LegacyHookWarning",
@@ -149,28 +120,16 @@ __all__ = [
     "Parameter",
     "ParameterTuple",
     "QueueFullError",
-    "RunCancelled",
-    "RunCompleted",
     "RunContext",
-    "RunEnded",
     "RunEvents",
-    "RunFailed",
     "RunHandle",
     "RunProgress",
-    "RunStopped",
-    "StopRequested",
     "SubscriberError",
     "SubscriberStatistics",
     "Subscription",
     "Target",
     "TargetUnavailableError",
     "Tensor",
-    "TrainBegin",
-    "TrainEnd",
-    "TrainEpochBegin",
-    "TrainEpochEnd",
-    "TrainStepBegin",
-    "TrainStepEnd",
     "Type",
     "atomic_write",
     "bool_",

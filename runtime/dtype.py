@@ -3,33 +3,21 @@
 from __future__ import annotations
 
 from .compute._dtype import (
-    Type,
-    bool_,
-    float16,
-    float32,
-    float64,
-    int8,
-    int16,
-    int32,
-    int64,
-    uint8,
-    uint16,
-    uint32,
-    uint64,
+    Type as Type,
+    __all__ as _all_dtype_names,
+    bool_ as bool_,
+    float16 as float16,
+    float32 as float32,
+    float64 as float64,
+    int8 as int8,
+    int16 as int16,
+    int32 as int32,
+    int64 as int64,
+    uint8 as uint8,
+    uint16 as uint16,
+    uint32 as uint32,
+    uint64 as uint64,
 )
 
-__all__ = [
-    "Type",
-    "bool_",
-    "float16",
-    "float32",
-    "float64",
-    "int8",
-    "int16",
-    "int32",
-    "int64",
-    "uint8",
-    "uint16",
-    "uint32",
-    "uint64",
-]
+# The data types and `Type`; the numpy conversions stay cadence's own.
+__all__ = [n for n in _all_dtype_names if n not in ("from_numpy", "to_numpy")]

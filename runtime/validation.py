@@ -24,6 +24,7 @@ __all__ = [
     "check_non_negative_int",
     "check_number",
     "check_positive_int",
+    "check_positive_number",
     "check_type",
 ]
 
@@ -89,6 +90,19 @@ def check_number(
         brackets = ("[", "]") if inclusive else ("(", ")")
         raise ValueError(
             f"{_where(owner)} argument '{name}' must be in {brackets[0]}{lo}, {hi}{brackets[1]}, but got {value!r}."
+        )
+    return float(value)
+
+
+def check_positive_number(value: Any, name: str, owner: str | None = None) -> float:
+    """Return `value` as a float if it is an int or float (not bool) > 0; else raise ValueError.
+
+    A ValueError for a wrong type too: the checks it replaced (timeouts, intervals) raised
+    one, and callers' messages and tests rely on it.
+    """
+    if not isinstance(value, int | float) or isinstance(value, bool) or not value > 0:
+        raise ValueError(
+            f"{_where(owner)} argument '{name}' must be a number > 0, but got {value!r}."
         )
     return float(value)
 

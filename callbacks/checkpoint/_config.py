@@ -9,27 +9,16 @@ from typing import Any
 from cadence import Tensor
 from cadence.validation import check_bool, check_non_negative_int
 
+from .._monitored import LOSS_LIKE
+from ._read_only import ReadOnly
 from ._warnings import warn
 
-__all__ = ["LOSS_LIKE_METRICS", "CheckpointConfig"]
+__all__ = ["CheckpointConfig"]
 
 _OWNER = "CheckpointConfig"
 _APPEND_NAMES = ("epoch_num", "step_num")
 _ASYNC_MODES = ("thread", "process")
 _MODES = ("auto", "min", "max")
-LOSS_LIKE_METRICS = frozenset(
-    {
-        "hausdorff_distance",
-        "mae",
-        "mse",
-        "loss",
-        "perplexity",
-        "mean_surface_distance",
-        "root_mean_square_distance",
-        "eval_loss",
-    }
-)
-"""Monitored names for which `mode='auto'` means lower is better (as MindSpore's EarlyStopping)."""
 
 
 def _optional_count(value: Any, name: str) -> int | None:
@@ -265,96 +254,50 @@ class CheckpointConfig:
             )
 
     # --- MindSpore's read-only properties --------------------------------------------
-
-    @property
-    def save_checkpoint_steps(self) -> int | None:
-        """Steps between saves; None or 0 when off."""
-        return self._save_checkpoint_steps
-
-    @property
-    def save_checkpoint_seconds(self) -> int | None:
-        """Seconds between saves; None when steps are used."""
-        return self._save_checkpoint_seconds
-
-    @property
-    def keep_checkpoint_max(self) -> int | None:
-        """Maximum number of files kept per prefix."""
-        return self._keep_checkpoint_max
-
-    @property
-    def keep_checkpoint_per_n_minutes(self) -> int | None:
-        """Keep one file per this many minutes; None when keep-max is used."""
-        return self._keep_checkpoint_per_n_minutes
-
-    @property
-    def integrated_save(self) -> bool:
-        """Accepted for compatibility."""
-        return self._integrated_save
-
-    @property
-    def async_save(self) -> bool | str:
-        """`False`, `True`, `"thread"` or `"process"`."""
-        return self._async_save
-
-    @property
-    def saved_network(self) -> Any:
-        """The Cell saved instead of the train network, or None."""
-        return self._saved_network
-
-    @property
-    def append_dict(self) -> dict[str, Any] | None:
-        """The extra entries of every file (`epoch_num`/`step_num` start at 0), or None."""
-        return self._append_dict
-
-    @property
-    def enc_key(self) -> bytes | None:
-        """Encryption key (must be None to save)."""
-        return self._enc_key
-
-    @property
-    def enc_mode(self) -> str:
-        """Encryption mode."""
-        return self._enc_mode
-
-    @property
-    def crc_check(self) -> bool:
-        """Whether a CRC trailer was asked for (must be False to save)."""
-        return self._crc_check
-
-    @property
-    def remove_redundancy(self) -> bool:
-        """Accepted for compatibility."""
-        return self._remove_redundancy
-
-    @property
-    def format(self) -> str:
-        """`"ckpt"` or `"safetensors"` (other strings fail at the first save, as in MindSpore)."""
-        return self._format
-
-    @property
-    def exception_save(self) -> bool:
-        """Whether a breakpoint file is written when training raises."""
-        return self._exception_save
-
-    @property
-    def map_param_inc(self) -> bool:
-        """MindSpore's `incremental` keyword (accepted, no effect)."""
-        return self._map_param_inc
-
-    @property
-    def monitor(self) -> str | None:
-        """The value ranking top-k checkpoints, or None (a cadence extension)."""
-        return self._monitor
-
-    @property
-    def mode(self) -> str:
-        """`"min"` or `"max"`: the direction `monitor` improves in (`"auto"` resolved)."""
-        return self._mode
-
-    @property
-    def save_top_k(self) -> int:
-        """How many best checkpoints `monitor` keeps; -1 keeps all."""
-        return self._save_top_k
+    save_checkpoint_steps = ReadOnly[int | None](
+        "Steps between saves; None or 0 when off."
+    )
+    save_checkpoint_seconds = ReadOnly[int | None](
+        "Seconds between saves; None when steps are used."
+    )
+    keep_checkpoint_max = ReadOnly[int | None](
+        "Maximum number of files kept per prefix."
+    )
+    keep_checkpoint_per_n_minutes = ReadOnly[int | None](
+        "Keep one file per this many minutes; None when keep-max is used."
+    )
+    integrated_save = ReadOnly[bool]("Accepted for compatibility.")
+    async_save = ReadOnly[bool | str]('`False`, `True`, `"thread"` or `"process"`.')
+    saved_network = ReadOnly[Any](
+        "The Cell saved instead of the train network, or None."
+    )
+    append_dict = ReadOnly[dict[str, Any] | None](
+        "The extra entries of every file (`epoch_num`/`step_num` start at 0), or None."
+    )
+    enc_key = ReadOnly[bytes | None]("Encryption key (must be None to save).")
+    enc_mode = ReadOnly[str]("Encryption mode.")
+    crc_check = ReadOnly[bool](
+        "Whether a CRC trailer was asked for (must be False to save)."
+    )
+    remove_redundancy = ReadOnly[bool]("Accepted for compatibility.")
+    format = ReadOnly[str](
+        '`"ckpt"` or `"safetensors"` (other strings fail at the first save, as in MindSpore).'
+    )
+    exception_save = ReadOnly[bool](
+        "Whether a breakpoint file is written when training raises."
+    )
+    map_param_inc = ReadOnly[bool](
+        "MindSpore's `incremental` keyword (accepted, no effect)."
+    )
+    monitor = ReadOnly[str | None](
+        "The value ranking top-k checkpoints, or None (a cadence extension)."
+    )
+    mode = ReadOnly[str](
+        '`"min"` or `"max"`: the direction `monitor` improves in (`"auto"` resolved).'
+    )
+    save_top_k = ReadOnly[int](
+        "How many best checkpoints `monitor` keeps; -1 keeps all."
+    )
 
     def get_checkpoint_policy(self) -> dict[str, Any]:
         """Return the trigger and retention settings, as MindSpore does."""
@@ -401,7 +344,7 @@ def _check_top_k(
             f"For '{_OWNER}', the argument 'save_top_k' must be an int >= 1 or -1, but got {save_top_k!r}."
         )
     if mode == "auto":
-        mode = "min" if monitor in LOSS_LIKE_METRICS else "max"
+        mode = "min" if monitor in LOSS_LIKE else "max"
     return monitor, mode, save_top_k
 
 

@@ -134,6 +134,23 @@ def _shape_arg(shape: tuple[Any, ...]) -> tuple[int, ...]:
     return tuple(int(s) for s in shape)
 
 
+def _sum_or_mean(op: str) -> Callable[..., DeviceArray]:
+    # numpy's signature, written once for both methods.
+    def method(
+        self: DeviceArray,
+        axis: Any = None,
+        dtype: Any = None,
+        out: Any = None,
+        keepdims: bool = False,
+    ) -> DeviceArray:
+        r = _operations().reduce(self, op, axis, keepdims)
+        return r if dtype is None else r.astype(dtype)
+
+    method.__name__ = method.__qualname__ = op
+    method.__doc__ = f"{op.capitalize()} over `axis`."
+    return method
+
+
 class DeviceArray:
     """A contiguous array in GPU memory that numpy functions dispatch on.
 
@@ -272,27 +289,8 @@ class DeviceArray:
         """Return a copy on the device."""
         return self.astype(self.dtype, copy=True)
 
-    def sum(
-        self,
-        axis: Any = None,
-        dtype: Any = None,
-        out: Any = None,
-        keepdims: bool = False,
-    ) -> DeviceArray:
-        """Sum over `axis`."""
-        r = _operations().reduce(self, "sum", axis, keepdims)
-        return r if dtype is None else r.astype(dtype)
-
-    def mean(
-        self,
-        axis: Any = None,
-        dtype: Any = None,
-        out: Any = None,
-        keepdims: bool = False,
-    ) -> DeviceArray:
-        """Mean over `axis`."""
-        r = _operations().reduce(self, "mean", axis, keepdims)
-        return r if dtype is None else r.astype(dtype)
+    sum = _sum_or_mean("sum")
+    mean = _sum_or_mean("mean")
 
     def max(
         self, axis: Any = None, out: Any = None, keepdims: bool = False

@@ -60,6 +60,17 @@ def _unary_op(x: Any, code: int) -> Any:
     return x
 
 
+@cuda.jit(device=True)
+def _offset(i: int, shape: Any, strides: Any, start: int) -> int:
+    # The storage offset of flat (C-order) index i of a view with these padded shape and strides.
+    o = start
+    for d in range(MAXDIM - 1, -1, -1):
+        n = shape[d]
+        o += (i % n) * strides[d]
+        i //= n
+    return o
+
+
 @cuda.jit
 def _ewise2(
     code: int,
@@ -98,13 +109,7 @@ def _ewise1(code: int, a: Any, out: Any) -> None:
 @cuda.jit
 def _gather(src: Any, offset: int, strides: Any, shape: Any, out: Any) -> None:
     for i in range(cuda.grid(1), out.size, cuda.gridsize(1)):
-        rem = i
-        o = offset
-        for d in range(MAXDIM - 1, -1, -1):
-            n = shape[d]
-            o += (rem % n) * strides[d]
-            rem //= n
-        out[i] = src[o]
+        out[i] = src[_offset(i, shape, strides, offset)]
 
 
 @cuda.jit
@@ -128,21 +133,10 @@ def _reduce(
         i = e // parts
         first = (e - i * parts) * chunk
         last = min(count, first + chunk)
-        rem = i
-        base = 0
-        for d in range(MAXDIM - 1, -1, -1):
-            n = kshape[d]
-            base += (rem % n) * kstrides[d]
-            rem //= n
+        base = _offset(i, kshape, kstrides, 0)
         acc = 0.0
         for j in range(first, last):
-            rem = j
-            o = base
-            for d in range(MAXDIM - 1, -1, -1):
-                n = rshape[d]
-                o += (rem % n) * rstrides[d]
-                rem //= n
-            v = src[o] * 1.0
+            v = src[_offset(j, rshape, rstrides, base)] * 1.0
             if op == 1:
                 acc = v if j == first or v > acc else acc
             elif op == 2:
@@ -319,18 +313,17 @@ def reduce(
         raise ValueError(
             f"zero-size array to reduction operation {op} which has no identity"
         )
-    kshape = _padded(tuple(a.shape[d] for d in kept), 1)
-    kstrides = _padded(tuple(strides[d] for d in kept), 0)
-    rshape = _padded(tuple(a.shape[d] for d in axes), 1)
-    rstrides = _padded(tuple(strides[d] for d in axes), 0)
+    # Shapes and strides of the kept axes, then of the reduced ones (padded to MAXDIM).
+    layout = tuple(
+        _padded(tuple(source[d] for d in dims), pad)
+        for dims in (kept, axes)
+        for source, pad in ((a.shape, 1), (strides, 0))
+    )
     parts, chunk = _split(count, out.size)
     if parts == 1:
         _reduce[launch(max(out.size, 1))](
             _flat(a),
-            kshape,
-            kstrides,
-            rshape,
-            rstrides,
+            *layout,
             count,
             _REDUCE[op],
             1,
@@ -346,10 +339,7 @@ def reduce(
     first = 0 if op == "mean" else _REDUCE[op]
     _reduce[launch(partial.size)](
         _flat(a),
-        kshape,
-        kstrides,
-        rshape,
-        rstrides,
+        *layout,
         count,
         first,
         parts,

@@ -108,14 +108,19 @@ def _build_checkpoint_class() -> type[Message]:
     tensor.field.add(
         name="tensor_content", number=3, type=fd.TYPE_BYTES, label=fd.LABEL_REQUIRED
     )
+
+    def add_repeated_messages(message: Any, name: str, type_name: str) -> None:
+        # The first field of both container messages: a repeated submessage.
+        message.field.add(
+            name=name,
+            number=1,
+            type=fd.TYPE_MESSAGE,
+            label=fd.LABEL_REPEATED,
+            type_name=type_name,
+        )
+
     map_tensor = fdp.message_type.add(name="MapTensorProto")
-    map_tensor.field.add(
-        name="tensor",
-        number=1,
-        type=fd.TYPE_MESSAGE,
-        label=fd.LABEL_REPEATED,
-        type_name=".TensorProto",
-    )
+    add_repeated_messages(map_tensor, "tensor", ".TensorProto")
     checkpoint = fdp.message_type.add(name="Checkpoint")
     value = checkpoint.nested_type.add(name="Value")
     value.oneof_decl.add(name="value")
@@ -131,13 +136,7 @@ def _build_checkpoint_class() -> type[Message]:
             type_name=type_name,
             oneof_index=0,
         )
-    checkpoint.field.add(
-        name="value",
-        number=1,
-        type=fd.TYPE_MESSAGE,
-        label=fd.LABEL_REPEATED,
-        type_name=".Checkpoint.Value",
-    )
+    add_repeated_messages(checkpoint, "value", ".Checkpoint.Value")
     pool = descriptor_pool.DescriptorPool()
     pool.AddSerializedFile(fdp.SerializeToString())
     return message_factory.GetMessageClass(pool.FindMessageTypeByName("Checkpoint"))

@@ -231,18 +231,25 @@ def _check_append_dict(func: str, append_dict: object) -> None:
             )
 
 
+def _check_key_and_mode(
+    func: str, key: tuple[str, object], mode: tuple[str, object]
+) -> None:
+    # MindSpore raises ValueError for both, wrong type or not.
+    if key[1] is not None and not isinstance(key[1], bytes):
+        raise ValueError(
+            f"For '{func}', the argument '{key[0]}' must be None or bytes, but got {type_name(key[1])}."
+        )
+    if not isinstance(mode[1], str):
+        raise ValueError(
+            f"For '{func}', the argument '{mode[0]}' must be str, but got {mode[1]!r}."
+        )
+
+
 def _check_save_options(
     format: str, enc_key: object, enc_mode: object, crc_check: object
 ) -> None:
     func = "save_checkpoint"
-    if enc_key is not None and not isinstance(enc_key, bytes):
-        raise ValueError(
-            f"For '{func}', the argument 'enc_key' must be None or bytes, but got {type_name(enc_key)}."
-        )
-    if not isinstance(enc_mode, str):
-        raise ValueError(
-            f"For '{func}', the argument 'enc_mode' must be str, but got {enc_mode!r}."
-        )
+    _check_key_and_mode(func, ("enc_key", enc_key), ("enc_mode", enc_mode))
     _check_bool(func, "crc_check", crc_check)
     if format == "safetensors" and (enc_key is not None or enc_mode != "AES-GCM"):
         raise ValueError(
@@ -462,14 +469,7 @@ def _check_load_options(
     _check_bool(func, "crc_check", crc_check)
     _check_bool(func, "remove_redundancy", remove_redundancy)
     _check_callable(func, "choice_func", choice_func)
-    if dec_key is not None and not isinstance(dec_key, bytes):
-        raise ValueError(
-            f"For '{func}', the argument 'dec_key' must be None or bytes, but got {type_name(dec_key)}."
-        )
-    if not isinstance(dec_mode, str):
-        raise ValueError(
-            f"For '{func}', the argument 'dec_mode' must be str, but got {dec_mode!r}."
-        )
+    _check_key_and_mode(func, ("dec_key", dec_key), ("dec_mode", dec_mode))
     if dec_key is not None:
         raise NotImplementedError(
             f"For '{func}', encrypted checkpoints ('dec_key') are not supported by cadence."

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 from ._world import current, init_world, release_world, require
 
@@ -113,44 +113,42 @@ def release() -> None:
     GlobalComm.INITED = False
 
 
-def get_rank(group: str = GlobalComm.WORLD_COMM_GROUP) -> int:
-    """Return this process's rank in the job (0 to `get_group_size() - 1`).
+class _WorldQuery(Protocol):
+    def __call__(self, group: str = GlobalComm.WORLD_COMM_GROUP) -> int: ...
+
+
+def _world_query(name: str, attribute: str, summary: str) -> _WorldQuery:
+    # The four queries differ only in the number they read from the joined world.
+    def query(group: str = GlobalComm.WORLD_COMM_GROUP) -> int:
+        check_group(group, name)
+        value: int = getattr(require(name), attribute)
+        return value
+
+    query.__name__ = query.__qualname__ = name
+    query.__doc__ = f"""{summary}
 
     Raises:
         RuntimeError: If `init()` was not called.
     """
-    check_group(group, "get_rank")
-    return require("get_rank").rank
+    return query
 
 
-def get_group_size(group: str = GlobalComm.WORLD_COMM_GROUP) -> int:
-    """Return the number of ranks in the job.
-
-    Raises:
-        RuntimeError: If `init()` was not called.
-    """
-    check_group(group, "get_group_size")
-    return require("get_group_size").size
-
-
-def get_local_rank(group: str = GlobalComm.WORLD_COMM_GROUP) -> int:
-    """Return this process's rank among the ranks on the same machine.
-
-    Raises:
-        RuntimeError: If `init()` was not called.
-    """
-    check_group(group, "get_local_rank")
-    return require("get_local_rank").local_rank
-
-
-def get_local_rank_size(group: str = GlobalComm.WORLD_COMM_GROUP) -> int:
-    """Return the number of ranks on this machine.
-
-    Raises:
-        RuntimeError: If `init()` was not called.
-    """
-    check_group(group, "get_local_rank_size")
-    return require("get_local_rank_size").local_size
+get_rank = _world_query(
+    "get_rank",
+    "rank",
+    "Return this process's rank in the job (0 to `get_group_size() - 1`).",
+)
+get_group_size = _world_query(
+    "get_group_size", "size", "Return the number of ranks in the job."
+)
+get_local_rank = _world_query(
+    "get_local_rank",
+    "local_rank",
+    "Return this process's rank among the ranks on the same machine.",
+)
+get_local_rank_size = _world_query(
+    "get_local_rank_size", "local_size", "Return the number of ranks on this machine."
+)
 
 
 def is_initialized() -> bool:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import itertools
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -56,25 +56,23 @@ def is_recording() -> bool:
 
 
 @contextmanager
-def enable_grad() -> Iterator[None]:
+def _recording(on: bool) -> Iterator[None]:
+    prev = _state.recording
+    _state.recording = on
+    try:
+        yield
+    finally:
+        _state.recording = prev
+
+
+def enable_grad() -> AbstractContextManager[None]:
     """Record ops on this thread inside the block."""
-    prev = _state.recording
-    _state.recording = True
-    try:
-        yield
-    finally:
-        _state.recording = prev
+    return _recording(True)
 
 
-@contextmanager
-def no_grad() -> Iterator[None]:
+def no_grad() -> AbstractContextManager[None]:
     """Record nothing on this thread inside the block."""
-    prev = _state.recording
-    _state.recording = False
-    try:
-        yield
-    finally:
-        _state.recording = prev
+    return _recording(False)
 
 
 def _collect(root: Tensor) -> list[Tensor]:

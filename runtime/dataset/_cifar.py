@@ -6,8 +6,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
-from ._checks import check_dataset_dir, check_unsupported, check_usage
-from ._sources import InMemoryDataset
+from ._sources import ImageDirectoryDataset
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -21,7 +20,7 @@ _RECORD: Final = 1 + _IMAGE_BYTES  # a label byte, then the red, green and blue 
 _MARK: Final = {"train": "data_batch", "test": "test_batch", "all": "batch"}
 
 
-class Cifar10Dataset(InMemoryDataset):
+class Cifar10Dataset(ImageDirectoryDataset):
     """CIFAR-10 from its binary version, as `mindspore.dataset.Cifar10Dataset`.
 
     `dataset_dir` is the unpacked `cifar-10-batches-bin` directory:
@@ -35,18 +34,9 @@ class Cifar10Dataset(InMemoryDataset):
     Columns: `image`, uint8 of shape (32, 32, 3) (HWC, RGB), and `label`, a
     uint32 scalar in [0, 9].
 
-    Args:
-        dataset_dir: The directory.
-        usage: `"train"`, `"test"` or `"all"`; None means `"all"`.
-        num_samples: Rows to read per pass (per shard), None for all.
-        num_parallel_workers: Accepted for compatibility.
-        shuffle: Read rows in a new random order each pass; None means True.
-        sampler: A `DistributedSampler`, `RandomSampler` or `SequentialSampler`
-            (then `shuffle`, `num_samples` and the shard arguments stay None).
-        num_shards: Split the rows into this many shards (data-parallel
-            training), read the one `shard_id` names.
-        shard_id: The shard to read, in [0, num_shards - 1].
-        cache: Not supported (must be None).
+    Arguments: those of every `ImageDirectoryDataset` (`dataset_dir`, `usage`,
+    `num_samples`, `num_parallel_workers`, `shuffle`, `sampler`, `num_shards`,
+    `shard_id`, `cache`).
 
     Raises:
         ValueError: If `dataset_dir` is not a directory or `usage` is unknown.
@@ -63,36 +53,13 @@ class Cifar10Dataset(InMemoryDataset):
         ...     return data.map(ops, "image").batch(batch_size, drop_remainder=True)
     """
 
-    def __init__(
-        self,
-        dataset_dir: str | Path,
-        usage: str | None = None,
-        num_samples: int | None = None,
-        num_parallel_workers: int | None = None,
-        shuffle: bool | None = None,
-        sampler: Any = None,
-        num_shards: int | None = None,
-        shard_id: int | None = None,
-        cache: Any = None,
-    ) -> None:
-        owner = "Cifar10Dataset"
-        check_unsupported(owner, cache=cache)
-        directory = check_dataset_dir(dataset_dir, owner)
-        usage = check_usage(usage, owner)
+    def _read(
+        self, directory: Path, usage: str, owner: str
+    ) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
         records = [_read_records(path) for path in _batch_files(directory, usage)]
         data = np.concatenate(records)
         images = data[:, 1:].reshape(-1, 3, _SIDE, _SIDE).transpose(0, 2, 3, 1)
-        super().__init__(
-            [np.ascontiguousarray(images), data[:, 0].astype(np.uint32)],
-            ["image", "label"],
-            owner,
-            num_samples=num_samples,
-            shuffle=shuffle,
-            num_shards=num_shards,
-            shard_id=shard_id,
-            num_parallel_workers=num_parallel_workers,
-            sampler=sampler,
-        )
+        return np.ascontiguousarray(images), data[:, 0]
 
 
 def _batch_files(directory: Path, usage: str) -> list[Path]:

@@ -323,21 +323,19 @@ class Dataset:
 
     def get_batch_size(self) -> int:
         """Return the batch size of the last `batch` in the pipeline, 1 without one."""
-        node: Dataset | None = self
-        while node is not None:
-            size = getattr(node, "batch_size", None)
-            if isinstance(size, int):
-                return size
-            node = node.children[0] if node.children else None
-        return 1
+        return self._last_setting("batch_size")
 
     def get_repeat_count(self) -> int:
         """Return the count of the last `repeat` in the pipeline (-1 forever), 1 without one."""
+        return self._last_setting("repeat_count")
+
+    def _last_setting(self, attribute: str) -> int:
+        # The int `attribute` of the nearest node up the pipeline that has one, else 1.
         node: Dataset | None = self
         while node is not None:
-            count = getattr(node, "repeat_count", None)
-            if isinstance(count, int):
-                return count
+            value = getattr(node, attribute, None)
+            if isinstance(value, int):
+                return value
             node = node.children[0] if node.children else None
         return 1
 

@@ -8,6 +8,7 @@ from typing import Any, Final
 import numpy as np
 
 from ._checks import check_int, check_number, check_optional_bool
+from ._shard import Reading
 from ._sources import InMemoryDataset
 
 __all__ = ["DigitsDataset", "load_digits_arrays"]
@@ -114,12 +115,5 @@ class DigitsDataset(InMemoryDataset):
             rows = train if usage == "train" else test
             images, labels = images[rows], labels[rows]
         self.usage = usage
-        super().__init__(
-            [images, labels],
-            ["image", "label"],
-            owner,
-            num_samples=num_samples,
-            shuffle=shuffled,
-            num_shards=num_shards,
-            shard_id=shard_id,
-        )
+        reading = Reading(num_samples, shuffled, num_shards, shard_id)
+        super().__init__([images, labels], ["image", "label"], owner, reading)

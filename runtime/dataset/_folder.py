@@ -10,7 +10,7 @@ from ._access import Access
 from ._block import Block, stack_rows
 from ._checks import check_bool, check_dataset_dir, check_unsupported
 from ._dataset import Dataset
-from ._shard import source_order
+from ._shard import Reading, source_order
 from .vision._decode import decode_image
 
 if TYPE_CHECKING:
@@ -120,16 +120,10 @@ class ImageFolderDataset(Dataset):
         }
         self._files = files
         self._labels = np.asarray(labels, dtype=np.int32)
-        self._order = source_order(
-            len(files),
-            owner,
-            num_samples=num_samples,
-            shuffle=shuffle,
-            num_shards=num_shards,
-            shard_id=shard_id,
-            sampler=sampler,
-            num_parallel_workers=num_parallel_workers,
+        reading = Reading(
+            num_samples, shuffle, num_shards, shard_id, num_parallel_workers, sampler
         )
+        self._order = source_order(len(files), owner, reading)
 
     def get_class_indexing(self) -> dict[str, int]:
         """Return the label of each class folder read."""
@@ -141,13 +135,9 @@ class ImageFolderDataset(Dataset):
     def _row_count(self) -> int:
         return self._order.count
 
-    @property
-    def _random_accessible(self) -> bool:
-        return True
+    _random_accessible = True
 
-    @property
-    def _prefers_rows(self) -> bool:
-        return True
+    _prefers_rows = True
 
     def _access(self, p: Pass) -> Access:
         order = self._order.order(p)

@@ -6,9 +6,8 @@ from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
-from ._checks import check_dataset_dir, check_unsupported, check_usage
 from ._idx import read_idx
-from ._sources import InMemoryDataset
+from ._sources import ImageDirectoryDataset
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -18,7 +17,7 @@ __all__ = ["FashionMnistDataset", "MnistDataset", "find_mnist_files"]
 _PREFIX: Final = {"train": "train", "test": "t10k"}
 
 
-class MnistDataset(InMemoryDataset):
+class MnistDataset(ImageDirectoryDataset):
     """MNIST from a directory of IDX files, as `mindspore.dataset.MnistDataset`.
 
     The directory is read as MindSpore reads it: every file whose name holds
@@ -35,19 +34,10 @@ class MnistDataset(InMemoryDataset):
     Columns: `image`, uint8 of shape (28, 28, 1) (HWC), and `label`, a uint32
     scalar, as in MindSpore.
 
-    Args:
-        dataset_dir: The directory.
-        usage: `"train"`, `"test"` or `"all"`; None means `"all"`: every MNIST
-            file the directory holds, in sorted name order (`t10k` before `train`).
-        num_samples: Rows to read per pass (per shard), None for all.
-        num_parallel_workers: Accepted for compatibility.
-        shuffle: Read rows in a new random order each pass; None means True.
-        sampler: A `DistributedSampler`, `RandomSampler` or `SequentialSampler`
-            (then `shuffle`, `num_samples` and the shard arguments stay None).
-        num_shards: Split the rows into this many shards (data-parallel
-            training), read the one `shard_id` names.
-        shard_id: The shard to read, in [0, num_shards - 1].
-        cache: Not supported (must be None).
+    Arguments: those of every `ImageDirectoryDataset` (`dataset_dir`, `usage`,
+    `num_samples`, `num_parallel_workers`, `shuffle`, `sampler`, `num_shards`,
+    `shard_id`, `cache`). `usage=None` (`"all"`) reads every MNIST file the
+    directory holds, in sorted name order (`t10k` before `train`).
 
     Raises:
         ValueError: If `dataset_dir` is not a directory or `usage` is unknown.
@@ -68,39 +58,15 @@ class MnistDataset(InMemoryDataset):
         ...     return dataset.batch(batch_size)
     """
 
-    def __init__(
-        self,
-        dataset_dir: str | Path,
-        usage: str | None = None,
-        num_samples: int | None = None,
-        num_parallel_workers: int | None = None,
-        shuffle: bool | None = None,
-        sampler: Any = None,
-        num_shards: int | None = None,
-        shard_id: int | None = None,
-        cache: Any = None,
-    ) -> None:
-        owner = type(self).__name__
-        check_unsupported(owner, cache=cache)
-        directory = check_dataset_dir(dataset_dir, owner)
-        usage = check_usage(usage, owner)
+    def _read(
+        self, directory: Path, usage: str, owner: str
+    ) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
         pairs = [
             _read_pair(image, label, owner)
             for image, label in find_mnist_files(directory, usage, owner)
         ]
         images = np.concatenate([p[0] for p in pairs])
-        labels = np.concatenate([p[1] for p in pairs])
-        super().__init__(
-            [images[..., np.newaxis], labels.astype(np.uint32)],
-            ["image", "label"],
-            owner,
-            num_samples=num_samples,
-            shuffle=shuffle,
-            num_shards=num_shards,
-            shard_id=shard_id,
-            num_parallel_workers=num_parallel_workers,
-            sampler=sampler,
-        )
+        return images[..., np.newaxis], np.concatenate([p[1] for p in pairs])
 
 
 def find_mnist_files(

@@ -10,6 +10,7 @@ import numpy as np
 
 from ._checks import check_column_list, check_optional_bool
 from ._npy_claims import check_member, file_kind
+from ._shard import Reading
 from ._sources import InMemoryDataset
 
 if TYPE_CHECKING:
@@ -71,15 +72,8 @@ class NpzDataset(InMemoryDataset):
             raise ValueError(
                 f"The arrays in {str(path)!r} must have the same length along the first axis, but they have {lengths}."
             )
-        super().__init__(
-            arrays,
-            keys,
-            owner,
-            num_samples=num_samples,
-            shuffle=shuffled,
-            num_shards=num_shards,
-            shard_id=shard_id,
-        )
+        reading = Reading(num_samples, shuffled, num_shards, shard_id)
+        super().__init__(arrays, keys, owner, reading)
 
 
 def _load(path: Path, keys: list[str]) -> list[np.ndarray[Any, Any]]:

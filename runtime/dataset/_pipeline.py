@@ -84,13 +84,9 @@ class BatchDataset(_OneChild):
         )
         super().__init__(child)
 
-    @property
-    def _random_accessible(self) -> bool:
-        return False
+    _random_accessible = False
 
-    @property
-    def _prefers_rows(self) -> bool:
-        return True
+    _prefers_rows = True
 
     def _row_count(self) -> int | None:
         n = self.child._row_count()
@@ -322,9 +318,7 @@ class RepeatDataset(_OneChild):
         super().__init__(child)
         self.repeat_count = count
 
-    @property
-    def _random_accessible(self) -> bool:
-        return False
+    _random_accessible = False
 
     def _row_count(self) -> int | None:
         n = self.child._row_count()

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 import numpy as np
 
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from ._access import IndexArray
     from ._random import Pass
 
-__all__ = ["RowOrder", "Shard", "check_shard", "source_order"]
+__all__ = ["Reading", "RowOrder", "Shard", "check_shard", "source_order"]
 
 _DEFAULT_SEED: Final = 5489  # MindSpore's default dataset seed: equal in every process
 _INT32_MAX: Final = 2**31 - 1
@@ -122,17 +122,22 @@ class RowOrder:
         return permuted
 
 
-def source_order(
-    total: int,
-    owner: str,
-    *,
-    num_samples: Any,
-    shuffle: Any,
-    num_shards: Any,
-    shard_id: Any,
-    sampler: Any = None,
-    num_parallel_workers: Any = None,
-) -> RowOrder:
+class Reading(NamedTuple):
+    """A source's reading arguments as its caller passed them, unchecked (`source_order` checks them).
+
+    They travel together from every source constructor to `source_order`; the
+    types are those a caller should pass.
+    """
+
+    num_samples: int | None = None
+    shuffle: bool | None = None
+    num_shards: int | None = None
+    shard_id: int | None = None
+    num_parallel_workers: int | None = None
+    sampler: Any = None
+
+
+def source_order(total: int, owner: str, reading: Reading) -> RowOrder:
     """Check a source's reading arguments and return its `RowOrder` (shuffle None means True).
 
     Raises:
@@ -143,6 +148,7 @@ def source_order(
 
     `num_parallel_workers` must be None or an int >= 1; it changes nothing.
     """
+    num_samples, shuffle, num_shards, shard_id, num_parallel_workers, sampler = reading
     # Checked, then unused: sources read on the calling thread.
     if num_parallel_workers is not None:
         check_int(num_parallel_workers, "num_parallel_workers", owner, minimum=1)

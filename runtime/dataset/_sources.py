@@ -1,4 +1,4 @@
-"""Source datasets over Python data: `NumpySlicesDataset` and `GeneratorDataset`."""
+"""Source datasets over Python data (`NumpySlicesDataset`, `GeneratorDataset`) and the in-memory bases of the file readers."""
 
 from __future__ import annotations
 
@@ -11,20 +11,28 @@ from ._access import Access, ColumnsAccess, IndexArray
 from ._block import Array, Block, Row, stack_rows
 from ._checks import (
     check_column_list,
+    check_dataset_dir,
     check_int,
     check_optional_bool,
     check_unsupported,
+    check_usage,
 )
 from ._dataset import Dataset
 from ._dtypes import to_numpy_dtype
-from ._shard import RowOrder, source_order
+from ._shard import Reading, RowOrder, source_order
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator, Sequence
+    from pathlib import Path
 
     from ._random import Pass
 
-__all__ = ["GeneratorDataset", "InMemoryDataset", "NumpySlicesDataset"]
+__all__ = [
+    "GeneratorDataset",
+    "ImageDirectoryDataset",
+    "InMemoryDataset",
+    "NumpySlicesDataset",
+]
 
 
 def check_num_samples(value: Any, owner: str) -> int | None:
@@ -42,12 +50,7 @@ class InMemoryDataset(Dataset):
         columns: One array per column; the first axis indexes the rows.
         names: The column names.
         owner: The public class, named in argument errors.
-        num_samples: Rows per pass (per shard), None for all.
-        shuffle: Whether each pass reads the rows in a new random order (None: yes).
-        num_shards: Number of shards, with `shard_id` (see `_shard`).
-        shard_id: The shard this dataset reads.
-        num_parallel_workers: Checked (None or an int >= 1), otherwise unused.
-        sampler: A cadence sampler, instead of the four arguments above.
+        reading: Rows per pass, shuffling, shards or a sampler (see `_shard.source_order`).
     """
 
     def __init__(
@@ -55,27 +58,12 @@ class InMemoryDataset(Dataset):
         columns: Sequence[Array],
         names: Sequence[str],
         owner: str,
-        *,
-        num_samples: Any = None,
-        shuffle: Any = None,
-        num_shards: Any = None,
-        shard_id: Any = None,
-        num_parallel_workers: Any = None,
-        sampler: Any = None,
+        reading: Reading,
     ) -> None:
         super().__init__()
         self._columns = [_readonly(c) for c in columns]
         self._column_names = list(names)
-        self._order = source_order(
-            len(self._columns[0]),
-            owner,
-            num_samples=num_samples,
-            shuffle=shuffle,
-            num_shards=num_shards,
-            shard_id=shard_id,
-            num_parallel_workers=num_parallel_workers,
-            sampler=sampler,
-        )
+        self._order = source_order(len(self._columns[0]), owner, reading)
 
     def _names(self) -> list[str]:
         return list(self._column_names)
@@ -83,12 +71,60 @@ class InMemoryDataset(Dataset):
     def _row_count(self) -> int:
         return self._order.count
 
-    @property
-    def _random_accessible(self) -> bool:
-        return True
+    _random_accessible = True
 
     def _access(self, p: Pass) -> Access:
         return ColumnsAccess(self._columns, self._order.count, self._order.order(p))
+
+
+class ImageDirectoryDataset(InMemoryDataset):
+    """Labelled images read whole from the files of one directory when created (MNIST, CIFAR-10).
+
+    Columns `image` (uint8, HWC) and `label` (uint32). A subclass says how its
+    files are found and read (`_read`); the arguments are the same for all.
+    """
+
+    def __init__(
+        self,
+        dataset_dir: str | Path,
+        usage: str | None = None,
+        num_samples: int | None = None,
+        num_parallel_workers: int | None = None,
+        shuffle: bool | None = None,
+        sampler: Any = None,
+        num_shards: int | None = None,
+        shard_id: int | None = None,
+        cache: Any = None,
+    ) -> None:
+        """Read the files `usage` names in `dataset_dir`.
+
+        Args:
+            dataset_dir: The directory.
+            usage: `"train"`, `"test"` or `"all"`; None means `"all"`.
+            num_samples: Rows to read per pass (per shard), None for all.
+            num_parallel_workers: Accepted for compatibility.
+            shuffle: Read rows in a new random order each pass; None means True.
+            sampler: A `DistributedSampler`, `RandomSampler` or `SequentialSampler`
+                (then `shuffle`, `num_samples` and the shard arguments stay None).
+            num_shards: Split the rows into this many shards (data-parallel
+                training), read the one `shard_id` names.
+            shard_id: The shard to read, in [0, num_shards - 1].
+            cache: Not supported (must be None).
+        """
+        owner = type(self).__name__
+        check_unsupported(owner, cache=cache)
+        directory = check_dataset_dir(dataset_dir, owner)
+        images, labels = self._read(directory, check_usage(usage, owner), owner)
+        reading = Reading(
+            num_samples, shuffle, num_shards, shard_id, num_parallel_workers, sampler
+        )
+        super().__init__(
+            [images, labels.astype(np.uint32)], ["image", "label"], owner, reading
+        )
+
+    def _read(self, directory: Path, usage: str, owner: str) -> tuple[Array, Array]:
+        """Return all images (N, H, W, C) and labels (N,) of `usage` in `directory`."""
+        raise NotImplementedError
 
 
 def _readonly(array: Array) -> Array:
@@ -151,17 +187,10 @@ class NumpySlicesDataset(InMemoryDataset):
             raise RuntimeError(
                 f"For '{owner}', 'column_names' names {len(names)} columns {names!r}, but the data has {len(columns)} columns."
             )
-        super().__init__(
-            columns,
-            names,
-            owner,
-            num_samples=num_samples,
-            shuffle=shuffle,
-            num_shards=num_shards,
-            shard_id=shard_id,
-            num_parallel_workers=num_parallel_workers,
-            sampler=sampler,
+        reading = Reading(
+            num_samples, shuffle, num_shards, shard_id, num_parallel_workers, sampler
         )
+        super().__init__(columns, names, owner, reading)
 
 
 def _slices_columns(data: Any, owner: str) -> tuple[list[Array], list[str]]:
@@ -296,16 +325,15 @@ class GeneratorDataset(Dataset):
         self._shuffle = self._indexable and shuffled is not False
         self._order: RowOrder | None = None
         if self._indexable:
-            self._order = source_order(
-                len(source),
-                owner,
-                num_samples=num_samples,
-                shuffle=shuffle,
-                num_shards=num_shards,
-                shard_id=shard_id,
-                num_parallel_workers=num_parallel_workers,
-                sampler=sampler,
+            reading = Reading(
+                num_samples,
+                shuffle,
+                num_shards,
+                shard_id,
+                num_parallel_workers,
+                sampler,
             )
+            self._order = source_order(len(source), owner, reading)
         elif num_shards is not None or shard_id is not None or sampler is not None:
             raise ValueError(
                 f"For '{owner}', 'num_shards', 'shard_id' and 'sampler' need a random-accessible source "
@@ -319,9 +347,7 @@ class GeneratorDataset(Dataset):
     def _random_accessible(self) -> bool:
         return self._indexable
 
-    @property
-    def _prefers_rows(self) -> bool:
-        return True
+    _prefers_rows = True
 
     def _row_count(self) -> int | None:
         return None if self._order is None else self._order.count

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import validation
+
 __all__ = ["check_bool", "check_positive_int", "check_reduction", "pair"]
 
 
@@ -21,12 +23,8 @@ def check_positive_int(owner: str, name: str, value: Any) -> int:
 
 
 def check_bool(owner: str, name: str, value: Any) -> bool:
-    """Return `value` if it is a bool; raise TypeError naming the argument."""
-    if not isinstance(value, bool):
-        raise TypeError(
-            f"For '{owner}', the argument '{name}' must be a bool, but got {value!r}."
-        )
-    return value
+    """Return `value` if it is a bool; raise TypeError naming the argument (`cadence.validation`'s check)."""
+    return validation.check_bool(value, name, owner)
 
 
 def check_reduction(owner: str, reduction: Any) -> str:

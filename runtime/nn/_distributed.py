@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -23,6 +23,16 @@ if TYPE_CHECKING:
 __all__ = ["DistributedGradReducer", "broadcast_parameters", "default_bucket_bytes"]
 
 Array = np.ndarray[Any, Any]
+
+
+def _check_positive(
+    where: str, name: str, value: object, alternative: str = ""
+) -> None:
+    # ValueError for a wrong type too, as the MindSpore cell this ports raises.
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise ValueError(
+            f"For '{where}', the argument '{name}' must be a positive int{alternative}, but got {value!r}."
+        )
 
 
 class DistributedGradReducer(Cell):
@@ -87,25 +97,12 @@ class DistributedGradReducer(Cell):
             )
         if degree is None:
             degree = int(get_auto_parallel_context("device_num"))
-        elif (
-            not isinstance(given := cast("Any", degree), int)
-            or isinstance(given, bool)
-            or given < 1
-        ):
-            raise ValueError(
-                f"For '{where}', the argument 'degree' must be a positive int or None, but got {degree!r}."
-            )
+        else:
+            _check_positive(where, "degree", degree, " or None")
         params = list(parameters)
         if bucket_bytes is None:
             bucket_bytes = default_bucket_bytes(world.local_size)
-        if (
-            not isinstance(given := cast("Any", bucket_bytes), int)
-            or isinstance(given, bool)
-            or given < 1
-        ):
-            raise ValueError(
-                f"For '{where}', the argument 'bucket_bytes' must be a positive int, but got {bucket_bytes!r}."
-            )
+        _check_positive(where, "bucket_bytes", bucket_bytes)
         self.parameter_count = len(params)
         self.mean = mean
         self.degree = degree

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import ops
 from ..common.initializer import HeUniform, Uniform, initializer
@@ -12,6 +12,9 @@ from ..ops import _nn as nn_ops
 from ._activation_cells import GELU, LeakyReLU, PReLU, SiLU
 from ._cell import Cell
 from ._checks import check_bool, check_positive_int
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 __all__ = [
     "Dense",
@@ -51,36 +54,40 @@ class Tanh(Cell):
         return nn_ops.tanh(x)
 
 
-class Softmax(Cell):
+class _AlongAxis(Cell):
+    """An activation normalizing along one axis: the name of its `ops` function, and the axis."""
+
+    # Looked up by name at each call, not bound here: `export` traces by patching `ops`.
+    _function: str
+
+    def __init__(self, axis: int = -1) -> None:
+        super().__init__()
+        self.axis = axis
+
+    def construct(self, x: Any) -> Tensor:
+        """Apply the activation along `axis`."""
+        apply: Callable[[Any, int], Tensor] = getattr(nn_ops, self._function)
+        return apply(x, self.axis)
+
+
+class Softmax(_AlongAxis):
     """Softmax along `axis`.
 
     Args:
         axis: The axis to normalize over.
     """
 
-    def __init__(self, axis: int = -1) -> None:
-        super().__init__()
-        self.axis = axis
-
-    def construct(self, x: Any) -> Tensor:
-        """Apply softmax."""
-        return nn_ops.softmax(x, self.axis)
+    _function = "softmax"
 
 
-class LogSoftmax(Cell):
+class LogSoftmax(_AlongAxis):
     """log(softmax(x)) along `axis`.
 
     Args:
         axis: The axis to normalize over.
     """
 
-    def __init__(self, axis: int = -1) -> None:
-        super().__init__()
-        self.axis = axis
-
-    def construct(self, x: Any) -> Tensor:
-        """Apply log-softmax."""
-        return nn_ops.log_softmax(x, self.axis)
+    _function = "log_softmax"
 
 
 _ACTIVATIONS: dict[str, type[Cell]] = {

@@ -29,6 +29,15 @@ def _pos_int(owner: str, name: str, value: Any) -> int:
     return value
 
 
+def _check_steps(
+    owner: str, total_step: Any, step_per_epoch: Any, epochs: tuple[str, Any]
+) -> None:
+    # The step counts every schedule takes, and its own count of epochs (named).
+    _pos_int(owner, "total_step", total_step)
+    _pos_int(owner, "step_per_epoch", step_per_epoch)
+    _pos_int(owner, *epochs)
+
+
 def _pos_float(owner: str, name: str, value: Any) -> float:
     if not isinstance(value, (int, float)) or isinstance(value, bool) or value <= 0:
         raise ValueError(
@@ -49,12 +58,7 @@ def exponential_decay_lr(
     owner = "exponential_decay_lr"
     _pos_float(owner, "learning_rate", learning_rate)
     _pos_float(owner, "decay_rate", decay_rate)
-    for name, v in (
-        ("total_step", total_step),
-        ("step_per_epoch", step_per_epoch),
-        ("decay_epoch", decay_epoch),
-    ):
-        _pos_int(owner, name, v)
+    _check_steps(owner, total_step, step_per_epoch, ("decay_epoch", decay_epoch))
     out = []
     for i in range(total_step):
         p = math.floor(i / step_per_epoch) / decay_epoch
@@ -76,12 +80,7 @@ def cosine_decay_lr(
         raise ValueError(
             f"For '{owner}', 'max_lr' must be greater than 'min_lr', but got max_lr={max_lr!r}, min_lr={min_lr!r}."
         )
-    for name, v in (
-        ("total_step", total_step),
-        ("step_per_epoch", step_per_epoch),
-        ("decay_epoch", decay_epoch),
-    ):
-        _pos_int(owner, name, v)
+    _check_steps(owner, total_step, step_per_epoch, ("decay_epoch", decay_epoch))
     delta = 0.5 * (max_lr - min_lr)
     return [
         min_lr
@@ -125,12 +124,7 @@ def warmup_lr(
     """Return rates rising linearly to `learning_rate` over `warmup_epoch` epochs."""
     owner = "warmup_lr"
     _pos_float(owner, "learning_rate", learning_rate)
-    for name, v in (
-        ("total_step", total_step),
-        ("step_per_epoch", step_per_epoch),
-        ("warmup_epoch", warmup_epoch),
-    ):
-        _pos_int(owner, name, v)
+    _check_steps(owner, total_step, step_per_epoch, ("warmup_epoch", warmup_epoch))
     return [
         learning_rate * min(math.floor(i / step_per_epoch), warmup_epoch) / warmup_epoch
         for i in range(total_step)

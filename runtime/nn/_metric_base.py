@@ -148,6 +148,14 @@ def check_count(owner: str, inputs: tuple[Any, ...], n: int, what: str) -> None:
         )
 
 
+def two_arrays(
+    owner: str, inputs: tuple[Any, ...], what: str = "predicted value, true value"
+) -> tuple[Array, Array]:
+    """Check that `update` received two inputs (`what` names them) and return them as numpy arrays."""
+    check_count(owner, inputs, 2, what)
+    return to_numpy(inputs[0], owner), to_numpy(inputs[1], owner)
+
+
 def no_samples(owner: str) -> RuntimeError:
     """The error of `eval` before any sample was accumulated."""
     return RuntimeError(

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ._metric_base import Metric, check_count, no_samples, rearrange_inputs, to_numpy
+from ._metric_base import Metric, no_samples, rearrange_inputs, two_arrays
 
 __all__ = [
     "F1",
@@ -54,8 +54,7 @@ class Accuracy(Metric):
     @rearrange_inputs
     def update(self, *inputs: Any) -> None:
         """Accumulate `update(y_pred, y)`."""
-        check_count("Accuracy", inputs, 2, "predicted value, true value")
-        y_pred, y = to_numpy(inputs[0]), to_numpy(inputs[1])
+        y_pred, y = two_arrays("Accuracy", inputs)
         if self.eval_type == "multilabel":
             hit = (
                 np.all(np.round(y_pred) == y, axis=-1)
@@ -108,8 +107,7 @@ class _Confusion(Metric):
     @rearrange_inputs
     def update(self, *inputs: Any) -> None:
         """Accumulate `update(y_pred, y)`."""
-        check_count(self._name, inputs, 2, "predicted value, true value")
-        y_pred, y = to_numpy(inputs[0]), to_numpy(inputs[1])
+        y_pred, y = two_arrays(self._name, inputs)
         if self.eval_type == "multilabel":
             pred_1h = np.round(y_pred).reshape(-1, y_pred.shape[-1])
             true_1h = y.reshape(pred_1h.shape)
@@ -139,6 +137,12 @@ class _Confusion(Metric):
         if self._class_num == 0:
             raise no_samples(self._name)
 
+    def _per_class(self, denominator: np.ndarray[Any, Any], average: bool) -> Any:
+        # tp / denominator per class (precision: predicted positives; recall: actual ones).
+        self._check()
+        result = self._tp / (denominator + self.eps)
+        return np.float64(result.mean()) if average else result
+
 
 class Precision(_Confusion):
     """Per-class precision tp / (tp + fp); `eval(average=True)` returns their mean.
@@ -151,9 +155,7 @@ class Precision(_Confusion):
 
     def eval(self, average: bool = False) -> Any:
         """Return the per-class precisions (array), or their mean."""
-        self._check()
-        result = self._tp / (self._pred_pos + self.eps)
-        return np.float64(result.mean()) if average else result
+        return self._per_class(self._pred_pos, average)
 
 
 class Recall(_Confusion):
@@ -167,9 +169,7 @@ class Recall(_Confusion):
 
     def eval(self, average: bool = False) -> Any:
         """Return the per-class recalls (array), or their mean."""
-        self._check()
-        result = self._tp / (self._actual_pos + self.eps)
-        return np.float64(result.mean()) if average else result
+        return self._per_class(self._actual_pos, average)
 
 
 class Fbeta(_Confusion):
@@ -236,8 +236,7 @@ class TopKCategoricalAccuracy(Metric):
     @rearrange_inputs
     def update(self, *inputs: Any) -> None:
         """Accumulate `update(y_pred, y)`."""
-        check_count(type(self).__name__, inputs, 2, "predicted value, true value")
-        y_pred, y = to_numpy(inputs[0]), to_numpy(inputs[1])
+        y_pred, y = two_arrays(type(self).__name__, inputs)
         labels = _labels(y_pred, y)
         top = np.argsort(-y_pred, axis=-1, kind="stable")[:, : self.k]
         self._correct_num += int((top == labels[:, None]).any(axis=1).sum())

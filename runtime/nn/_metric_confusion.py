@@ -7,14 +7,7 @@ from typing import Any
 import numpy as np
 
 from ..validation import check_bool, check_choice, check_type
-from ._metric_base import (
-    Metric,
-    check_count,
-    no_samples,
-    not_updated,
-    rearrange_inputs,
-    to_numpy,
-)
+from ._metric_base import Metric, no_samples, not_updated, rearrange_inputs, two_arrays
 
 __all__ = ["ConfusionMatrix", "ConfusionMatrixMetric"]
 
@@ -62,9 +55,7 @@ class ConfusionMatrix(Metric):
     @rearrange_inputs
     def update(self, *inputs: Any) -> None:
         """Accumulate `update(y_pred, y)`."""
-        check_count("ConfusionMatrix", inputs, 2, "predicted value, true value")
-        y_pred = to_numpy(inputs[0], "ConfusionMatrix")
-        y = to_numpy(inputs[1], "ConfusionMatrix")
+        y_pred, y = two_arrays("ConfusionMatrix", inputs)
         if y_pred.ndim not in (y.ndim, y.ndim + 1):
             raise ValueError(
                 "For 'ConfusionMatrix.update', the predicted value must have the true value's number of "
@@ -286,8 +277,7 @@ class ConfusionMatrixMetric(Metric):
     def update(self, *inputs: Any) -> None:
         """Accumulate `update(y_pred, y)`."""
         owner = "ConfusionMatrixMetric"
-        check_count(owner, inputs, 2, "predicted value, true value")
-        y_pred, y = to_numpy(inputs[0], owner), to_numpy(inputs[1], owner)
+        y_pred, y = two_arrays(owner, inputs)
         if not np.all(y.astype(np.uint8) == y):
             raise ValueError(
                 f"For '{owner}.update', the true value must hold only 0 and 1, but got values {np.unique(y)[:8]}."

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from ..validation import check_type
-from ._metric_base import Metric, check_count, not_updated, rearrange_inputs, to_numpy
+from ._metric_base import Metric, not_updated, rearrange_inputs, two_arrays
 
 __all__ = ["ROC", "auc"]
 
@@ -79,8 +79,7 @@ class ROC(Metric):
     @rearrange_inputs
     def update(self, *inputs: Any) -> None:
         """Keep `update(y_pred, y)` for `eval`."""
-        check_count("ROC", inputs, 2, "predicted value, true value")
-        y_pred, y = to_numpy(inputs[0], "ROC"), to_numpy(inputs[1], "ROC")
+        y_pred, y = two_arrays("ROC", inputs)
         if y_pred.ndim == y.ndim:
             if self.class_num not in (None, 1):
                 raise ValueError(

@@ -6,7 +6,14 @@ from typing import Any
 
 import numpy as np
 
-from ._metric_base import Metric, check_count, no_samples, rearrange_inputs, to_numpy
+from ._metric_base import (
+    Metric,
+    check_count,
+    no_samples,
+    rearrange_inputs,
+    to_numpy,
+    two_arrays,
+)
 
 __all__ = ["MAE", "MSE", "Loss"]
 
@@ -65,8 +72,7 @@ class _PerSampleSum(Metric):
     def update(self, *inputs: Any) -> None:
         """Accumulate `update(y_pred, y)`; `y` is reshaped to `y_pred`'s shape (same number of elements)."""
         name = type(self).__name__
-        check_count(name, inputs, 2, "predicted value, true value")
-        y_pred, y = to_numpy(inputs[0], name), to_numpy(inputs[1], name)
+        y_pred, y = two_arrays(name, inputs)
         if y.size != y_pred.size:
             raise ValueError(
                 f"For '{name}.update', the true value must have as many elements as the predicted value "

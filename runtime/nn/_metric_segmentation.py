@@ -19,6 +19,7 @@ from ._metric_base import (
     not_updated,
     rearrange_inputs,
     to_numpy,
+    two_arrays,
 )
 
 __all__ = ["Dice", "HausdorffDistance", "MeanSurfaceDistance", "RootMeanSquareDistance"]
@@ -53,8 +54,7 @@ class Dice(Metric):
     @rearrange_inputs
     def update(self, *inputs: Any) -> None:
         """Accumulate `update(y_pred, y)`."""
-        check_count("Dice", inputs, 2, "predicted value, true value")
-        y_pred, y = to_numpy(inputs[0], "Dice"), to_numpy(inputs[1], "Dice")
+        y_pred, y = two_arrays("Dice", inputs)
         if y_pred.shape != y.shape:
             raise ValueError(
                 f"For 'Dice.update', predicted and true values must have the same shape, but got "

@@ -14,7 +14,7 @@ from ._metric_base import (
     no_samples,
     not_updated,
     rearrange_inputs,
-    to_numpy,
+    two_arrays,
 )
 
 if TYPE_CHECKING:
@@ -48,11 +48,7 @@ class Perplexity(Metric):
     @rearrange_inputs
     def update(self, *inputs: Any) -> None:
         """Accumulate `update(preds, labels)`."""
-        check_count("Perplexity", inputs, 2, "preds, labels")
-        preds, labels = (
-            to_numpy(inputs[0], "Perplexity"),
-            to_numpy(inputs[1], "Perplexity"),
-        )
+        preds, labels = two_arrays("Perplexity", inputs, "preds, labels")
         classes = preds.shape[-1] if preds.ndim else 0
         if preds.ndim < 1 or labels.size * classes != preds.size:
             raise RuntimeError(

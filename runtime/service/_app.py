@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hmac
 import uuid
 from pathlib import Path
@@ -17,6 +18,7 @@ from starlette.routing import Route
 
 from cadence import start_run
 from cadence.callbacks import missing_credentials
+from cadence.validation import check_positive_number
 
 from ._http import (
     ServiceError,
@@ -80,7 +82,7 @@ def create_app(
         _checked_dir(output_dir), max_runs=_positive("max_runs", max_runs),
         token=_checked_token(token), history=_positive("history", history),
         keep_finished=_positive("keep_finished", keep_finished, zero=True),
-        heartbeat_s=_positive_float("heartbeat_s", heartbeat_s),
+        heartbeat_s=check_positive_number(heartbeat_s, "heartbeat_s", "create_app"),
         max_streams_per_client=_positive("max_streams_per_client", max_streams_per_client),
     )  # fmt: skip
     routes = [
@@ -104,23 +106,27 @@ def create_app(
     )
 
 
+@dataclasses.dataclass(eq=False)
 class _Service:
-    def __init__(
-        self, root: Path, *, max_runs: int, token: str | None, history: int,
-        keep_finished: int, heartbeat_s: float, max_streams_per_client: int,
-    ) -> None:  # fmt: skip
-        self.root = root
-        self.max_runs = max_runs
-        self.token = token
-        self.history = history
-        self.heartbeat_s = heartbeat_s
-        self.max_streams_per_client = max_streams_per_client
-        self.streams: dict[str, int] = {}  # open event streams per client address
+    root: Path
+    _: dataclasses.KW_ONLY
+    max_runs: int
+    token: str | None
+    history: int
+    keep_finished: dataclasses.InitVar[int]
+    heartbeat_s: float
+    max_streams_per_client: int
+    streams: dict[str, int] = dataclasses.field(default_factory=dict)
+    """Open event streams per client address."""
+    reserved: int = 0
+    """Runs being built, counted against `max_runs`."""
+    claimed: set[Path] = dataclasses.field(default_factory=set)
+    """Output directories of runs being built."""
+    _tg: TaskGroup | None = dataclasses.field(default=None, init=False)
+
+    def __post_init__(self, keep_finished: int) -> None:
         self.runs = RunTable(keep_finished)
-        self.document = openapi_document(token=token is not None)
-        self.reserved = 0  # runs being built, counted against `max_runs`
-        self.claimed: set[Path] = set()  # output directories of runs being built
-        self._tg: TaskGroup | None = None
+        self.document = openapi_document(token=self.token is not None)
 
     @contextlib.asynccontextmanager
     async def lifespan(self, app: Starlette) -> AsyncIterator[None]:
@@ -388,14 +394,6 @@ def _positive(name: str, value: Any, *, zero: bool = False) -> int:
             f"For 'create_app', the argument {name!r} must be an int {bound}, but got {value!r}."
         )
     return value
-
-
-def _positive_float(name: str, value: Any) -> float:
-    if not isinstance(value, int | float) or isinstance(value, bool) or not value > 0:
-        raise ValueError(
-            f"For 'create_app', the argument {name!r} must be a number > 0, but got {value!r}."
-        )
-    return float(value)
 
 
 def _checked_token(token: Any) -> str | None:

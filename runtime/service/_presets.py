@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from typing import TYPE_CHECKING, Any
 
@@ -48,19 +49,17 @@ DATASETS: dict[str, Callable[[str, bool], Any]] = {"digits": _digits}
 _build_lock = threading.Lock()
 
 
+@dataclasses.dataclass(eq=False)
 class Job:
     """What `POST /runs` starts: a model and the arguments of its `fit_async`."""
 
-    def __init__(
-        self, model: Any, train: Any, valid: Any, callbacks: list[Any], eval_every: int
-    ) -> None:
-        self.model = model
-        self.train = train
-        self.valid = valid
-        self.callbacks = callbacks
-        self.eval_every = eval_every
-        self.uploader: Any = None
-        """The `CheckpointUploader` among the callbacks, if the request asked for uploads."""
+    model: Any
+    train: Any
+    valid: Any
+    callbacks: list[Any]
+    eval_every: int
+    uploader: Any = None
+    """The `CheckpointUploader` among the callbacks, if the request asked for uploads."""
 
 
 def build_job(request: RunRequest, directory: Path | None) -> Job:

@@ -13,7 +13,7 @@ import socket
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from cadence.validation import check_positive_int
+from cadence.validation import check_positive_int, check_positive_number
 
 if TYPE_CHECKING:
     import asyncio
@@ -60,15 +60,7 @@ class ServerLimits:
 
     def __post_init__(self) -> None:
         for name in ("header_timeout_s", "keep_alive_s"):
-            value = getattr(self, name)
-            if (
-                not isinstance(value, int | float)
-                or isinstance(value, bool)
-                or not value > 0
-            ):
-                raise ValueError(
-                    f"For 'ServerLimits', the argument {name!r} must be a number > 0, but got {value!r}."
-                )
+            check_positive_number(getattr(self, name), name, "ServerLimits")
         check_positive_int(self.max_connections, "max_connections", "ServerLimits")
         check_positive_int(self.send_buffer_bytes, "send_buffer_bytes", "ServerLimits")
 

@@ -11,22 +11,6 @@ if TYPE_CHECKING:
 
 __all__ = ["LEGACY_HOOKS", "NEW_HOOKS", "RUN_HOOKS", "Callback"]
 
-NEW_HOOKS: tuple[str, ...] = (
-    "on_train_begin",
-    "on_train_epoch_begin",
-    "on_train_step_begin",
-    "on_train_step_end",
-    "on_train_epoch_end",
-    "on_train_end",
-    "on_eval_begin",
-    "on_eval_epoch_begin",
-    "on_eval_step_begin",
-    "on_eval_step_end",
-    "on_eval_epoch_end",
-    "on_eval_end",
-)
-"""The twelve MindSpore hooks, in the order a `fit` epoch first reaches them."""
-
 LEGACY_HOOKS: tuple[str, ...] = (
     "begin",
     "epoch_begin",
@@ -36,6 +20,11 @@ LEGACY_HOOKS: tuple[str, ...] = (
     "end",
 )
 """MindSpore's deprecated names; each is the default body of one train and one eval hook."""
+
+NEW_HOOKS: tuple[str, ...] = tuple(
+    f"on_{phase}_{stage}" for phase in ("train", "eval") for stage in LEGACY_HOOKS
+)
+"""The twelve MindSpore hooks (`on_train_begin` ... `on_eval_end`), in the order a `fit` epoch first reaches them."""
 
 RUN_HOOKS: tuple[str, ...] = ("on_run_failed", "on_run_ended")
 """cadence's finalization hooks, called for every outcome, each call isolated."""

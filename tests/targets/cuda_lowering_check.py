@@ -47,7 +47,8 @@ def signatures(dt):
     a1, a2, a3, a4 = arr(1), arr(2), arr(3), arr(4)
     i, b = types.int64, types.boolean
     t6 = types.UniTuple(types.int64, _device.MAXDIM)
-    ints = (i,) * 10
+    geometry = types.UniTuple(i, 12)  # a _spatial.ConvGeometry
+    window = types.UniTuple(i, 4)  # (kh, kw, sh, sw)
     return {
         "_act_fwd": (_dense._act_fwd, (a1, a1, i)),
         "_act_bwd": (_dense._act_bwd, (a1, a1, a1, i)),
@@ -65,12 +66,11 @@ def signatures(dt):
         "_sgd": (_dense._sgd, (a1, a1, a1, a1, dt, dt, dt, dt, b)),
         "_momentum": (_dense._momentum, (a1, a1, a1, dt, dt, dt, b)),
         "_adam": (_dense._adam, (a1, a1, a1, a1, dt, dt, dt, dt, dt, b)),
-        "_im2col": (cc._im2col, (a4, *ints, a2)),
-        "_col2im": (cc._col2im, (a2, *ints, a4)),
-        "_max_pool": (cc._max_pool, (a4, i, i, i, i, a4, arr(4, types.int64))),
+        "_im2col": (cc._im2col, (a4, geometry, a2, b)),
+        "_max_pool": (cc._max_pool, (a4, window, a4, arr(4, types.int64))),
         "_max_pool_grad": (cc._max_pool_grad, (a4, arr(4, types.int64), a3)),
-        "_avg_pool": (cc._avg_pool, (a4, i, i, i, i, a4)),
-        "_avg_pool_grad": (cc._avg_pool_grad, (a4, i, i, i, i, a4)),
+        "_avg_pool": (cc._avg_pool, (a4, window, a4)),
+        "_avg_pool_grad": (cc._avg_pool_grad, (a4, window, a4)),
         "_bn_fwd": (cc._bn_fwd, (a3, a1, a1, types.float64, a3, a1, a1)),
         "_bn_bwd": (cc._bn_bwd, (a3, a3, a1, a1, a1, types.float64, a3, a1, a1)),
         "_ewise2": (cg._ewise2, (i, a1, t6, dt, b, a1, t6, dt, b, a1, t6)),

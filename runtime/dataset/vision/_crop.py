@@ -47,20 +47,26 @@ def check_hw(size: Any, owner: str) -> tuple[int, int]:
     return (values[0], values[0]) if len(values) == 1 else (values[0], values[1])
 
 
+def _ints(value: Any, lengths: tuple[int, ...]) -> list[int] | None:
+    """`value` (an int, or a list or tuple of ints) as a list; None unless it holds one of `lengths` ints."""
+    values = (
+        [value] if isinstance(value, int) and not isinstance(value, bool) else value
+    )
+    if (
+        not isinstance(values, list | tuple)
+        or len(values) not in lengths
+        or not all(isinstance(v, int) and not isinstance(v, bool) for v in values)
+    ):
+        return None
+    return list(values)
+
+
 def _padding(padding: Any) -> tuple[int, int, int, int]:
     """Return (top, bottom, left, right) from MindSpore's padding forms."""
     if padding is None:
         return (0, 0, 0, 0)
-    values = (
-        [padding]
-        if isinstance(padding, int) and not isinstance(padding, bool)
-        else padding
-    )
-    if (
-        not isinstance(values, list | tuple)
-        or len(values) not in (1, 2, 4)
-        or not all(isinstance(v, int) and not isinstance(v, bool) for v in values)
-    ):
+    values = _ints(padding, (1, 2, 4))
+    if values is None:
         raise TypeError(
             "For 'RandomCrop', the argument 'padding' must be an int or a sequence of 2 or 4 ints "
             f"(left, top, right, bottom), but got {padding!r}."
@@ -78,19 +84,8 @@ def _padding(padding: Any) -> tuple[int, int, int, int]:
 
 
 def _fill(fill_value: Any) -> tuple[int, ...]:
-    values = (
-        [fill_value]
-        if isinstance(fill_value, int) and not isinstance(fill_value, bool)
-        else fill_value
-    )
-    if (
-        not isinstance(values, list | tuple)
-        or len(values) not in (1, 3)
-        or not all(
-            isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 255
-            for v in values
-        )
-    ):
+    values = _ints(fill_value, (1, 3))
+    if values is None or not all(0 <= v <= 255 for v in values):
         raise TypeError(
             f"For 'RandomCrop', the argument 'fill_value' must be an int in [0, 255] or a tuple of 3 of them, but got {fill_value!r}."
         )

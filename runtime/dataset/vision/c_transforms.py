@@ -2,34 +2,8 @@
 
 from __future__ import annotations
 
-from . import (
-    HWC2CHW,
-    Border,
-    CenterCrop,
-    Decode,
-    Inter,
-    Normalize,
-    RandomCrop,
-    RandomCropDecodeResize,
-    RandomHorizontalFlip,
-    RandomResizedCrop,
-    RandomVerticalFlip,
-    Rescale,
-    Resize,
-)
+from . import *  # noqa: F403
+from . import __all__ as _vision_names
 
-__all__ = [
-    "HWC2CHW",
-    "Border",
-    "CenterCrop",
-    "Decode",
-    "Inter",
-    "Normalize",
-    "RandomCrop",
-    "RandomCropDecodeResize",
-    "RandomHorizontalFlip",
-    "RandomResizedCrop",
-    "RandomVerticalFlip",
-    "Rescale",
-    "Resize",
-]
+# The PIL conversions came with the Python operations (`py_transforms`), not these.
+__all__ = [name for name in _vision_names if name not in ("ToPIL", "ToTensor")]

@@ -11,38 +11,28 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from . import (
-    HWC2CHW,
-    Border,
-    CenterCrop,
-    Decode,
-    Inter,
+    HWC2CHW as HWC2CHW,
+    Border as Border,
+    CenterCrop as CenterCrop,
+    Decode as Decode,
+    Inter as Inter,
     Normalize as _Normalize,
-    RandomCrop,
-    RandomHorizontalFlip,
-    RandomResizedCrop,
-    RandomVerticalFlip,
-    Resize,
-    ToPIL,
-    ToTensor,
+    RandomCrop as RandomCrop,
+    RandomHorizontalFlip as RandomHorizontalFlip,
+    RandomResizedCrop as RandomResizedCrop,
+    RandomVerticalFlip as RandomVerticalFlip,
+    Resize as Resize,
+    ToPIL as ToPIL,
+    ToTensor as ToTensor,
+    __all__ as _vision_names,
 )
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+# MindSpore's Python operations had no `Rescale` and no `RandomCropDecodeResize`.
 __all__ = [
-    "HWC2CHW",
-    "Border",
-    "CenterCrop",
-    "Decode",
-    "Inter",
-    "Normalize",
-    "RandomCrop",
-    "RandomHorizontalFlip",
-    "RandomResizedCrop",
-    "RandomVerticalFlip",
-    "Resize",
-    "ToPIL",
-    "ToTensor",
+    name for name in _vision_names if name not in ("Rescale", "RandomCropDecodeResize")
 ]
 
 

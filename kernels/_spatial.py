@@ -1,0 +1,239 @@
+"""Convolution, pooling and batch normalization, written once for every target from its primitives.
+
+Like `_wrappers`, this holds what the CPU and CUDA tables share: the public
+name and signature, the output geometry, the allocation of results and the
+order of arguments to the compiled loops. A target supplies the loops
+(built from `_rowwise`'s bodies) and how it checks, allocates, launches and
+multiplies (`SpatialPrimitives`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+__all__ = [
+    "ConvGeometry",
+    "SpatialKernels",
+    "SpatialPrimitives",
+    "conv_geometry",
+    "spatial_kernels",
+]
+
+Array = Any
+
+
+class ConvGeometry(NamedTuple):
+    """Kernel size, stride, padding (top, bottom, left, right), dilation and output size of a convolution.
+
+    The compiled loops take it as a plain tuple in this order (see `_rowwise.conv_source`).
+    """
+
+    kh: int
+    kw: int
+    sh: int
+    sw: int
+    pt: int
+    pb: int
+    pl: int
+    pr: int
+    dh: int
+    dw: int
+    oh: int
+    ow: int
+
+
+def conv_geometry(
+    x_shape: tuple[int, ...],
+    w_shape: tuple[int, ...],
+    stride: tuple[int, int],
+    padding: tuple[int, int, int, int],
+    dilation: tuple[int, int],
+) -> ConvGeometry:
+    """The geometry of convolving x (N, C, H, W) with w (O, C, KH, KW); padding is (top, bottom, left, right)."""
+    kh, kw = w_shape[2], w_shape[3]
+    oh, ow = (
+        (size + before + after - d * (k - 1) - 1) // s + 1
+        for size, before, after, d, k, s in (
+            (x_shape[2], padding[0], padding[1], dilation[0], kh, stride[0]),
+            (x_shape[3], padding[2], padding[3], dilation[1], kw, stride[1]),
+        )
+    )
+    return ConvGeometry(kh, kw, *stride, *padding, *dilation, oh, ow)
+
+
+class SpatialPrimitives(NamedTuple):
+    """What a target supplies for convolution, pooling and batch normalization.
+
+    `arg(name, a, ndim)` checks a float array argument and returns it in the
+    target's array type; `indices(a)` does so for max pooling's index array;
+    `empty` and `zeros` allocate; `launch(loop, n, *args)` runs a compiled loop
+    over `n` items (arrays among `args` in the target's array type);
+    `matmul(a, b, ta, tb)` multiplies, transposing either side;
+    `contiguous(a)` returns a C-contiguous copy unless `a` already is one;
+    `columns(x, w, geometry, reuse)` returns x's im2col matrix (`reuse`: the
+    backward pass may return the forward's matrix of the same live array);
+    `col2im(dcols, geometry, dx)` adds the columns' gradient into dx.
+    The loops take the arguments `spatial_kernels` passes them, in that order.
+    """
+
+    arg: Callable[[str, Array, int], Array]
+    indices: Callable[[Array], Array]
+    empty: Callable[[tuple[int, ...], Any], Array]
+    zeros: Callable[[tuple[int, ...], Any], Array]
+    launch: Callable[..., None]
+    matmul: Callable[[Array, Array, bool, bool], Array]
+    contiguous: Callable[[Array], Array]
+    columns: Callable[[Array, Array, ConvGeometry, bool], Array]
+    col2im: Callable[[Array, ConvGeometry, Array], None]
+    max_pool: Any
+    max_pool_grad: Any
+    avg_pool: Any
+    avg_pool_grad: Any
+    batch_norm: Any
+    batch_norm_grad: Any
+
+
+class SpatialKernels(NamedTuple):
+    """The eight public convolution, pooling and batch-normalization kernels."""
+
+    conv2d_forward: Callable[..., Array]
+    conv2d_backward: Callable[..., tuple[Array | None, Array]]
+    max_pool2d_forward: Callable[..., tuple[Array, Array]]
+    max_pool2d_backward: Callable[..., Array]
+    avg_pool2d_forward: Callable[..., Array]
+    avg_pool2d_backward: Callable[..., Array]
+    batch_norm_forward: Callable[..., tuple[Array, Array, Array]]
+    batch_norm_backward: Callable[..., tuple[Array, Array, Array]]
+
+
+def _pool_shape(
+    x_shape: tuple[int, ...], kh: int, kw: int, sh: int, sw: int
+) -> tuple[int, int, int, int]:
+    n, c, h, w = x_shape
+    return n, c, (h - kh) // sh + 1, (w - kw) // sw + 1
+
+
+def spatial_kernels(p: SpatialPrimitives) -> SpatialKernels:
+    """Build the kernels from a target's primitives."""
+
+    def conv2d_forward(
+        x: Array,
+        w: Array,
+        stride: tuple[int, int],
+        padding: tuple[int, int, int, int],
+        dilation: tuple[int, int],
+    ) -> Array:
+        """im2col, one matmul with the flattened filters, then NHWC -> NCHW."""
+        x, w = p.arg("x", x, 4), p.arg("w", w, 4)
+        g = conv_geometry(x.shape, w.shape, stride, padding, dilation)
+        o = w.shape[0]
+        y = p.matmul(p.columns(x, w, g, False), w.reshape(o, -1), False, True)
+        return p.contiguous(y.reshape(x.shape[0], g.oh, g.ow, o).transpose(0, 3, 1, 2))
+
+    def conv2d_backward(
+        dy: Array,
+        x: Array,
+        w: Array,
+        stride: tuple[int, int],
+        padding: tuple[int, int, int, int],
+        dilation: tuple[int, int],
+        need_dx: bool,
+    ) -> tuple[Array | None, Array]:
+        """Return (dx or None, dw): products over the im2col columns, col2im for dx.
+
+        A target that reuses the forward's columns needs `x` unmodified in place
+        between the forward and the backward call.
+        """
+        dy, x, w = p.arg("dy", dy, 4), p.arg("x", x, 4), p.arg("w", w, 4)
+        g = conv_geometry(x.shape, w.shape, stride, padding, dilation)
+        o = w.shape[0]
+        dyr = p.contiguous(dy.transpose(0, 2, 3, 1)).reshape(-1, o)
+        dw = p.matmul(dyr, p.columns(x, w, g, True), True, False).reshape(w.shape)
+        if not need_dx:
+            return None, dw
+        dcols = p.matmul(dyr, w.reshape(o, -1), False, False)
+        dx = p.zeros(x.shape, x.dtype)
+        p.col2im(dcols, g, dx)
+        return dx, dw
+
+    def max_pool2d_forward(
+        x: Array, kh: int, kw: int, sh: int, sw: int
+    ) -> tuple[Array, Array]:
+        """Max over windows (no padding), and the flat (H*W) index of each maximum."""
+        x = p.arg("x", x, 4)
+        shape = _pool_shape(x.shape, kh, kw, sh, sw)
+        y, idx = p.empty(shape, x.dtype), p.empty(shape, "int64")
+        p.launch(p.max_pool, y.size, x, (kh, kw, sh, sw), y, idx)
+        return y, idx
+
+    def max_pool2d_backward(
+        dy: Array, idx: Array, x_shape: tuple[int, int, int, int]
+    ) -> Array:
+        """Route each output gradient to the input element that was the maximum."""
+        dy, idx = p.arg("dy", dy, 4), p.indices(idx)
+        n, c, h, w = x_shape
+        dx = p.zeros((n, c, h * w), dy.dtype)
+        p.launch(p.max_pool_grad, dy.size, dy, idx, dx)
+        return dx.reshape(tuple(x_shape))
+
+    def avg_pool2d_forward(x: Array, kh: int, kw: int, sh: int, sw: int) -> Array:
+        """Mean over windows (no padding)."""
+        x = p.arg("x", x, 4)
+        y = p.empty(_pool_shape(x.shape, kh, kw, sh, sw), x.dtype)
+        p.launch(p.avg_pool, y.size, x, (kh, kw, sh, sw), y)
+        return y
+
+    def avg_pool2d_backward(
+        dy: Array,
+        x_shape: tuple[int, int, int, int],
+        kh: int,
+        kw: int,
+        sh: int,
+        sw: int,
+    ) -> Array:
+        """Spread each output gradient evenly over its window."""
+        dy = p.arg("dy", dy, 4)
+        dx = p.zeros(tuple(x_shape), dy.dtype)
+        p.launch(p.avg_pool_grad, dy.size, dy, (kh, kw, sh, sw), dx)
+        return dx
+
+    def batch_norm_forward(
+        x: Array, gamma: Array, beta: Array, eps: float
+    ) -> tuple[Array, Array, Array]:
+        """Normalize x (N, C, M) per channel with batch statistics; return (y, mean, biased var)."""
+        x = p.arg("x", x, 3)
+        gamma, beta = p.arg("gamma", gamma, 1), p.arg("beta", beta, 1)
+        c = x.shape[1]
+        y, mean, var = (p.empty(s, x.dtype) for s in (x.shape, (c,), (c,)))
+        p.launch(p.batch_norm, c, x, gamma, beta, float(eps), y, mean, var)
+        return y, mean, var
+
+    def batch_norm_backward(
+        dy: Array, x: Array, gamma: Array, mean: Array, var: Array, eps: float
+    ) -> tuple[Array, Array, Array]:
+        """Return (dx, dgamma, dbeta)."""
+        dy, x = p.arg("dy", dy, 3), p.arg("x", x, 3)
+        gamma, mean, var = (
+            p.arg(name, a, 1)
+            for name, a in (("gamma", gamma), ("mean", mean), ("var", var))
+        )
+        c = x.shape[1]
+        dx, dgamma, dbeta = (p.empty(s, x.dtype) for s in (x.shape, (c,), (c,)))
+        p.launch(
+            p.batch_norm_grad, c, dy, x, gamma, mean, var, float(eps), dx, dgamma, dbeta
+        )
+        return dx, dgamma, dbeta
+
+    return SpatialKernels(
+        conv2d_forward,
+        conv2d_backward,
+        max_pool2d_forward,
+        max_pool2d_backward,
+        avg_pool2d_forward,
+        avg_pool2d_backward,
+        batch_norm_forward,
+        batch_norm_backward,
+    )

@@ -1,0 +1,21 @@
+"""`cadence.validation.check_positive_number`: what a timeout or interval argument must be."""
+
+import re
+
+import pytest
+
+from cadence.validation import check_positive_number
+
+
+@pytest.mark.parametrize("value", [1, 0.5, 1e-9, 10**6])
+def test_a_positive_int_or_float_comes_back_as_a_float(value):
+    result = check_positive_number(value, "timeout_s", "Owner")
+    assert result == value
+    assert type(result) is float
+
+
+@pytest.mark.parametrize("value", [0, -1, 0.0, -0.5, float("nan"), True, "1", None])
+def test_anything_else_is_a_value_error_naming_owner_argument_and_value(value):
+    expected = f"For 'Owner', the argument 'timeout_s' must be a number > 0, but got {value!r}."
+    with pytest.raises(ValueError, match=f"^{re.escape(expected)}$"):
+        check_positive_number(value, "timeout_s", "Owner")
