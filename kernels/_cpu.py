@@ -21,11 +21,13 @@ import numpy as np
 import numpy.typing as npt
 
 from . import _numba_cache, _rowwise, _scalar
+from ._blas import accumulate_product
 from ._checks import check_float_array
 from ._names import KERNEL_NAMES
 from ._wrappers import (
     OptimizerPrimitives,
     activation_kernels,
+    dense_sgd_kernel,
     optimizer_updates,
     softmax_kernels,
 )
@@ -116,7 +118,18 @@ def _bias_act(z: Array, b: Array, has_b: bool, code: int) -> None:
 
 
 @_kernel
-def _bias_act_grad(dy: Array, y: Array, code: int, dz: Array, db: Array) -> None:
+def _bias_act_grad(
+    dy: Array,
+    y: Array,
+    code: int,
+    dz: Array,
+    db: Array,
+    step: bool,
+    lr: float,
+    decay: float,
+) -> None:
+    # With `step`, db is the bias itself and takes the SGD step in place of receiving
+    # the gradient: the column sums never reach memory (see `dense_backward_sgd`).
     n, m = dy.shape
     acc = np.zeros(m, np.float64)
     for i in range(n):
@@ -125,7 +138,7 @@ def _bias_act_grad(dy: Array, y: Array, code: int, dz: Array, db: Array) -> None
             dz[i, j] = g
             acc[j] += g
     for j in range(m):
-        db[j] = acc[j]
+        db[j] = db[j] - lr * (acc[j] + decay * db[j]) if step else acc[j]
 
 
 def bias_act_forward(z: Array, b: Array | None, act: int) -> Array:
@@ -141,7 +154,7 @@ def bias_act_backward(dy: Array, y: Array, act: int) -> tuple[Array, Array]:
     check_float_array("dy", dy, 2)
     dz = np.empty_like(dy)
     db = np.empty(dy.shape[1], dy.dtype)
-    _bias_act_grad(dy, y, act, dz, db)
+    _bias_act_grad(dy, y, act, dz, db, False, 0.0, 0.0)
     return dz, db
 
 
@@ -161,6 +174,28 @@ def dense_backward(
     else:
         dz, db = bias_act_backward(dy, y, act)
     return (dz @ w if need_dx else None), dz.T @ x, db
+
+
+def _bias_sgd(
+    dy: Array, y: Array, act: int, b: Array | None, lr: float, weight_decay: float
+) -> Array:
+    """Dz, with b stepped in the same pass (its gradient never reaches memory)."""
+    check_float_array("dy", dy, 2)
+    if b is None:
+        return dy if act == 0 else bias_act_backward(dy, y, act)[0]
+    check_float_array("b", b, 1)
+    dz = np.empty_like(dy)
+    _bias_act_grad(dy, y, act, dz, b, True, lr, weight_decay)
+    return dz
+
+
+# The weight step is the weight-gradient product itself, accumulated into w
+# (w = (1 - lr*wd) * w - lr * dz.T @ x: one GEMM with beta != 0, see `_blas`).
+dense_backward_sgd = dense_sgd_kernel(
+    _bias_sgd,
+    np.matmul,
+    lambda w, x, dz, lr, wd: accumulate_product(w, x, dz, -lr, 1.0 - lr * wd),
+)
 
 
 # --- softmax and losses ---------------------------------------------------------------

@@ -16,6 +16,7 @@ KERNEL_NAMES: tuple[str, ...] = (
     "conv2d_backward",
     "conv2d_forward",
     "dense_backward",
+    "dense_backward_sgd",
     "dense_forward",
     "log_softmax_backward",
     "log_softmax_forward",

@@ -37,6 +37,7 @@ from ._dense import (
     bias_act_backward,
     bias_act_forward,
     dense_backward,
+    dense_backward_sgd,
     dense_forward,
     log_softmax_backward,
     log_softmax_forward,

@@ -22,6 +22,7 @@ from .._checks import check_float_array
 from .._wrappers import (
     OptimizerPrimitives,
     activation_kernels,
+    dense_sgd_kernel,
     optimizer_updates,
     softmax_kernels,
 )
@@ -137,6 +138,32 @@ def dense_backward(
         dz, db = bias_act_backward(dy, y, act)
     w, x = device_arg("w", w, 2), device_arg("x", x, 2)
     return (matmul(dz, w) if need_dx else None), matmul(dz, x, ta=True), db
+
+
+def _plain_sgd(param: Any, grad: Any, lr: float, weight_decay: float) -> None:
+    # Momentum 0: the loop reads neither `accum` nor `stat`, so the parameter stands in.
+    sgd_update(param, grad, param, param, lr, 0.0, 0.0, weight_decay, False)
+
+
+def _bias_sgd(
+    dy: Any, y: Any, act: int, b: Any, lr: float, weight_decay: float
+) -> DeviceArray:
+    # With act 0 the bias gradient is only summed when there is a bias to step.
+    dz = device_arg("dy", dy, 2) if act == 0 else bias_act_backward(dy, y, act)[0]
+    if b is not None:
+        _plain_sgd(b, _column_sums(dz), lr, weight_decay)
+    return dz
+
+
+# No GEMM with beta != 0 on the device here: the step is the one-pass SGD loop after
+# the product (still without a host round trip of the gradients).
+dense_backward_sgd = dense_sgd_kernel(
+    _bias_sgd,
+    lambda dz, w: matmul(dz, device_arg("w", w, 2)),
+    lambda w, x, dz, lr, wd: _plain_sgd(
+        w, matmul(dz, device_arg("x", x, 2), ta=True), lr, wd
+    ),
+)
 
 
 # --- softmax and losses ----------------------------------------------------------------------

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..compute._context import current_target, rng
+from ..compute._folded_steps import take_sgd_step
 from ._functional import Array, GradFn, as_tensor, record
 from ._placement import on_target
 
@@ -123,6 +124,13 @@ def dense(
     def grad_fn() -> GradFn:
         def backward(g: Array) -> list[Array | None]:
             g2 = _contig(g).reshape(y.shape)
+            held = ((weight, w),) if bias is None else ((weight, w), (bias, b))
+            step = take_sgd_step(held)
+            if step is not None:  # the SGD step happens in the weight-gradient product
+                dx = k.dense_backward_sgd(g2, x2, w, b, y, code, tx._tracked, *step)
+                return [None if dx is None else dx.reshape(xd.shape), None, None][
+                    : len(inputs)
+                ]
             dx, dw, db = k.dense_backward(g2, x2, w, y, code, tx._tracked)
             out = [None if dx is None else dx.reshape(xd.shape), dw]
             if bias is not None:
