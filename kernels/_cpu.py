@@ -24,6 +24,10 @@ from . import _numba_cache, _rowwise, _scalar
 from ._blas import accumulate_product
 from ._checks import check_float_array
 from ._names import KERNEL_NAMES
+from ._planar_conv import (
+    conv2d_planar_backward as conv2d_planar_backward,
+    conv2d_planar_forward as conv2d_planar_forward,
+)
 from ._wrappers import (
     OptimizerPrimitives,
     activation_kernels,

@@ -15,6 +15,8 @@ KERNEL_NAMES: tuple[str, ...] = (
     "bias_act_forward",
     "conv2d_backward",
     "conv2d_forward",
+    "conv2d_planar_backward",
+    "conv2d_planar_forward",
     "dense_backward",
     "dense_backward_sgd",
     "dense_forward",

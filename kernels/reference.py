@@ -240,6 +240,12 @@ def conv2d_backward(
     return dxp[:, :, pt : pt + h, pl : pl + wd].copy(), dw
 
 
+# The planar layout (`_planar_conv`) changes how a CPU table arranges the work, not the
+# result: its spec is the convolution's.
+conv2d_planar_forward = conv2d_forward
+conv2d_planar_backward = conv2d_backward
+
+
 def max_pool2d_forward(
     x: Array, kh: int, kw: int, sh: int, sw: int
 ) -> tuple[Array, Array]:

@@ -189,6 +189,12 @@ def conv2d_backward(
     return dx, dw
 
 
+# The planar layout is a CPU arrangement of the host BLAS calls; the device kernels above
+# have their own, so here the two names run the same convolution.
+conv2d_planar_forward = conv2d_forward
+conv2d_planar_backward = conv2d_backward
+
+
 # --- pooling (no padding) ------------------------------------------------------------------
 @cuda.jit
 def _max_pool(x: Any, kh: int, kw: int, sh: int, sw: int, y: Any, idx: Any) -> None:

@@ -292,6 +292,7 @@ class SGD(Optimizer):
             or any(self._centralize)
             or float(self.momentum.asnumpy()) != 0.0
             or not current_target().on_host
+            or not hasattr(current_target().kernels, "dense_backward_sgd")
         ):
             return None
         return {

@@ -30,6 +30,8 @@ __all__ = [
 ]
 
 ACT_CODES = {None: 0, "relu": 1, "sigmoid": 2, "tanh": 3}
+PLANAR_MAX_CHANNELS = 16
+"""Convolutions with at most this many output channels use the planar kernels (measured on LeNet-5's 6 and 16)."""
 
 
 def _k() -> Any:
@@ -155,13 +157,19 @@ def conv2d(
     k = _k()
     xd = _float(tx)
     w = _float(weight)
-    y = k.conv2d_forward(xd, w, stride, padding, dilation)
+    # Few output channels: the planar layout (kernels/_planar_conv.py); tables without it
+    # (older plugins) keep the general kernel.
+    planar = w.shape[0] <= PLANAR_MAX_CHANNELS and hasattr(k, "conv2d_planar_forward")
+    forward, back = (
+        (k.conv2d_planar_forward, k.conv2d_planar_backward)
+        if planar
+        else (k.conv2d_forward, k.conv2d_backward)
+    )
+    y = forward(xd, w, stride, padding, dilation)
 
     def grad_fn() -> GradFn:
         def backward(g: Array) -> tuple[Array | None, Array]:
-            dx, dw = k.conv2d_backward(
-                _contig(g), xd, w, stride, padding, dilation, tx._tracked
-            )
+            dx, dw = back(_contig(g), xd, w, stride, padding, dilation, tx._tracked)
             return dx, dw
 
         return backward

@@ -142,10 +142,11 @@ def test_conv2d(n, c, o, h, w, k, s, p, d, need_dx, dtype, seed):
     ) < 0:
         return
     x, wt = arr((n, c, h, w), dtype, seed), arr((o, c, k, k), dtype, seed + 1)
-    both("conv2d_forward", x, wt, (s, s), p, (d, d), dtype=dtype)
     y = reference.conv2d_forward(x, wt, (s, s), p, (d, d))
     dy = arr(y.shape, dtype, seed + 2)
-    both("conv2d_backward", dy, x, wt, (s, s), p, (d, d), need_dx, dtype=dtype)
+    for kernel in ("conv2d", "conv2d_planar"):  # the general and the planar layout
+        both(f"{kernel}_forward", x, wt, (s, s), p, (d, d), dtype=dtype)
+        both(f"{kernel}_backward", dy, x, wt, (s, s), p, (d, d), need_dx, dtype=dtype)
 
 
 @given(

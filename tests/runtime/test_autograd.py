@@ -199,10 +199,18 @@ def test_dense(n, k, m, act, seed):
     stride=st.integers(1, 2),
     pad=st.integers(0, 1),
     dil=st.integers(1, 2),
+    planar=st.booleans(),
     seed=st.integers(0, 1000),
 )
-def test_conv2d(n, c, o, size, k, stride, pad, dil, seed):
+def test_conv2d(n, c, o, size, k, stride, pad, dil, planar, seed):
     x, w = values((n, c, size, size), seed=seed), values((o, c, k, k), seed=seed + 1)
+    # Both CPU layouts: the planar one (few output channels) and the general one.
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(nn_ops, "PLANAR_MAX_CHANNELS", 16 if planar else 0)
+        check_conv(x, w, stride, pad, dil)
+
+
+def check_conv(x, w, stride, pad, dil):
     check(
         lambda a, ww: nn_ops.conv2d(
             a, ww, (stride, stride), (pad, pad + 1, pad, 0), (dil, dil)
