@@ -40,40 +40,59 @@ Pad = tuple[int, int, int, int]
 """Padding as (top, bottom, left, right)."""
 
 
-def _kernel(fn: Any) -> Any:
-    return numba.jit(nogil=True, cache=True, error_model="numpy")(fn)
+def _planar_loop(scatter: bool, unit: bool) -> Any:
+    """Compile the gather (im2col) or scatter (col2im) loop nest over planar columns.
+
+    One source for both directions, so the two index mappings cannot drift apart.
+    `scatter` and `unit` (stride and dilation 1 along the width) are closure constants:
+    numba compiles them into the loop, whose branch-free inner copy over contiguous
+    pixels then vectorizes (a run-time flag made it 10 to 25 times slower).
+    """
+
+    def loop(
+        xp: Array, cols: Array, kh: int, kw: int, sh: int, sw: int, dh: int, dw: int
+    ) -> None:
+        # xp is padded, so no bounds checks; cols is (N, C*KH*KW, OH*OW).
+        n, c = xp.shape[0], xp.shape[1]
+        if unit:
+            sw = dw = 1
+        ow = (xp.shape[3] - dw * (kw - 1) - 1) // sw + 1
+        oh = cols.shape[2] // ow
+        for b in range(n):
+            for ch in range(c):
+                for i in range(kh):
+                    for j in range(kw):
+                        r = (ch * kh + i) * kw + j
+                        for oy in range(oh):
+                            row = xp[b, ch, oy * sh + i * dh]
+                            out = cols[b, r, oy * ow : (oy + 1) * ow]
+                            for ox in range(ow):
+                                if scatter:
+                                    row[ox * sw + j * dw] += out[ox]
+                                else:
+                                    out[ox] = row[ox * sw + j * dw]
+
+    return numba.jit(nogil=True, error_model="numpy")(loop)
 
 
-@_kernel
+_LOOPS = {
+    (scatter, unit): _planar_loop(scatter, unit)
+    for scatter in (False, True)
+    for unit in (False, True)
+}
+
+
 def _planar_columns(
     xp: Array,
     cols: Array,
     kh: int,
     kw: int,
-    stride: tuple[int, int],
-    dilation: tuple[int, int],
+    stride: Pair,
+    dilation: Pair,
     scatter: bool,
 ) -> None:
-    # xp is padded, so no bounds checks; cols is (N, C*KH*KW, OH*OW). Gather: cols from
-    # xp (im2col); scatter: add cols back into xp (col2im). One loop nest for both, so
-    # the two index mappings cannot drift apart; the branch is loop-invariant.
-    (sh, sw), (dh, dw) = stride, dilation
-    n, c = xp.shape[0], xp.shape[1]
-    ow = (xp.shape[3] - dw * (kw - 1) - 1) // sw + 1
-    oh = cols.shape[2] // ow
-    for b in range(n):
-        for ch in range(c):
-            for i in range(kh):
-                for j in range(kw):
-                    r = (ch * kh + i) * kw + j
-                    for oy in range(oh):
-                        iy = oy * sh + i * dh
-                        base = oy * ow
-                        for ox in range(ow):
-                            if scatter:
-                                xp[b, ch, iy, ox * sw + j * dw] += cols[b, r, base + ox]
-                            else:
-                                cols[b, r, base + ox] = xp[b, ch, iy, ox * sw + j * dw]
+    unit = stride[1] == 1 and dilation[1] == 1
+    _LOOPS[scatter, unit](xp, cols, kh, kw, *stride, *dilation)
 
 
 def _padded(x: Array, padding: Pad) -> Array:
@@ -116,9 +135,9 @@ def conv2d_planar_backward(
     if not need_dx:
         return None, dw.astype(w.dtype, copy=False)
     dxp = np.zeros_like(_padded(x, padding))
-    _planar_columns(
-        dxp, np.matmul(w.reshape(o, -1).T, d), *w.shape[2:], stride, dilation, True
-    )
+    kh, kw = w.shape[2], w.shape[3]
+    dcols = np.matmul(w.reshape(o, -1).T, d)
+    _planar_columns(dxp, dcols, kh, kw, stride, dilation, True)
     h, wd = x.shape[2], x.shape[3]
     dx = dxp[:, :, padding[0] : padding[0] + h, padding[2] : padding[2] + wd]
     return np.ascontiguousarray(dx), dw.astype(w.dtype, copy=False)
