@@ -20,7 +20,7 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING, Any
 
-from ._autograd import _collect, backward
+from ._autograd import _collect, _fit, backward_raw
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -83,10 +83,11 @@ def backward_folding_sgd(
     taken: set[int] = set()
     _offer.taken = taken
     try:
-        grads: list[np.ndarray[Any, Any] | None] = list(backward(loss, targets, sens))
+        grads = backward_raw(loss, targets, sens)
     finally:
         _offer.steps = _offer.taken = None
-    for i, t in enumerate(targets):
-        if id(t) in taken:
-            grads[i] = None
-    return grads
+    # No zero-filled gradient for a stepped parameter: it would be allocated and thrown away.
+    return [
+        None if id(t) in taken else _fit(g, t)
+        for g, t in zip(grads, targets, strict=True)
+    ]
