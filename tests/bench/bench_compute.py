@@ -519,7 +519,11 @@ def machine() -> str:
     try:
         from threadpoolctl import threadpool_info  # type: ignore[import-untyped]
 
-        info = [i for i in threadpool_info() if i.get("user_api") == "blas"]
+        # numpy's own BLAS first (scipy may load a second OpenBLAS of another version).
+        info = sorted(
+            (i for i in threadpool_info() if i.get("user_api") == "blas"),
+            key=lambda i: "numpy" not in str(i.get("filepath", "")),
+        )
         if info:
             blas = f"{info[0].get('internal_api')} {info[0].get('version')} ({info[0].get('num_threads')} threads)"
     except ImportError:
