@@ -13,12 +13,13 @@ row r = (channel, tap) holding that tap's view of the whole output image, so
 - the backward is dW = sum_n dy[n] @ cols[n].T and dcols[n] = W.T @ dy[n], with
   col2im adding whole rows back.
 
-On LeNet-5's shapes (batch 64; 1->6 channels at 32x32 and 6->16 at 14x14, 5x5)
-one forward and backward took 1.6 and 6.9 ms here against 10.1 and 13.2 ms for the
-general kernel (one thread, loaded machine: ratios, not absolute figures). The
-runtime picks this layout for few output channels (`runtime/ops/_nn.py`); the
-columns are rebuilt in the backward pass rather than cached: at these sizes
-that costs less than keeping them alive between the passes.
+On LeNet-5's shapes (batch 64; 1->6 channels at 32x32 and 6->16 at 14x14, 5x5) a
+prototype of this layout ran one forward and backward in 1.6 and 6.9 ms against 10.1 and
+13.2 ms for the general kernel (one thread, wall time on a loaded machine); the whole
+LeNet-5 step, by CPU time, 7.2 against 11.6 ms (docs/performance.md). The runtime picks
+this layout for few output channels (`runtime/ops/_nn.py`). The columns are rebuilt in
+the backward pass rather than kept from the forward: simpler, and a lower peak memory;
+keeping them would save one im2col per convolution per step (not measured).
 """
 
 from __future__ import annotations
