@@ -57,7 +57,9 @@ _sigmoid: Any = numba.jit(_scalar.sigmoid)
 _sigmoid_grad: Any = numba.jit(_scalar.sigmoid_grad)
 _tanh: Any = numba.jit(_scalar.tanh)
 _tanh_grad: Any = numba.jit(_scalar.tanh_grad)
-_adam_param: Any = numba.jit(_scalar.adam_param)
+_sgd_step: Any = numba.jit(_scalar.sgd_step)
+_momentum_step: Any = numba.jit(_scalar.momentum_step)
+_adam_step: Any = numba.jit(_scalar.adam_step)
 
 # --- per-row and per-channel bodies, built for this target ------------------------------
 # Inlined into the calling kernel at numba's IR level: as separate calls they cost the
@@ -604,65 +606,25 @@ def batch_norm_backward(
 
 
 # --- optimizer updates: one fused pass per parameter -------------------------------------
+# The per-element rules are `_scalar`'s, shared with the CUDA table; only the loops are
+# here. `hyper` is the rest of the rule's arguments, in its order.
 @_kernel
-def _sgd(
-    p: Array,
-    g: Array,
-    accum: Array,
-    stat: Array,
-    lr: float,
-    momentum: float,
-    dampening: float,
-    wd: float,
-    nesterov: bool,
-) -> None:
+def _sgd(p: Array, g: Array, accum: Array, stat: Array, *hyper: Any) -> None:
     for i in range(p.size):
-        gi = g[i] + wd * p[i] if wd != 0.0 else g[i]
-        if momentum > 0.0:
-            a = gi if stat[i] > 0 else momentum * accum[i] + (1.0 - dampening) * gi
-            accum[i] = a
-            stat[i] = 0.0
-            gi = gi + momentum * a if nesterov else a
-        p[i] -= lr * gi
+        pi, accum[i], stat[i] = _sgd_step(p[i], g[i], accum[i], stat[i], *hyper)
+        p[i] = pi  # last: at momentum 0 a caller may pass p as accum and stat
 
 
 @_kernel
-def _momentum(
-    p: Array,
-    g: Array,
-    moment: Array,
-    lr: float,
-    momentum: float,
-    wd: float,
-    nesterov: bool,
-) -> None:
+def _momentum(p: Array, g: Array, moment: Array, *hyper: Any) -> None:
     for i in range(p.size):
-        gi = g[i] + wd * p[i] if wd != 0.0 else g[i]
-        mo = momentum * moment[i] + gi
-        moment[i] = mo
-        p[i] -= lr * gi + lr * momentum * mo if nesterov else lr * mo
+        p[i], moment[i] = _momentum_step(p[i], g[i], moment[i], *hyper)
 
 
 @_kernel
-def _adam(
-    p: Array,
-    g: Array,
-    m: Array,
-    v: Array,
-    alpha: float,
-    beta1: float,
-    beta2: float,
-    eps: float,
-    wd: float,
-    nesterov: bool,
-) -> None:
+def _adam(p: Array, g: Array, m: Array, v: Array, *hyper: Any) -> None:
     for i in range(p.size):
-        gi = g[i] + wd * p[i] if wd != 0.0 else g[i]
-        mi = beta1 * m[i] + (1.0 - beta1) * gi
-        vi = beta2 * v[i] + (1.0 - beta2) * gi * gi
-        m[i] = mi
-        v[i] = vi
-        p[i] -= _adam_param(mi, vi, gi, alpha, beta1, eps, nesterov)
+        p[i], m[i], v[i] = _adam_step(p[i], g[i], m[i], v[i], *hyper)
 
 
 def _flat(name: str, a: Array) -> Array:

@@ -35,7 +35,9 @@ Array = Any
 # --- per-element math, built for this target --------------------------------------------
 _act: Any = cuda.jit(device=True)(_scalar.act)
 _act_grad: Any = cuda.jit(device=True)(_scalar.act_grad)
-_adam_param: Any = cuda.jit(device=True)(_scalar.adam_param)
+_sgd_step: Any = cuda.jit(device=True)(_scalar.sgd_step)
+_momentum_step: Any = cuda.jit(device=True)(_scalar.momentum_step)
+_adam_step: Any = cuda.jit(device=True)(_scalar.adam_step)
 _softmax_row: Any = cuda.jit(device=True)(_rowwise.softmax_row)
 _softmax_grad_row: Any = cuda.jit(device=True)(_rowwise.softmax_grad_row)
 _sce_sparse_row: Any = cuda.jit(device=True)(_rowwise.sce_sparse_row)
@@ -250,6 +252,7 @@ def softmax_cross_entropy_dense(logits: Array, labels: Array) -> tuple[Array, Ar
 
 
 # --- optimizer updates: one pass per parameter, in place --------------------------------------
+# The per-element rules are `_scalar`'s, shared with the CPU table; only the loops are here.
 @cuda.jit
 def _sgd(
     p: Any,
@@ -263,13 +266,10 @@ def _sgd(
     nesterov: bool,
 ) -> None:
     for i in range(cuda.grid(1), p.size, cuda.gridsize(1)):
-        gi = g[i] + wd * p[i] if wd != 0 else g[i]
-        if momentum > 0:
-            a = gi if stat[i] > 0 else momentum * accum[i] + (1 - dampening) * gi
-            accum[i] = a
-            stat[i] = 0
-            gi = gi + momentum * a if nesterov else a
-        p[i] -= lr * gi
+        pi, accum[i], stat[i] = _sgd_step(
+            p[i], g[i], accum[i], stat[i], lr, momentum, dampening, wd, nesterov
+        )
+        p[i] = pi  # last: at momentum 0 a caller may pass p as accum and stat
 
 
 @cuda.jit
@@ -277,10 +277,9 @@ def _momentum(
     p: Any, g: Any, moment: Any, lr: Any, momentum: Any, wd: Any, nesterov: bool
 ) -> None:
     for i in range(cuda.grid(1), p.size, cuda.gridsize(1)):
-        gi = g[i] + wd * p[i] if wd != 0 else g[i]
-        mo = momentum * moment[i] + gi
-        moment[i] = mo
-        p[i] -= lr * gi + lr * momentum * mo if nesterov else lr * mo
+        p[i], moment[i] = _momentum_step(
+            p[i], g[i], moment[i], lr, momentum, wd, nesterov
+        )
 
 
 @cuda.jit
@@ -297,12 +296,9 @@ def _adam(
     nesterov: bool,
 ) -> None:
     for i in range(cuda.grid(1), p.size, cuda.gridsize(1)):
-        gi = g[i] + wd * p[i] if wd != 0 else g[i]
-        mi = beta1 * m[i] + (1 - beta1) * gi
-        vi = beta2 * v[i] + (1 - beta2) * gi * gi
-        m[i] = mi
-        v[i] = vi
-        p[i] -= _adam_param(mi, vi, gi, alpha, beta1, eps, nesterov)
+        p[i], m[i], v[i] = _adam_step(
+            p[i], g[i], m[i], v[i], alpha, beta1, beta2, eps, wd, nesterov
+        )
 
 
 def _state(name: str, a: Any) -> Any:
