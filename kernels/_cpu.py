@@ -30,6 +30,7 @@ from ._attention import (
     smooth_act_backward as smooth_act_backward,
     smooth_act_forward as smooth_act_forward,
 )
+from ._blas import accumulate_product
 from ._checks import check_float_array
 from ._names import KERNEL_NAMES
 from ._optim_cpu import (
@@ -38,6 +39,10 @@ from ._optim_cpu import (
     adam_weight_decay_update as adam_weight_decay_update,
     lamb_update as lamb_update,
     rmsprop_update as rmsprop_update,
+)
+from ._planar_conv import (
+    conv2d_planar_backward as conv2d_planar_backward,
+    conv2d_planar_forward as conv2d_planar_forward,
 )
 from ._recurrent import (  # the recurrent layers and the embedding lookup
     embedding_backward as embedding_backward,
@@ -49,6 +54,7 @@ from ._spatial import ConvGeometry, SpatialPrimitives, spatial_kernels
 from ._wrappers import (
     OptimizerPrimitives,
     activation_kernels,
+    dense_sgd_kernel,
     optimizer_updates,
     softmax_kernels,
 )
@@ -74,7 +80,9 @@ _sigmoid: Any = numba.jit(_scalar.sigmoid)
 _sigmoid_grad: Any = numba.jit(_scalar.sigmoid_grad)
 _tanh: Any = numba.jit(_scalar.tanh)
 _tanh_grad: Any = numba.jit(_scalar.tanh_grad)
-_adam_param: Any = numba.jit(_scalar.adam_param)
+_sgd_step: Any = numba.jit(_scalar.sgd_step)
+_momentum_step: Any = numba.jit(_scalar.momentum_step)
+_adam_step: Any = numba.jit(_scalar.adam_step)
 
 # --- per-row and per-channel bodies, built for this target ------------------------------
 # Inlined into the calling kernel at numba's IR level: as separate calls they cost the
@@ -141,7 +149,18 @@ def _bias_act(z: Array, b: Array, has_b: bool, code: int) -> None:
 
 
 @_kernel
-def _bias_act_grad(dy: Array, y: Array, code: int, dz: Array, db: Array) -> None:
+def _bias_act_grad(
+    dy: Array,
+    y: Array,
+    code: int,
+    dz: Array,
+    db: Array,
+    step: bool,
+    lr: float,
+    decay: float,
+) -> None:
+    # With `step`, db is the bias itself and takes the SGD step in place of receiving
+    # the gradient: the column sums never reach memory (see `dense_backward_sgd`).
     n, m = dy.shape
     acc = np.zeros(m, np.float64)
     for i in range(n):
@@ -150,7 +169,7 @@ def _bias_act_grad(dy: Array, y: Array, code: int, dz: Array, db: Array) -> None
             dz[i, j] = g
             acc[j] += g
     for j in range(m):
-        db[j] = acc[j]
+        db[j] = db[j] - lr * (acc[j] + decay * db[j]) if step else acc[j]
 
 
 def bias_act_forward(z: Array, b: Array | None, act: int) -> Array:
@@ -166,7 +185,7 @@ def bias_act_backward(dy: Array, y: Array, act: int) -> tuple[Array, Array]:
     check_float_array("dy", dy, 2)
     dz = np.empty_like(dy)
     db = np.empty(dy.shape[1], dy.dtype)
-    _bias_act_grad(dy, y, act, dz, db)
+    _bias_act_grad(dy, y, act, dz, db, False, 0.0, 0.0)
     return dz, db
 
 
@@ -186,6 +205,28 @@ def dense_backward(
     else:
         dz, db = bias_act_backward(dy, y, act)
     return (dz @ w if need_dx else None), dz.T @ x, db
+
+
+def _bias_sgd(
+    dy: Array, y: Array, act: int, b: Array | None, lr: float, weight_decay: float
+) -> Array:
+    """Dz, with b stepped in the same pass (its gradient never reaches memory)."""
+    check_float_array("dy", dy, 2)
+    if b is None:
+        return dy if act == 0 else bias_act_backward(dy, y, act)[0]
+    check_float_array("b", b, 1)
+    dz = np.empty_like(dy)
+    _bias_act_grad(dy, y, act, dz, b, True, lr, weight_decay)
+    return dz
+
+
+# The weight step is the weight-gradient product itself, accumulated into w
+# (w = (1 - lr*wd) * w - lr * dz.T @ x: one GEMM with beta != 0, see `_blas`).
+dense_backward_sgd = dense_sgd_kernel(
+    _bias_sgd,
+    np.matmul,
+    lambda w, x, dz, lr, wd: accumulate_product(w, x, dz, -lr, 1.0 - lr * wd),
+)
 
 
 # --- softmax and losses ---------------------------------------------------------------
@@ -434,65 +475,25 @@ def _checked(name: str, a: Array, ndim: int) -> Array:
 
 
 # --- optimizer updates: one fused pass per parameter -------------------------------------
+# The per-element rules are `_scalar`'s, shared with the CUDA table; only the loops are
+# here. `hyper` is the rest of the rule's arguments, in its order.
 @_kernel
-def _sgd(
-    p: Array,
-    g: Array,
-    accum: Array,
-    stat: Array,
-    lr: float,
-    momentum: float,
-    dampening: float,
-    wd: float,
-    nesterov: bool,
-) -> None:
+def _sgd(p: Array, g: Array, accum: Array, stat: Array, *hyper: Any) -> None:
     for i in range(p.size):
-        gi = g[i] + wd * p[i] if wd != 0.0 else g[i]
-        if momentum > 0.0:
-            a = gi if stat[i] > 0 else momentum * accum[i] + (1.0 - dampening) * gi
-            accum[i] = a
-            stat[i] = 0.0
-            gi = gi + momentum * a if nesterov else a
-        p[i] -= lr * gi
+        pi, accum[i], stat[i] = _sgd_step(p[i], g[i], accum[i], stat[i], *hyper)
+        p[i] = pi  # last: at momentum 0 a caller may pass p as accum and stat
 
 
 @_kernel
-def _momentum(
-    p: Array,
-    g: Array,
-    moment: Array,
-    lr: float,
-    momentum: float,
-    wd: float,
-    nesterov: bool,
-) -> None:
+def _momentum(p: Array, g: Array, moment: Array, *hyper: Any) -> None:
     for i in range(p.size):
-        gi = g[i] + wd * p[i] if wd != 0.0 else g[i]
-        mo = momentum * moment[i] + gi
-        moment[i] = mo
-        p[i] -= lr * gi + lr * momentum * mo if nesterov else lr * mo
+        p[i], moment[i] = _momentum_step(p[i], g[i], moment[i], *hyper)
 
 
 @_kernel
-def _adam(
-    p: Array,
-    g: Array,
-    m: Array,
-    v: Array,
-    alpha: float,
-    beta1: float,
-    beta2: float,
-    eps: float,
-    wd: float,
-    nesterov: bool,
-) -> None:
+def _adam(p: Array, g: Array, m: Array, v: Array, *hyper: Any) -> None:
     for i in range(p.size):
-        gi = g[i] + wd * p[i] if wd != 0.0 else g[i]
-        mi = beta1 * m[i] + (1.0 - beta1) * gi
-        vi = beta2 * v[i] + (1.0 - beta2) * gi * gi
-        m[i] = mi
-        v[i] = vi
-        p[i] -= _adam_param(mi, vi, gi, alpha, beta1, eps, nesterov)
+        p[i], m[i], v[i] = _adam_step(p[i], g[i], m[i], v[i], *hyper)
 
 
 def _flat(name: str, a: Array) -> Array:

@@ -12,9 +12,11 @@ import math
 __all__ = [
     "act",
     "act_grad",
-    "adam_param",
+    "adam_step",
+    "momentum_step",
     "relu",
     "relu_grad",
+    "sgd_step",
     "sigmoid",
     "sigmoid_grad",
     "tanh",
@@ -80,9 +82,59 @@ def act_grad(y: float, code: int) -> float:
     return 1.0
 
 
-def adam_param(
-    m: float, v: float, g: float, alpha: float, beta1: float, eps: float, nesterov: bool
-) -> float:
-    """The Adam step for one element, from the updated moments."""
-    num = beta1 * m + (1.0 - beta1) * g if nesterov else m
-    return alpha * num / (math.sqrt(v) + eps)
+def sgd_step(
+    p: float,
+    g: float,
+    accum: float,
+    stat: float,
+    lr: float,
+    momentum: float,
+    dampening: float,
+    wd: float,
+    nesterov: bool,
+) -> tuple[float, float, float]:
+    """MindSpore's SGD for one element: the new (param, accum, stat).
+
+    Weight decay, then momentum (the first step, stat > 0, seeds accum), then the step.
+    """
+    gi = g + wd * p if wd != 0 else g
+    if momentum > 0:
+        accum = gi if stat > 0 else momentum * accum + (1 - dampening) * gi
+        stat = 0.0
+        gi = gi + momentum * accum if nesterov else accum
+    return p - lr * gi, accum, stat
+
+
+def momentum_step(
+    p: float,
+    g: float,
+    moment: float,
+    lr: float,
+    momentum: float,
+    wd: float,
+    nesterov: bool,
+) -> tuple[float, float]:
+    """MindSpore's ApplyMomentum for one element: the new (param, moment)."""
+    gi = g + wd * p if wd != 0 else g
+    mo = momentum * moment + gi
+    return p - (lr * gi + lr * momentum * mo if nesterov else lr * mo), mo
+
+
+def adam_step(
+    p: float,
+    g: float,
+    m: float,
+    v: float,
+    alpha: float,
+    beta1: float,
+    beta2: float,
+    eps: float,
+    wd: float,
+    nesterov: bool,
+) -> tuple[float, float, float]:
+    """Adam for one element, bias correction folded into `alpha`: the new (param, m, v)."""
+    gi = g + wd * p if wd != 0 else g
+    mi = beta1 * m + (1 - beta1) * gi
+    vi = beta2 * v + (1 - beta2) * gi * gi
+    num = beta1 * mi + (1 - beta1) * gi if nesterov else mi
+    return p - alpha * num / (math.sqrt(vi) + eps), mi, vi

@@ -21,6 +21,7 @@ __all__ = [
     "OptimizerUpdates",
     "SoftmaxKernels",
     "activation_kernels",
+    "dense_sgd_kernel",
     "optimizer_updates",
     "softmax_kernels",
 ]
@@ -216,3 +217,39 @@ def optimizer_updates(p: OptimizerPrimitives) -> OptimizerUpdates:
         )
 
     return OptimizerUpdates(sgd_update, momentum_update, adam_update)
+
+
+def dense_sgd_kernel(
+    bias_step: Callable[[Array, Array, int, Array | None, float, float], Array],
+    product: Callable[[Array, Array], Array],
+    weight_step: Callable[[Array, Array, Array, float, float], None],
+) -> Callable[..., Array | None]:
+    """Build `dense_backward_sgd` from a target's three steps.
+
+    `bias_step(dy, y, act, b, lr, wd)` returns dz, the gradient before the
+    activation, having stepped b in place (if not None); `product(dz, w)` is
+    dz @ w; `weight_step(w, x, dz, lr, wd)` steps w in place by dz.T @ x.
+    """
+
+    def dense_backward_sgd(
+        dy: Array,
+        x: Array,
+        w: Array,
+        b: Array | None,
+        y: Array,
+        act: int,
+        need_dx: bool,
+        lr: float,
+        weight_decay: float,
+    ) -> Array | None:
+        """`dense_backward` with plain SGD on w and b, in place; return dx or None.
+
+        Each parameter p takes p -= lr * (grad + weight_decay * p); dx is computed
+        from w before its step. The gradients of w and b are not returned.
+        """
+        dz = bias_step(dy, y, act, b, lr, weight_decay)
+        dx = product(dz, w) if need_dx else None
+        weight_step(w, x, dz, lr, weight_decay)
+        return dx
+
+    return dense_backward_sgd

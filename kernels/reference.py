@@ -18,6 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ._names import KERNEL_NAMES
+from ._wrappers import dense_sgd_kernel
 
 __all__ = ["ACTIVATIONS", *KERNEL_NAMES]
 
@@ -101,6 +102,28 @@ def dense_backward(
     """Return (dx or None, dw, db) of `dense_forward` given the output gradient dy and output y."""
     dz, db = bias_act_backward(dy, y, act)
     return (dz @ w if need_dx else None), dz.T @ x, db
+
+
+def _plain_sgd(param: Array, grad: Array, lr: float, weight_decay: float) -> None:
+    param -= (lr * (grad + weight_decay * param)).astype(param.dtype)
+
+
+def _bias_sgd(
+    dy: Array, y: Array, act: int, b: Array | None, lr: float, weight_decay: float
+) -> Array:
+    dz, db = bias_act_backward(dy, y, act)
+    if b is not None:
+        _plain_sgd(b, db, lr, weight_decay)
+    return dz
+
+
+# The one place the signature is written is `_wrappers` (shared with the targets).
+dense_backward_sgd = dense_sgd_kernel(
+    _bias_sgd,
+    np.matmul,
+    lambda w, x, dz, lr, wd: _plain_sgd(w, dz.T @ x, lr, wd),
+)
+dense_backward_sgd.__module__ = __name__
 
 
 # --- softmax and losses -------------------------------------------------------
@@ -216,6 +239,12 @@ def conv2d_backward(
                 c0 : c0 + stride[1] * (ow - 1) + 1 : stride[1],
             ] += dcols[:, :, :, :, i, j].transpose(0, 3, 1, 2)
     return dxp[:, :, pt : pt + h, pl : pl + wd].copy(), dw
+
+
+# The planar layout (`_planar_conv`) changes how a CPU table arranges the work, not the
+# result: its spec is the convolution's.
+conv2d_planar_forward = conv2d_forward
+conv2d_planar_backward = conv2d_backward
 
 
 def max_pool2d_forward(

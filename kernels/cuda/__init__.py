@@ -39,6 +39,8 @@ from ._conv import (
     batch_norm_forward,
     conv2d_backward,
     conv2d_forward,
+    conv2d_planar_backward,
+    conv2d_planar_forward,
     max_pool2d_backward,
     max_pool2d_forward,
 )
@@ -47,6 +49,7 @@ from ._dense import (
     bias_act_backward,
     bias_act_forward,
     dense_backward,
+    dense_backward_sgd,
     dense_forward,
     log_softmax_backward,
     log_softmax_forward,

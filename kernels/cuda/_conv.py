@@ -162,3 +162,8 @@ def _launch(loop: Any, n: int, *args: Any) -> None:
         batch_norm_grad=_bn_bwd,
     )
 )
+
+# The planar layout is a CPU arrangement of the host BLAS calls; the device kernels above
+# have their own, so here the two names run the same convolution.
+conv2d_planar_forward = conv2d_forward
+conv2d_planar_backward = conv2d_backward

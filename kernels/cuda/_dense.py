@@ -22,6 +22,7 @@ from .._checks import check_float_array
 from .._wrappers import (
     OptimizerPrimitives,
     activation_kernels,
+    dense_sgd_kernel,
     optimizer_updates,
     softmax_kernels,
 )
@@ -34,7 +35,9 @@ Array = Any
 # --- per-element math, built for this target --------------------------------------------
 _act: Any = cuda.jit(device=True)(_scalar.act)
 _act_grad: Any = cuda.jit(device=True)(_scalar.act_grad)
-_adam_param: Any = cuda.jit(device=True)(_scalar.adam_param)
+_sgd_step: Any = cuda.jit(device=True)(_scalar.sgd_step)
+_momentum_step: Any = cuda.jit(device=True)(_scalar.momentum_step)
+_adam_step: Any = cuda.jit(device=True)(_scalar.adam_step)
 _softmax_row: Any = cuda.jit(device=True)(_rowwise.softmax_row)
 _softmax_grad_row: Any = cuda.jit(device=True)(_rowwise.softmax_grad_row)
 _sce_sparse_row: Any = cuda.jit(device=True)(_rowwise.sce_sparse_row)
@@ -139,6 +142,32 @@ def dense_backward(
     return (matmul(dz, w) if need_dx else None), matmul(dz, x, ta=True), db
 
 
+def _plain_sgd(param: Any, grad: Any, lr: float, weight_decay: float) -> None:
+    # Momentum 0: the loop reads neither `accum` nor `stat`, so the parameter stands in.
+    sgd_update(param, grad, param, param, lr, 0.0, 0.0, weight_decay, False)
+
+
+def _bias_sgd(
+    dy: Any, y: Any, act: int, b: Any, lr: float, weight_decay: float
+) -> DeviceArray:
+    # With act 0 the bias gradient is only summed when there is a bias to step.
+    dz = device_arg("dy", dy, 2) if act == 0 else bias_act_backward(dy, y, act)[0]
+    if b is not None:
+        _plain_sgd(b, _column_sums(dz), lr, weight_decay)
+    return dz
+
+
+# No GEMM with beta != 0 on the device here: the step is the one-pass SGD loop after
+# the product (still without a host round trip of the gradients).
+dense_backward_sgd = dense_sgd_kernel(
+    _bias_sgd,
+    lambda dz, w: matmul(dz, device_arg("w", w, 2)),
+    lambda w, x, dz, lr, wd: _plain_sgd(
+        w, matmul(dz, device_arg("x", x, 2), ta=True), lr, wd
+    ),
+)
+
+
 # --- softmax and losses ----------------------------------------------------------------------
 @cuda.jit
 def _softmax_rows(x: Any, out: Any, log: bool) -> None:
@@ -223,6 +252,7 @@ def softmax_cross_entropy_dense(logits: Array, labels: Array) -> tuple[Array, Ar
 
 
 # --- optimizer updates: one pass per parameter, in place --------------------------------------
+# The per-element rules are `_scalar`'s, shared with the CPU table; only the loops are here.
 @cuda.jit
 def _sgd(
     p: Any,
@@ -236,13 +266,10 @@ def _sgd(
     nesterov: bool,
 ) -> None:
     for i in range(cuda.grid(1), p.size, cuda.gridsize(1)):
-        gi = g[i] + wd * p[i] if wd != 0 else g[i]
-        if momentum > 0:
-            a = gi if stat[i] > 0 else momentum * accum[i] + (1 - dampening) * gi
-            accum[i] = a
-            stat[i] = 0
-            gi = gi + momentum * a if nesterov else a
-        p[i] -= lr * gi
+        pi, accum[i], stat[i] = _sgd_step(
+            p[i], g[i], accum[i], stat[i], lr, momentum, dampening, wd, nesterov
+        )
+        p[i] = pi  # last: at momentum 0 a caller may pass p as accum and stat
 
 
 @cuda.jit
@@ -250,10 +277,9 @@ def _momentum(
     p: Any, g: Any, moment: Any, lr: Any, momentum: Any, wd: Any, nesterov: bool
 ) -> None:
     for i in range(cuda.grid(1), p.size, cuda.gridsize(1)):
-        gi = g[i] + wd * p[i] if wd != 0 else g[i]
-        mo = momentum * moment[i] + gi
-        moment[i] = mo
-        p[i] -= lr * gi + lr * momentum * mo if nesterov else lr * mo
+        p[i], moment[i] = _momentum_step(
+            p[i], g[i], moment[i], lr, momentum, wd, nesterov
+        )
 
 
 @cuda.jit
@@ -270,12 +296,9 @@ def _adam(
     nesterov: bool,
 ) -> None:
     for i in range(cuda.grid(1), p.size, cuda.gridsize(1)):
-        gi = g[i] + wd * p[i] if wd != 0 else g[i]
-        mi = beta1 * m[i] + (1 - beta1) * gi
-        vi = beta2 * v[i] + (1 - beta2) * gi * gi
-        m[i] = mi
-        v[i] = vi
-        p[i] -= _adam_param(mi, vi, gi, alpha, beta1, eps, nesterov)
+        p[i], m[i], v[i] = _adam_step(
+            p[i], g[i], m[i], v[i], alpha, beta1, beta2, eps, wd, nesterov
+        )
 
 
 def _state(name: str, a: Any) -> Any:

@@ -23,7 +23,7 @@ import numpy as np
 if TYPE_CHECKING:
     from ._tensor import Tensor
 
-__all__ = ["Node", "backward", "enable_grad", "is_recording", "no_grad"]
+__all__ = ["Node", "backward", "backward_raw", "enable_grad", "is_recording", "no_grad"]
 
 BackwardFn = Callable[[np.ndarray[Any, Any]], Sequence["np.ndarray[Any, Any] | None"]]
 
@@ -98,7 +98,18 @@ def backward(
     sens: Any = None,
     on_ready: Callable[[int, np.ndarray[Any, Any]], None] | None = None,
 ) -> list[np.ndarray[Any, Any]]:
-    """Return d(loss)/d(target) for each target, zeros where the loss does not depend on it.
+    """`backward_raw`, with zeros where the loss does not depend on a target, each in its target's dtype."""
+    grads = backward_raw(loss, targets, sens, on_ready)
+    return [_fit(g, t) for g, t in zip(grads, targets, strict=True)]
+
+
+def backward_raw(
+    loss: Tensor,
+    targets: Sequence[Tensor],
+    sens: Any = None,
+    on_ready: Callable[[int, np.ndarray[Any, Any]], None] | None = None,
+) -> list[np.ndarray[Any, Any] | None]:
+    """Return d(loss)/d(target) for each target, None where the loss does not depend on it.
 
     Args:
         loss: The tensor to differentiate; non-scalar losses are seeded with `sens`.
@@ -136,7 +147,7 @@ def backward(
                 g_i = grads.get(id(targets[i]))
                 if g_i is not None:
                     on_ready(i, _fit(g_i, targets[i]))
-    return [_fit(grads.get(id(t)), t) for t in targets]
+    return [grads.get(id(t)) for t in targets]
 
 
 def _final_positions(

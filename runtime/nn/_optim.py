@@ -278,6 +278,32 @@ class SGD(Optimizer):
         for p in (*self.accum, *self.stat):
             p.requires_grad = False
 
+    def folded_steps(self) -> dict[int, tuple[float, float]] | None:
+        """This step's (learning rate, weight decay) by parameter id, if it may run inside backward.
+
+        Plain SGD (momentum 0, read at every step: a callback may change it) needs
+        nothing but each gradient, so `TrainOneStepCell` lets the ops that compute a
+        gradient apply the step themselves. Not with a loss scale or gradient
+        centralization (they transform the gradient first), not in a subclass
+        (it may change the update), and on host targets only. None: not now.
+        """
+        if (
+            type(self) is not SGD
+            or self.loss_scale != 1.0
+            or any(self._centralize)
+            or float(self.momentum.asnumpy()) != 0.0
+            or not current_target().on_host
+            or not hasattr(current_target().kernels, "dense_backward_sgd")
+        ):
+            return None
+        return {
+            id(p): (lr, wd)
+            for p, lr, wd in zip(
+                self.parameters, self._rates(), self._decays, strict=True
+            )
+            if p.requires_grad
+        }
+
     def _apply(
         self,
         lrs: list[float],
@@ -290,7 +316,8 @@ class SGD(Optimizer):
         for p, g, a, s, wd, lr in zip(
             self.parameters, grads, self.accum, self.stat, decays, lrs, strict=True
         ):
-            if p.requires_grad:
+            # None: the step was folded into the backward pass (see `folded_steps`).
+            if p.requires_grad and g is not None:
                 update(
                     p._data,
                     g,

@@ -6,6 +6,7 @@ from typing import Any
 
 from ..communication._parallel_context import is_data_parallel
 from ..compute._autograd import backward, enable_grad
+from ..compute._folded_steps import backward_folding_sgd
 from ..compute._tensor import Tensor
 from ._cell import Cell
 
@@ -94,6 +95,13 @@ class TrainOneStepCell(Cell):
     """
 
     weights: Any
+    fold_optimizer_step: bool = True
+    """Let the backward pass apply the optimizer's step where it can (plain SGD: `SGD.folded_steps`).
+
+    The weight-gradient product then accumulates into the weight itself and the
+    gradient is never materialized; the result is the same step to float rounding.
+    Set False on an instance (or the class) to run the separate update pass.
+    """
 
     def __init__(
         self, network: Cell, optimizer: Any, sens: float | None = None
@@ -117,6 +125,17 @@ class TrainOneStepCell(Cell):
 
             self.grad_reducer = DistributedGradReducer(self.weights)
 
+    def _folded_steps(self) -> dict[int, tuple[float, float]] | None:
+        """The optimizer steps the backward pass may apply itself, or None (see `fold_optimizer_step`)."""
+        if (
+            not self.fold_optimizer_step
+            or self.grad_reducer is not None  # the reducer needs every gradient
+            or type(self) is not TrainOneStepCell  # a subclass may read the gradients
+        ):
+            return None
+        folded = getattr(self.optimizer, "folded_steps", None)
+        return None if folded is None else folded()
+
     def construct(self, *inputs: Any) -> Tensor:
         """Run forward, backward and the update; return the loss."""
         loss, grads = self._loss_and_grads(inputs, self.sens)
@@ -136,7 +155,10 @@ class TrainOneStepCell(Cell):
             self._params_synced = True
         with enable_grad():
             loss = self.network(*inputs)
-        if self.grad_reducer is None:
+        steps = self._folded_steps()
+        if steps is not None:
+            grads: Any = backward_folding_sgd(loss, self.weights, sens, steps)
+        elif self.grad_reducer is None:
             grads = backward(loss, self.weights, sens)
         else:
             # Buckets are all-reduced while backward goes on (see nn/_buckets.py).

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..compute._context import current_target, rng
+from ..compute._folded_steps import take_sgd_step
 from ._functional import Array, GradFn, as_tensor, record
 from ._placement import on_target
 
@@ -29,6 +30,8 @@ __all__ = [
 ]
 
 ACT_CODES = {None: 0, "relu": 1, "sigmoid": 2, "tanh": 3}
+PLANAR_MAX_CHANNELS = 16
+"""Convolutions with at most this many output channels use the planar kernels (measured on LeNet-5's 6 and 16)."""
 
 
 def _k() -> Any:
@@ -123,6 +126,13 @@ def dense(
     def grad_fn() -> GradFn:
         def backward(g: Array) -> list[Array | None]:
             g2 = _contig(g).reshape(y.shape)
+            held = ((weight, w),) if bias is None else ((weight, w), (bias, b))
+            step = take_sgd_step(held)
+            if step is not None:  # the SGD step happens in the weight-gradient product
+                dx = k.dense_backward_sgd(g2, x2, w, b, y, code, tx._tracked, *step)
+                return [None if dx is None else dx.reshape(xd.shape), None, None][
+                    : len(inputs)
+                ]
             dx, dw, db = k.dense_backward(g2, x2, w, y, code, tx._tracked)
             out = [None if dx is None else dx.reshape(xd.shape), dw]
             if bias is not None:
@@ -147,13 +157,19 @@ def conv2d(
     k = _k()
     xd = _float(tx)
     w = _float(weight)
-    y = k.conv2d_forward(xd, w, stride, padding, dilation)
+    # Few output channels: the planar layout (kernels/_planar_conv.py); tables without it
+    # (older plugins) keep the general kernel.
+    planar = w.shape[0] <= PLANAR_MAX_CHANNELS and hasattr(k, "conv2d_planar_forward")
+    forward, back = (
+        (k.conv2d_planar_forward, k.conv2d_planar_backward)
+        if planar
+        else (k.conv2d_forward, k.conv2d_backward)
+    )
+    y = forward(xd, w, stride, padding, dilation)
 
     def grad_fn() -> GradFn:
         def backward(g: Array) -> tuple[Array | None, Array]:
-            dx, dw = k.conv2d_backward(
-                _contig(g), xd, w, stride, padding, dilation, tx._tracked
-            )
+            dx, dw = back(_contig(g), xd, w, stride, padding, dilation, tx._tracked)
             return dx, dw
 
         return backward

@@ -1,48 +1,60 @@
-"""Compute benchmark: samples/s through `Model.train` with LossMonitor, against numpy and PyTorch.
+"""Compute benchmark: samples/s through `Model.train` with LossMonitor, against PyTorch, Keras/JAX and numpy.
 
-Run: `python tests/bench/bench_compute.py [--steps N] [--threads T]`. Not collected by pytest.
+Run: `python tests/bench/bench_compute.py [--steps N] [--threads T] [--cpu-time]`. Not collected
+by pytest. `--threads 1 --cpu-time` times every block by the process's CPU time instead of wall
+time: on a machine other processes load, the work each implementation does, which their load
+barely changes (wall time then measures the load).
 
 Measures, in one process and run, with the same thread count for every library:
 - the tutorial MLP (Flatten -> Dense(784,512) -> ReLU -> Dense(512,512) -> ReLU -> Dense(512,10)),
   SoftmaxCrossEntropyWithLogits(sparse=True, reduction='mean'), SGD lr 0.01, MNIST-shaped float32
-  random data, at batch 64 and 256. The cadence figure is samples/s through
-  `Model(net, loss, SGD).train(1, dataset, callbacks=[LossMonitor()], dataset_sink_mode=False)`
-  on an in-memory `NumpySlicesDataset(...).batch(B)` (a new batch every step; LossMonitor's
-  lines go to os.devnull). Beside it: the same network's `TrainOneStepCell` called directly on
-  one fixed batch ("step cell only"; the difference is what the loop, the dataset and the
-  callbacks cost per step), a hand-written numpy step and a PyTorch eager loop (if importable),
-  both on one fixed batch;
+  random data, at batch 64 and 256, and LeNet-5 (32x32 input) at batch 64. The cadence figure is
+  samples/s through `Model(net, loss, SGD).train(1, dataset, callbacks=[LossMonitor()],
+  dataset_sink_mode=False)` on an in-memory `NumpySlicesDataset(...).batch(B)` (a new batch
+  every step; LossMonitor's lines go to os.devnull). Beside it: the same network's
+  `TrainOneStepCell` called directly on one fixed batch ("step cell only"; the difference is
+  what the loop, the dataset and the callbacks cost per step), a hand-written numpy step (MLP
+  only), a PyTorch eager loop and a Keras 3 loop on JAX (`train_on_batch`, one XLA-compiled
+  step; channels-last images), each on one fixed batch and each only if importable: the
+  bench runs without torch, jax or keras and says so;
 - the fraction of the machine's large-sgemm GFLOP/s the cadence step reaches (matmul FLOPs only);
-- LeNet-5 (32x32 input) at batch 64: the same, without the numpy step;
+- the peak resident memory of a training step: the process's peak RSS (VmHWM, reset through
+  /proc/self/clear_refs) over a few steps, above the RSS before them, per framework;
 - the GEMM floor of the MLP step: each of the step's matrix products (3 forward, 3 weight
   gradients, 2 input gradients) timed alone through numpy (OpenBLAS, what cadence's kernels
-  call) and through torch (MKL), and the highest cadence / torch ratio any implementation could
-  reach if everything but those products cost nothing: torch's step time / the GEMM-only time.
+  call) and through torch (MKL); the cadence step over its own (OpenBLAS) GEMM-only time, and
+  the highest cadence / torch ratio any implementation could reach if everything but those
+  products cost nothing: torch's step time / the GEMM-only time.
 
 Timing. JIT compilation and warm-up happen before timing (for `Model.train`, one short warm-up
 `train` call on the same model). Each figure is the best of several timed blocks of `--steps`
 steps, not the mean or median: on a shared machine, other processes take a core for whole
 blocks, and multi-threaded BLAS then waits for its slowest thread, so a slow block measures the
 machine's load rather than the code; the fastest block is the closest to what the code itself
-costs, and every implementation is measured the same way. Through `Model.train`, the blocks are
-consecutive runs of `--steps` steps inside one epoch, timed from one step end to another by a
-callback listed after LossMonitor: a block covers everything the loop does per step (fetching
-and batching the data, the step events, LossMonitor, the step itself), but not the
-once-per-run setup and teardown of `train`, which a real epoch of hundreds of steps amortizes.
+costs. The blocks are interleaved: each round times one block of every implementation in
+turn, so a burst of load elsewhere slows one round of all of them rather than all the blocks
+of one. Through `Model.train`, a block is one `train` call over `--steps` + 1 batches, timed
+from the first step's end to the last one's by a callback listed after LossMonitor: it covers
+everything the loop does per step (fetching and batching the data, the step events,
+LossMonitor, the step itself), but not the once-per-run setup and teardown of `train`, which
+a real epoch of hundreds of steps amortizes.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import ctypes
+import gc
 import math
 import os
 import platform
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from _bench_common import best_rate as common_best_rate, cpu_model
+from _bench_common import cpu_model
 
 import cadence as ms
 import cadence.nn as nn
@@ -59,13 +71,8 @@ BLOCKS = 7
 GEMM_ROUNDS = 3
 MLP_SHAPE = (1, 28, 28)
 LENET_SHAPE = (1, 32, 32)
-
-
-def best_rate(
-    step: Callable[[], Any], batch: int, steps: int, blocks: int = BLOCKS
-) -> float:
-    """Samples per second of the fastest of `blocks` timed blocks of `steps` steps (see the module docstring)."""
-    return common_best_rate(step, batch, steps, blocks)
+CLOCK = time.perf_counter
+"""What every block is timed with: wall time, or the process's CPU time with `--cpu-time`."""
 
 
 def best_seconds(fn: Callable[[], Any], blocks: int = BLOCKS, inner: int = 10) -> float:
@@ -73,10 +80,10 @@ def best_seconds(fn: Callable[[], Any], blocks: int = BLOCKS, inner: int = 10) -
     fn()
     best = math.inf
     for _ in range(blocks):
-        t0 = time.perf_counter()
+        t0 = CLOCK()
         for _ in range(inner):
             fn()
-        best = min(best, (time.perf_counter() - t0) / inner)
+        best = min(best, (CLOCK() - t0) / inner)
     return best
 
 
@@ -169,13 +176,13 @@ def cadence_step(
 
 
 class StepClock(Callback):
-    """Records `time.perf_counter()` at every training step end."""
+    """Records the bench's clock (`CLOCK`) at every training step end."""
 
     def __init__(self) -> None:
         self.times: list[float] = []
 
     def on_train_step_end(self, run_context: RunContext) -> None:
-        self.times.append(time.perf_counter())
+        self.times.append(CLOCK())
 
 
 def numpy_dataset(batch: int, shape: tuple[int, ...], steps: int) -> Any:
@@ -188,29 +195,84 @@ def numpy_dataset(batch: int, shape: tuple[int, ...], steps: int) -> Any:
     )
 
 
-def model_train_rate(
-    build: Callable[[], nn.Cell],
-    batch: int,
-    shape: tuple[int, ...],
-    steps: int,
-    blocks: int = BLOCKS,
-) -> float:
-    """Samples/s through `Model.train` with LossMonitor: the best of `blocks` blocks of `steps` steps."""
+def model_train_block(
+    build: Callable[[], nn.Cell], batch: int, shape: tuple[int, ...], steps: int
+) -> Callable[[], float]:
+    """A timed block through `Model.train` with LossMonitor: returns seconds per step."""
     ms.set_seed(0)
     net = build()
     model = ms.Model(
         net, cadence_loss(), nn.SGD(net.trainable_params(), learning_rate=0.01)
     )
     warm_up = numpy_dataset(batch, shape, 3)
-    timed = numpy_dataset(batch, shape, blocks * steps + 1)
-    clock = StepClock()
+    timed = numpy_dataset(batch, shape, steps + 1)
     with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink):
         model.train(1, warm_up, callbacks=[LossMonitor()], dataset_sink_mode=False)
-        model.train(1, timed, callbacks=[LossMonitor(), clock], dataset_sink_mode=False)
-    t = clock.times
-    return max(
-        batch * steps / (t[(k + 1) * steps] - t[k * steps]) for k in range(blocks)
-    )
+
+    def block() -> float:
+        clock = StepClock()
+        with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink):
+            model.train(
+                1, timed, callbacks=[LossMonitor(), clock], dataset_sink_mode=False
+            )
+        return (clock.times[steps] - clock.times[0]) / steps
+
+    return block
+
+
+def step_block(step: Callable[[], Any], steps: int) -> Callable[[], float]:
+    """A timed block of `steps` calls of `step`: returns seconds per step (after 3 warm-up calls)."""
+    for _ in range(3):
+        step()
+
+    def block() -> float:
+        t0 = CLOCK()
+        for _ in range(steps):
+            step()
+        return (CLOCK() - t0) / steps
+
+    return block
+
+
+def interleaved_best(
+    blocks: dict[str, Callable[[], float]], rounds: int = BLOCKS
+) -> dict[str, float]:
+    """Seconds per step of each implementation: the fastest of `rounds` rounds, each timing every block in turn."""
+    best = dict.fromkeys(blocks, math.inf)
+    for _ in range(rounds):
+        for name, block in blocks.items():
+            best[name] = min(best[name], block())
+    return best
+
+
+def peak_step_rss(step: Callable[[], Any], calls: int = 5) -> float | None:
+    """MB of resident memory the process peaks at during `calls` steps, above its RSS before them.
+
+    Before: one step (so compilation and lazily built state are done), a garbage
+    collection and glibc's `malloc_trim`, which returns freed heap pages to the
+    system, so the memory a step allocates and frees again shows up as a new peak.
+    The peak mark (VmHWM) is reset through /proc/self/clear_refs. None where any of
+    this is unavailable (not Linux/glibc, or not permitted).
+    """
+
+    def status(key: str) -> float:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith(key):
+                return int(line.split()[1]) / 1024
+        raise KeyError(key)
+
+    try:
+        trim = ctypes.CDLL("libc.so.6").malloc_trim
+        step()
+        gc.collect()
+        trim(0)
+        before = status("VmRSS:")
+        Path("/proc/self/clear_refs").write_text("5")
+        for _ in range(calls):
+            step()
+        return status("VmHWM:") - before
+    except (OSError, KeyError, AttributeError):
+        return None
 
 
 # --- hand-written numpy ------------------------------------------------------------------------
@@ -287,6 +349,42 @@ def torch_steps(batch: int) -> tuple[Callable[[], Any], Callable[[], Any]] | Non
         nn.Conv2d(1, 6, 5), nn.ReLU(), nn.MaxPool2d(2, 2), nn.Conv2d(6, 16, 5), nn.ReLU(), nn.MaxPool2d(2, 2), nn.Flatten(),
         nn.Linear(400, 120), nn.ReLU(), nn.Linear(120, 84), nn.ReLU(), nn.Linear(84, 10),
     )  # fmt: skip
+    return make(mlp, MLP_SHAPE), make(lenet, LENET_SHAPE)
+
+
+# --- Keras 3 on JAX -------------------------------------------------------------------------
+def keras_steps(batch: int) -> tuple[Callable[[], Any], Callable[[], Any]] | None:
+    """The MLP and LeNet-5 steps through Keras 3 on JAX (`train_on_batch`), or None if not importable."""
+    os.environ.setdefault("KERAS_BACKEND", "jax")
+    try:
+        import keras  # type: ignore[import-not-found, import-untyped, unused-ignore]
+    except ImportError:
+        return None
+    if keras.backend.backend() != "jax":
+        return None
+    keras.utils.set_random_seed(0)
+    layers = keras.layers
+
+    def make(model: Any, shape: tuple[int, ...]) -> Callable[[], Any]:
+        model.compile(
+            optimizer=keras.optimizers.SGD(learning_rate=0.01),
+            loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+        )
+        x, y = data(batch, shape)
+        x = np.ascontiguousarray(
+            np.moveaxis(x, 1, -1)
+        )  # channels last, Keras's default
+        return lambda: float(model.train_on_batch(x, y))
+
+    mlp = keras.Sequential([
+        keras.Input((28, 28, 1)), layers.Flatten(), layers.Dense(512, activation="relu"),
+        layers.Dense(512, activation="relu"), layers.Dense(10),
+    ])  # fmt: skip
+    lenet = keras.Sequential([
+        keras.Input((32, 32, 1)), layers.Conv2D(6, 5, activation="relu"), layers.MaxPooling2D(2),
+        layers.Conv2D(16, 5, activation="relu"), layers.MaxPooling2D(2), layers.Flatten(),
+        layers.Dense(120, activation="relu"), layers.Dense(84, activation="relu"), layers.Dense(10),
+    ])  # fmt: skip
     return make(mlp, MLP_SHAPE), make(lenet, LENET_SHAPE)
 
 
@@ -391,6 +489,10 @@ def gemm_floor(
         f"(everything else: {1e6 * (cadence_step_s - sum_np):,.0f} / "
         f"{1e6 * (cell_step_s - sum_np):,.0f} µs)"
     )
+    print(
+        f"- cadence step / its own GEMM-only time (target <= 1.25): "
+        f"{cadence_step_s / sum_np:.2f}x through Model.train, {cell_step_s / sum_np:.2f}x step cell only"
+    )
     if torch_mm is None or torch_step_s is None or peak_torch is None:
         print("- torch not installed: no torch step, no ceiling for cadence / torch")
         return
@@ -417,12 +519,47 @@ def machine() -> str:
     try:
         from threadpoolctl import threadpool_info  # type: ignore[import-untyped]
 
-        info = [i for i in threadpool_info() if i.get("user_api") == "blas"]
+        # numpy's own BLAS first (scipy may load a second OpenBLAS of another version).
+        info = sorted(
+            (i for i in threadpool_info() if i.get("user_api") == "blas"),
+            key=lambda i: "numpy" not in str(i.get("filepath", "")),
+        )
         if info:
             blas = f"{info[0].get('internal_api')} {info[0].get('version')} ({info[0].get('num_threads')} threads)"
     except ImportError:
         pass
     return f"{cpu}, {os.cpu_count()} logical CPUs; Python {platform.python_version()}, numpy {np.__version__}, numba {numba.__version__}, {blas}"
+
+
+CONFIGS = (("MLP", 64), ("MLP", 256), ("LeNet-5", 64))
+
+
+def implementations(
+    model: str, batch: int, steps: int
+) -> tuple[dict[str, Callable[[], float]], dict[str, Callable[[], Any]]]:
+    """The timed blocks of every implementation of one configuration, and their plain steps (for RSS)."""
+    mlp = model == "MLP"
+    build, shape = (cadence_mlp, MLP_SHAPE) if mlp else (cadence_lenet, LENET_SHAPE)
+    which = 0 if mlp else 1
+    plain: dict[str, Callable[[], Any]] = {"cadence": cadence_step(build, batch, shape)}
+    if mlp:
+        plain["numpy"] = numpy_mlp_step(batch)
+    for name, make in (("torch", torch_steps), ("keras/jax", keras_steps)):
+        pair = make(batch)
+        if pair is not None:
+            plain[name] = pair[which]
+    blocks = {"Model.train": model_train_block(build, batch, shape, steps)}
+    blocks.update({name: step_block(step, steps) for name, step in plain.items()})
+    return blocks, plain
+
+
+def rate_cell(rate: dict[str, float], name: str) -> str:
+    return f"{rate[name]:,.0f}" if name in rate else "-"
+
+
+def ratio_cell(rate: dict[str, float], name: str) -> str:
+    """Cadence's `Model.train` rate over `name`'s."""
+    return f"{rate['Model.train'] / rate[name]:.2f}x" if name in rate else "-"
 
 
 def main() -> None:
@@ -432,56 +569,104 @@ def main() -> None:
         "--threads",
         type=int,
         default=None,
-        help="compute threads (BLAS and torch); default: all cores",
+        help="compute threads (BLAS, torch; XLA uses its own pool); default: all cores",
+    )
+    parser.add_argument(
+        "--cpu-time",
+        action="store_true",
+        help="time blocks by the process's CPU time, not wall time: with --threads 1, a "
+        "measure of the work that other processes' load barely moves (it counts every "
+        "thread's CPU, spinning BLAS or XLA workers included)",
     )
     args = parser.parse_args()
     steps = args.steps
+    if args.cpu_time:
+        global CLOCK
+        CLOCK = time.process_time
 
     threads = args.threads or os.cpu_count() or 1
     ms.set_context(runtime_num_threads=threads)
-    torch_pair = torch_steps(64)
-    if torch_pair is not None:
+    has_torch = torch_steps(64) is not None
+    if has_torch:
         import torch
 
         torch.set_num_threads(threads)
-        torch_version = torch.__version__
+    has_keras = keras_steps(64) is not None
     print(f"machine: {machine()}")
     print(
-        f"threads: {threads}"
-        + (f"; torch {torch_version}" if torch_pair else "; torch not installed")
+        f"threads: {threads}; clock: {'process CPU time' if args.cpu_time else 'wall time'}; "
+        "load average at start: " + ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    )
+    print(
+        ("torch " + torch.__version__ if has_torch else "torch not installed")
+        + "; "
+        + (keras_version() if has_keras else "keras/jax not installed")
     )
     peak = sgemm_gflops()
-    peak_torch = torch_sgemm_gflops() if torch_pair else None
+    peak_torch = torch_sgemm_gflops() if has_torch else None
     print(
         f"large sgemm (2048^3, float32): numpy (OpenBLAS) {peak:.1f} GFLOP/s"
         + (f", torch (MKL) {peak_torch:.1f} GFLOP/s" if peak_torch else "")
     )
     print()
     print(
-        "| model | batch | cadence Model.train samples/s | step cell only samples/s | numpy samples/s "
-        "| torch samples/s | cadence / numpy | cadence / torch | % of sgemm |"
+        "| model | batch | cadence Model.train samples/s | step cell only | numpy | torch | keras/jax "
+        "| cadence / torch | cadence / keras | % of sgemm |"
     )
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     floors = []
-    for batch in (64, 256):
-        c = model_train_rate(cadence_mlp, batch, MLP_SHAPE, steps)
-        s = best_rate(cadence_step(cadence_mlp, batch, MLP_SHAPE), batch, steps)
-        n = best_rate(numpy_mlp_step(batch), batch, steps)
-        pair = torch_steps(batch)
-        t = best_rate(pair[0], batch, steps) if pair else float("nan")
-        frac = c * mlp_matmul_flops(batch) / batch / 1e9 / peak
-        print(
-            f"| MLP | {batch} | {c:,.0f} | {s:,.0f} | {n:,.0f} | {t:,.0f} | {c / n:.2f}x | {c / t:.2f}x | {100 * frac:.0f}% |"
+    memory = []
+    for model, batch in CONFIGS:
+        blocks, plain = implementations(model, batch, steps)
+        best = interleaved_best(blocks)
+        rate = {name: batch / s for name, s in best.items()}
+
+        frac = (
+            f"{100 * rate['Model.train'] * mlp_matmul_flops(batch) / batch / 1e9 / peak:.0f}%"
+            if model == "MLP"
+            else "-"
         )
-        floors.append((batch, batch / t if pair else None, batch / c, batch / s))
-    c = model_train_rate(cadence_lenet, 64, LENET_SHAPE, steps)
-    s = best_rate(cadence_step(cadence_lenet, 64, LENET_SHAPE), 64, steps)
-    t = best_rate(torch_pair[1], 64, steps) if torch_pair else float("nan")
+        cells = [
+            rate_cell(rate, n)
+            for n in ("Model.train", "cadence", "numpy", "torch", "keras/jax")
+        ]
+        ratios = [ratio_cell(rate, n) for n in ("torch", "keras/jax")]
+        print(f"| {model} | {batch} | " + " | ".join([*cells, *ratios, frac]) + " |")
+        if model == "MLP":
+            floors.append(
+                (batch, best.get("torch"), best["Model.train"], best["cadence"])
+            )
+        memory.append(
+            (
+                model,
+                batch,
+                {n: peak_step_rss(s) for n, s in plain.items() if n != "numpy"},
+            )
+        )
+    print()
     print(
-        f"| LeNet-5 | 64 | {c:,.0f} | {s:,.0f} | - | {t:,.0f} | - | {c / t:.2f}x | - |"
+        "Peak RSS of a training step above the RSS before it (MB, fixed batch, 5 steps):"
     )
+    print()
+    print("| model | batch | cadence | torch | keras/jax |")
+    print("|---|---|---|---|---|")
+    for model, batch, mb in memory:
+        cells = [
+            "-" if mb.get(n) is None else f"{mb[n]:.1f}"
+            for n in ("cadence", "torch", "keras/jax")
+        ]
+        print(f"| {model} | {batch} | " + " | ".join(cells) + " |")
     for batch, torch_s, cadence_s, cell_s in floors:
         gemm_floor(batch, torch_s, cadence_s, cell_s, peak, peak_torch)
+    print()
+    print("load average at end: " + ", ".join(f"{x:.2f}" for x in os.getloadavg()))
+
+
+def keras_version() -> str:
+    import jax  # type: ignore[import-not-found, import-untyped, unused-ignore]
+    import keras  # type: ignore[import-not-found, import-untyped, unused-ignore]
+
+    return f"keras {keras.__version__} on jax {jax.__version__}"
 
 
 if __name__ == "__main__":

@@ -35,14 +35,18 @@ def close(a, b, dtype):
         np.testing.assert_allclose(a, b, **TOL[dtype])  # type: ignore[call-overload]
 
 
-def both(name, *args, dtype):
-    out_cpu = getattr(cpu, name)(
-        *[a.copy() if isinstance(a, np.ndarray) else a for a in args]
-    )
-    out_ref = getattr(reference, name)(
-        *[a.copy() if isinstance(a, np.ndarray) else a for a in args]
-    )
-    close(out_cpu, out_ref, dtype)
+def both(name, *args, dtype, in_place=False):
+    """Compare the results and, `in_place`, the array arguments afterwards.
+
+    (Only for kernels whose spec updates arguments: `bias_act_forward` may use z as
+    scratch on one table and not on the other.)
+    """
+    args_cpu = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    args_ref = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    close(getattr(cpu, name)(*args_cpu), getattr(reference, name)(*args_ref), dtype)
+    for a, b in zip(args_cpu, args_ref, strict=True):
+        if in_place and isinstance(a, np.ndarray):
+            close(a, b, dtype)
 
 
 def test_every_kernel_exists_in_both_tables():
@@ -88,6 +92,14 @@ def test_dense(n, k, m, act, bias, need_dx, dtype, seed):
     y = reference.dense_forward(x, w, b, act)
     dy = arr((n, m), dtype, seed + 3)
     both("dense_backward", dy, x, w, y, act, need_dx, dtype=dtype)
+    # With weight decay and without: w and b are compared after their in-place step.
+    for decay in (0.0, 0.05):
+        both(
+            "dense_backward_sgd",
+            *(dy, x, w, b, y, act, need_dx, 0.1, decay),
+            dtype=dtype,
+            in_place=True,
+        )
     both("bias_act_forward", x @ w.T, b, act, dtype=dtype)
     both("bias_act_backward", dy, y, act, dtype=dtype)
 
@@ -120,10 +132,11 @@ def test_sparse_labels_out_of_range_raise():
 def test_conv2d(case, need_dx, dtype, seed):
     geometry = (case.strides, case.pad, case.dilations)
     x, wt = arr(case.input_shape, dtype, seed), arr(case.weight_shape, dtype, seed + 1)
-    both("conv2d_forward", x, wt, *geometry, dtype=dtype)
     y = reference.conv2d_forward(x, wt, *geometry)
     dy = arr(y.shape, dtype, seed + 2)
-    both("conv2d_backward", dy, x, wt, *geometry, need_dx, dtype=dtype)
+    for kernel in ("conv2d", "conv2d_planar"):  # the general and the planar layout
+        both(f"{kernel}_forward", x, wt, *geometry, dtype=dtype)
+        both(f"{kernel}_backward", dy, x, wt, *geometry, need_dx, dtype=dtype)
 
 
 @given(

@@ -186,15 +186,20 @@ def test_dense(n, k, m, act, seed):
 
 @SETTINGS
 @given(
-    case=conv2d_cases(channels=2, sizes=(4, 6), max_pad=2), seed=st.integers(0, 1000)
+    case=conv2d_cases(channels=2, sizes=(4, 6), max_pad=2),
+    planar=st.booleans(),
+    seed=st.integers(0, 1000),
 )
-def test_conv2d(case, seed):
+def test_conv2d(case, planar, seed):
     x, w = values(case.input_shape, seed=seed), values(case.weight_shape, seed=seed + 1)
-    check(
-        lambda a, ww: nn_ops.conv2d(a, ww, case.strides, case.pad, case.dilations),
-        x,
-        w,
-    )
+    # Both CPU layouts: the planar one (few output channels) and the general one.
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(nn_ops, "PLANAR_MAX_CHANNELS", 16 if planar else 0)
+        check(
+            lambda a, ww: nn_ops.conv2d(a, ww, case.strides, case.pad, case.dilations),
+            x,
+            w,
+        )
 
 
 @SETTINGS

@@ -78,6 +78,14 @@ def test_dense(n, kk, m, act, bias, need_dx, dtype, seed):
     y = ref.dense_forward(x, w, b, act)
     dy = arr(y.shape, dtype, seed + 3)
     both("dense_backward", dy, x, w, y, act, need_dx, dtype=dtype)
+    # The folded SGD step: w and b live on the device and are compared after it.
+    w_dev = k.to_device(w)
+    b_dev = None if b is None else k.to_device(b)
+    got = k.dense_backward_sgd(dy, x, w_dev, b_dev, y, act, need_dx, 0.1, 0.05)
+    b_want = None if b is None else b.copy()
+    w_want = w.copy()
+    want = ref.dense_backward_sgd(dy, x, w_want, b_want, y, act, need_dx, 0.1, 0.05)
+    close((got, w_dev, b_dev), (want, w_want, b_want), dtype)
     both("bias_act_backward", dy, y, act, dtype=dtype)
     both(
         "bias_act_forward",
