@@ -140,19 +140,6 @@ LAYERS = {
             "cadence.validation",
         ),
     ),
-    # The model zoo: networks built from cells and ops.
-    "models": Layer(
-        holds=("cadence.models",),
-        may_import=(
-            "cadence.nn",
-            "cadence.ops",
-            "cadence.common",
-            "cadence.compute",
-            "cadence._errors",
-            "cadence._util",
-            "cadence.validation",
-        ),
-    ),
     "callbacks": Layer(holds=("cadence.callbacks",), public_only=True),
     # Applications of cadence: its public API, plus the plugin registry (`cadence targets`)
     # and the command line's presets (the service builds the same networks).
