@@ -95,7 +95,7 @@ def _record(folder: Path) -> None:
             arrays[f"{name}/out/{i}"] = a
     np.savez(folder / "recurrent.npz", **arrays)  # type: ignore[arg-type]
 
-    class SentimentNet(nn.Cell):  # type: ignore[misc]  # the model zoo's sentiment LSTM, at a small width
+    class SentimentNet(nn.Cell):  # the model zoo's sentiment LSTM, at a small width
         def __init__(self, vocab_size: int, embed_size: int, num_hiddens: int, num_layers: int,
                      bidirectional: bool, num_classes: int) -> None:  # fmt: skip
             super().__init__()
