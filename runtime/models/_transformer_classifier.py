@@ -15,29 +15,11 @@ from typing import Any
 
 from ..common.initializer import Normal, initializer
 from ..compute._tensor import Parameter, Tensor
-from ..nn import Cell, Dense, TransformerEncoder, TransformerEncoderLayer
-from ..ops import _composed as composed, _functional as f
+from ..nn import Cell, Dense, Embedding, TransformerEncoder, TransformerEncoderLayer
+from ..ops import _functional as f
 from ..validation import check_positive_int
 
 __all__ = ["TransformerClassifier"]
-
-
-class _TokenEmbedding(Cell):
-    """Rows of `embedding_table` at integer token ids (named as `nn.Embedding`'s table).
-
-    A stand-in until `nn.Embedding` lands on this branch; its gradient adds up
-    at repeated ids (through `ops.gather`).
-    """
-
-    def __init__(self, vocab_size: int, embedding_size: int, dtype: Any) -> None:
-        super().__init__()
-        self.embedding_table = Parameter(
-            initializer(Normal(0.01), (vocab_size, embedding_size), dtype)
-        )
-
-    def construct(self, ids: Tensor) -> Tensor:
-        """Look the ids up: (...,) -> (..., embedding_size)."""
-        return composed.gather(self.embedding_table, ids, 0)
 
 
 class TransformerClassifier(Cell):
@@ -87,7 +69,9 @@ class TransformerClassifier(Cell):
             check_positive_int(value, name, owner)
         dt = dtype or _dtype.float32
         self.max_len = max_len
-        self.embedding = _TokenEmbedding(vocab_size, d_model, dt)
+        self.embedding = Embedding(
+            vocab_size, d_model, embedding_table=Normal(0.01), dtype=dt
+        )
         self.pos_embedding = Parameter(
             initializer(Normal(0.02), (1, max_len, d_model), dt)
         )
