@@ -33,8 +33,14 @@ def _run_mpi(
     timeout: float = 120.0,
     env: dict[str, str] | None = None,
     cwd: Path | None = None,
+    launcher: tuple[str, ...] = (),
+    wrapper: tuple[str, ...] = (),
 ) -> subprocess.CompletedProcess[str]:
-    """Run `python ARGS` on `n` ranks; fail the test if the job outlives `timeout` seconds."""
+    """Run `python ARGS` on `n` ranks; fail the test if the job outlives `timeout` seconds.
+
+    `launcher` holds extra `mpiexec` options (`-disable-auto-cleanup`, ...);
+    `wrapper` is a command each rank's Python runs under.
+    """
     full_env = {
         **os.environ,
         # One BLAS thread per rank: two ranks share this machine's cores.
@@ -44,7 +50,7 @@ def _run_mpi(
         "NUMBA_NUM_THREADS": "1",
         **(env or {}),
     }
-    cmd = [mpiexec(), "-n", str(n), sys.executable, *args]
+    cmd = [mpiexec(), *launcher, "-n", str(n), *wrapper, sys.executable, *args]
     # Its own session, so that a timeout ends mpiexec and every rank it started.
     proc = subprocess.Popen(
         cmd,
