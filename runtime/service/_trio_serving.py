@@ -139,8 +139,9 @@ async def serve_trio(
                         handler_nursery=connections,
                     )
                 )
-                for bind in binds:  # the line `cadence serve` users (and its tests) look for
-                    await config.log.info(f"Running on {bind} (CTRL + C to quit)")
+                # The line `cadence serve` users (and its tests) look for.
+                for bind in binds:
+                    await config.log.info("Running on %s (CTRL + C to quit)", bind)
                 status.started(binds)
                 await shutdown()
                 accepting.cancel_scope.cancel()
