@@ -267,7 +267,8 @@ def main() -> None:
                 f"{two['samples_per_s']:.0f} | {two['samples_per_s'] / base:.2f} | {free / base:.2f} | "
                 f"{two['allreduce_ms']:.2f} | {two['exposed_ms']:.2f} | {_hidden(two):.0%} "
                 f"({two['buckets']} bucket{'s' if two['buckets'] > 1 else ''}) | "
-                f"{forced['samples_per_s'] / base:.2f} | {_hidden(forced):.0%} ({forced['buckets']} buckets) |",
+                f"{forced['samples_per_s'] / base:.2f} | {_hidden(forced):.0%} "
+                f"({forced['buckets']} bucket{'s' if forced['buckets'] > 1 else ''}) |",
                 flush=True,
             )
             micro = {k: v for k, v in two.items() if k.startswith(("latency", "gbps"))}
