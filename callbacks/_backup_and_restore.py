@@ -6,8 +6,6 @@ import json
 import os
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from cadence import (
     Callback,
     TrainEpochEnd,
@@ -19,6 +17,7 @@ from cadence.validation import check_bool, check_positive_int
 
 from .checkpoint._files import ensure_directory
 from .checkpoint._finite import finite_weights
+from .checkpoint._ranks import load_rank0_file, writes_here
 from .checkpoint._warnings import warn
 from .checkpoint._writer import snapshot_parameters
 
@@ -76,6 +75,12 @@ class BackupAndRestore(Callback):
     Put it first in the callback list: callbacks before it have run their own
     `on_train_begin` when it restores their state.
 
+    In a multi-rank job (after `cadence.communication.init()`) only rank 0
+    writes (and deletes) the backup, and every rank restores rank 0's: its
+    bytes are broadcast, so the ranks need no shared file system and resume
+    with the same weights, optimizer state, epoch and callback state. Every
+    rank must have a `BackupAndRestore` (the restore is a collective).
+
     Args:
         backup_dir: Directory of the backup file, created at once (mode 0o700).
         save_freq: `"epoch"` (every epoch) or an int: every that many epochs.
@@ -122,8 +127,10 @@ class BackupAndRestore(Callback):
         """Restore the backup if one exists, and arrange the epoch-end backups."""
         self._run_context = run_context
         self.restored_epoch = None
-        epoch = self._restore(run_context) if os.path.isfile(self.backup_file) else None
-        epoch = _rank0_epoch(epoch)
+        # Every rank restores rank 0's backup (sent by broadcast in a multi-rank job): the
+        # same weights, optimizer state, epoch and callback state everywhere.
+        params = load_rank0_file(self.backup_file, self._load)
+        epoch = None if params is None else self._restore(run_context, params)
         if epoch is not None:
             self.restored_epoch = epoch
             self._resume(run_context, epoch)
@@ -140,7 +147,11 @@ class BackupAndRestore(Callback):
 
     def on_train_end(self, run_context: RunContext) -> None:
         """Delete the backup (with `delete_checkpoint`), if there is one."""
-        if self.delete_checkpoint and os.path.isfile(self.backup_file):
+        if (
+            self.delete_checkpoint
+            and writes_here(rank_zero_only=True)
+            and os.path.isfile(self.backup_file)
+        ):
             os.remove(self.backup_file)
 
     def on_run_ended(self, run_context: RunContext) -> None:
@@ -159,7 +170,8 @@ class BackupAndRestore(Callback):
     def _backup(self, run_context: RunContext) -> None:
         cb = run_context.original_args()
         epoch = cb.get("cur_epoch_num", 0)
-        if epoch % self.save_freq:
+        # Only rank 0's backup is ever restored (every rank receives it), so only rank 0 writes.
+        if epoch % self.save_freq or not writes_here(rank_zero_only=True):
             return
         if not finite_weights(cb["train_network"]):
             # Overwriting the backup would lose the last good state for good.
@@ -187,16 +199,18 @@ class BackupAndRestore(Callback):
 
     # --- restoring --------------------------------------------------------------------------
 
-    def _restore(self, run_context: RunContext) -> int:
-        """Load the backup into the network, optimizer and callbacks; return the epochs it covers."""
-        cb = run_context.original_args()
+    def _load(self, path: str) -> dict[str, Any]:
         try:
-            params = load_checkpoint(self.backup_file)
+            return load_checkpoint(path)
         except ValueError as error:
             raise ValueError(
-                f"For '{_OWNER}', the backup {self.backup_file!r} cannot be restored: {error} "
-                "Delete it to train from the start."
+                f"For '{_OWNER}', the backup {self.backup_file!r} (rank 0's in a multi-rank job) cannot be "
+                f"restored: {error} Delete it to train from the start."
             ) from error
+
+    def _restore(self, run_context: RunContext, params: dict[str, Any]) -> int:
+        """Load the backup's `params` into the network, optimizer and callbacks; return the epochs it covers."""
+        cb = run_context.original_args()
         epoch_param = params.pop(EPOCH_ENTRY, None)
         state_text = params.pop(STATE_ENTRY, "{}")
         optimizer_params = {
@@ -231,25 +245,6 @@ class BackupAndRestore(Callback):
                 "Delete the backup to start afresh.",
                 stacklevel=2,
             )
-
-
-def _rank0_epoch(epoch: int | None) -> int | None:
-    """Return rank 0's restored epoch count in a multi-rank job (None: rank 0 has no backup), else `epoch`.
-
-    Every rank then resumes after the same epoch; ranks that restored another
-    backup (or none) get rank 0's weights and optimizer state from the parameter
-    broadcast of the first data-parallel step.
-    """
-    from cadence.communication import GlobalComm, get_group_size
-
-    if not GlobalComm.INITED or get_group_size() == 1:
-        return epoch
-    from cadence import Tensor, ops
-
-    local = Tensor(np.array([-1 if epoch is None else epoch], np.int64))
-    (agreed,) = ops.Broadcast(0)((local,))
-    value = int(agreed.asnumpy()[0])
-    return None if value < 0 else value
 
 
 def _separate_optimizer(cb: Any) -> Any:

@@ -33,6 +33,7 @@ from .checkpoint._files import (
     step_in_epoch,
 )
 from .checkpoint._finite import finite_loss, finite_weights
+from .checkpoint._ranks import writes_here
 from .checkpoint._read_only import ReadOnly
 from .checkpoint._warnings import warn
 from .checkpoint._writer import CheckpointWriter
@@ -78,6 +79,9 @@ class ModelCheckpoint(Callback):
     runs never overwrite each other. See `CheckpointConfig` for the options.
 
     Beyond MindSpore:
+
+    - `CheckpointConfig(rank_zero_only=True)` makes only rank 0 of a data-parallel
+      job write files; the callback does nothing on the other ranks.
 
     - Every file is written atomically (temporary file, fsync, rename: a file under
       its final name is a committed one, so the directory itself says which file is
@@ -180,6 +184,7 @@ class ModelCheckpoint(Callback):
         self._commits = itertools.count()  # commit sequence numbers (never reused)
         self._best: dict[str, float] = {}
         self._in_training = False
+        self._writes = True  # this rank writes files (decided at train begin)
         self._missing_warned = False
         self._skipped_non_finite = (
             0  # saves skipped this run because the loss was NaN or infinite
@@ -296,6 +301,7 @@ class ModelCheckpoint(Callback):
 
     def on_train_begin(self, run_context: RunContext) -> None:
         """Start counting steps and seconds for this run."""
+        self._writes = writes_here(self._config.rank_zero_only)
         self._in_training = True
         self._evaluated = False
         self._skipped_non_finite = 0
@@ -377,7 +383,11 @@ class ModelCheckpoint(Callback):
     def _save_ckpt(self, run_context: RunContext, *, force: bool) -> None:
         cb = run_context.original_args()
         step = cb.get("cur_step_num", 0)
-        if step == self._last_triggered_step or not self._due(step, force):
+        if (
+            step == self._last_triggered_step
+            or not self._writes
+            or not self._due(step, force)
+        ):
             return
         self._triggered(step)
         network = self._config.saved_network or cb["train_network"]
@@ -516,7 +526,7 @@ class ModelCheckpoint(Callback):
     def _save_best(self, run_context: RunContext) -> None:
         cb = run_context.original_args()
         value = self._monitored(cb)
-        if value is None:
+        if value is None or not self._writes:
             return
         enters, evicted = self._is_top_k(value)
         if not enters:
@@ -680,7 +690,7 @@ class ModelCheckpoint(Callback):
     def _breakpoint(
         self, run_context: RunContext, exception: BaseException | None
     ) -> None:
-        if not (self._config.exception_save and self._in_training):
+        if not (self._config.exception_save and self._in_training and self._writes):
             return
         self._in_training = False
         cb = run_context.original_args()

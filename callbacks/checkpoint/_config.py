@@ -149,13 +149,19 @@ class CheckpointConfig:
             evaluation pass). None (default): no top-k saving.
         mode: `"min"`, `"max"` or `"auto"` (min for loss-like names, else max).
         save_top_k: How many best checkpoints to keep with `monitor`; -1 keeps all.
+        rank_zero_only: In a multi-rank job (after `cadence.communication.init()`),
+            only rank 0 writes files (periodic, top-k and breakpoint ones); the other
+            ranks' `ModelCheckpoint` saves nothing. The ranks' weights are identical
+            in data-parallel training, so rank 0's files are the model. False
+            (default): every rank saves, as in MindSpore. No effect in one process.
         **kwargs: MindSpore's `incremental` and `enable_redundance` are read; other
             names are ignored, as in MindSpore, with a `CheckpointWarning` naming
             them (`save_checkpoint_step=5`, a typo, would otherwise pass silently).
 
     Raises:
         TypeError: A wrong type (int arguments, `integrated_save`, `async_save`,
-            `saved_network`, `append_info`, `exception_save`, `monitor`, `save_top_k`).
+            `saved_network`, `append_info`, `exception_save`, `monitor`, `save_top_k`,
+            `rank_zero_only`).
         ValueError: A negative count, all four triggers/retention rules off, a bad
             `async_save` or `append_info` string, a non-bytes `enc_key`, non-str
             `enc_mode`/`format`, non-bool `crc_check`/`remove_redundancy` (ValueError as
@@ -187,6 +193,7 @@ class CheckpointConfig:
         monitor: str | None = None,
         mode: str = "auto",
         save_top_k: int = 1,
+        rank_zero_only: bool = False,
         **kwargs: Any,
     ) -> None:
         steps = _optional_count(save_checkpoint_steps, "save_checkpoint_steps")
@@ -235,6 +242,7 @@ class CheckpointConfig:
         self._monitor, self._mode, self._save_top_k = _check_top_k(
             monitor, mode, save_top_k
         )
+        self._rank_zero_only = check_bool(rank_zero_only, "rank_zero_only", _OWNER)
 
     def _check_safetensors_options(self) -> None:
         if self._format != "safetensors":
@@ -298,6 +306,11 @@ class CheckpointConfig:
     save_top_k = ReadOnly[int](
         "How many best checkpoints `monitor` keeps; -1 keeps all."
     )
+
+    @property
+    def rank_zero_only(self) -> bool:
+        """Whether only rank 0 of a multi-rank job writes files (a cadence extension)."""
+        return self._rank_zero_only
 
     def get_checkpoint_policy(self) -> dict[str, Any]:
         """Return the trigger and retention settings, as MindSpore does."""

@@ -21,6 +21,7 @@ from ._subscription import (
     check_event_types,
     check_handler,
     check_int,
+    check_seconds,
     describe_callable,
     describe_event,
     is_async_callable,
@@ -118,6 +119,7 @@ class EventBus:
         when: Callable[[E], object] | None = None,
         queue_size: int = 1024,
         overflow: Overflow = "block",
+        block_timeout: float | None = 600.0,
         on_error: OnError = "raise",
         retries: int = 0,
         name: str | None = None,
@@ -136,6 +138,9 @@ class EventBus:
             overflow: What publishing does when that queue is full: `"block"` until
                 there is room, `"drop_oldest"`, `"latest"` (discard all queued events,
                 keep the new one), or `"error"` (raise `QueueFullError`).
+            block_timeout: With `overflow="block"`, how many seconds a publisher waits
+                for room before it raises `QueueFullError` (it logs every 5 s whom it
+                waits for meanwhile); None waits as long as it takes.
             on_error: `"raise"`: a failure ends the run (inline: at once, the
                 original exception with a note naming the subscriber; worker: as a
                 `SubscriberError` at the publisher's next check or drain). `"isolate"`:
@@ -159,7 +164,8 @@ class EventBus:
         """
         options = {
             "order": order, "mode": mode, "every": every, "when": when, "queue_size": queue_size,
-            "overflow": overflow, "on_error": on_error, "retries": retries, "name": name,
+            "overflow": overflow, "block_timeout": block_timeout, "on_error": on_error,
+            "retries": retries, "name": name,
         }  # fmt: skip
         return self._subscribe(event_types, handler, options)
 
@@ -177,9 +183,9 @@ class EventBus:
         # `arg`: pass this fixed object instead of the event (a hook's RunContext).
         # `prepare`: worker mode only, turns the event into the queued payload in the
         # publishing thread (a hook's snapshot).
-        order, mode, every, when, queue_size, overflow, on_error, retries, name = (
+        order, mode, every, when, queue_size, overflow, block_timeout, on_error, retries, name = (
             _read_options(options)
-        )
+        )  # fmt: skip
         types = check_event_types(event_types)
         check_choice("mode", mode, Mode)
         check_handler(handler, mode)
@@ -189,6 +195,7 @@ class EventBus:
             check_handler(when, "inline")
         check_int("queue_size", queue_size, minimum=1)
         check_choice("overflow", overflow, Overflow)
+        check_seconds("block_timeout", block_timeout, allow_none=True)
         check_choice("on_error", on_error, OnError)
         check_int("retries", retries, minimum=0)
         if name is not None and not isinstance(name, str):
@@ -204,7 +211,9 @@ class EventBus:
             )  # fmt: skip
             sub.set_counted(self._timing, self._published)
             if mode == "worker":
-                sub.queue = self._pool.new_queue(sub, queue_size, overflow)
+                sub.queue = self._pool.new_queue(
+                    sub, queue_size, overflow, block_timeout
+                )
             self._insert(sub)
         return sub
 
@@ -612,7 +621,8 @@ _SUBSCRIBE_DEFAULTS: dict[str, Any] = {
 }
 # The options in the order `_subscribe` unpacks them.
 _read_options = operator.itemgetter(
-    "order", "mode", "every", "when", "queue_size", "overflow", "on_error", "retries", "name"
+    "order", "mode", "every", "when", "queue_size", "overflow", "block_timeout", "on_error",
+    "retries", "name",
 )  # fmt: skip
 
 

@@ -316,6 +316,21 @@ def check_int(
         raise ValueError(f"`{name}` must be >= {minimum}, got {value!r}.")
 
 
+def check_seconds(name: str, value: object, *, allow_none: bool = False) -> None:
+    """Raise TypeError/ValueError unless `value` is a positive, finite number of seconds (or None if allowed)."""
+    if value is None and allow_none:
+        return
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        raise TypeError(
+            f"`{name}` must be a number of seconds{' or None' if allow_none else ''}, "
+            f"got {value!r} of type {type(value).__name__!r}."
+        )
+    if not 0 < value < float("inf"):
+        raise ValueError(
+            f"`{name}` must be a positive, finite number of seconds, got {value!r}."
+        )
+
+
 def describe_event(event: object) -> str:
     """Return `TrainStepEnd(epoch=2, step=17)`: an event's class and its counters, for messages."""
     fields = [

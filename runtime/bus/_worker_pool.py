@@ -65,13 +65,18 @@ class WorkerPool:
         return queues
 
     def new_queue(
-        self, sub: Subscription[Any], maxsize: int, overflow: Overflow
+        self,
+        sub: Subscription[Any],
+        maxsize: int,
+        overflow: Overflow,
+        block_timeout: float | None,
     ) -> WorkerQueue:
         """Create the queue of a new worker subscription; start its task if a loop is running."""
         queue = WorkerQueue(
             sub,
             maxsize,
             overflow,
+            block_timeout,
             self.report_error,
             self._notify_idle,
             self.poll_interval,

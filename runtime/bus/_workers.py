@@ -16,6 +16,7 @@ worker subscriber in a synchronous program (`PortalHost`).
 from __future__ import annotations
 
 import logging
+import math
 import threading
 import time
 from collections import deque
@@ -30,9 +31,9 @@ from .._errors import QueueFullError, SubscriberError
 from ._subscription import describe_event
 
 # A publisher blocked by a full queue (overflow="block") reports every REPORT_EVERY_S
-# seconds whom it waits for, and gives up with QueueFullError after BLOCK_LIMIT_S.
+# seconds whom it waits for, and gives up with QueueFullError after the subscription's
+# `block_timeout` (an option of `EventBus.subscribe`).
 REPORT_EVERY_S = 5.0
-BLOCK_LIMIT_S = 600.0
 _LOG = logging.getLogger("cadence.bus")
 
 if TYPE_CHECKING:
@@ -120,6 +121,7 @@ class WorkerQueue:
         sub: Subscription[Any],
         maxsize: int,
         overflow: Overflow,
+        block_timeout: float | None,
         report_error: Callable[[WorkerQueue, SubscriberError], None],
         on_idle: Callable[[], None],
         poll_interval: float,
@@ -127,6 +129,7 @@ class WorkerQueue:
         self.sub = sub
         self.maxsize = maxsize
         self.overflow = overflow
+        self.block_timeout = block_timeout
         self._report_error = report_error
         self._on_idle = on_idle
         self._poll = poll_interval
@@ -200,14 +203,16 @@ class WorkerQueue:
     def _wait_not_full(self) -> None:
         # Called with the lock held: a bounded wait, reported while it lasts.
         start = time.monotonic()
+        limit = math.inf if self.block_timeout is None else self.block_timeout
         while len(self._items) >= self.maxsize:
             waited = time.monotonic() - start
-            if waited >= BLOCK_LIMIT_S:
+            if waited >= limit:
                 raise QueueFullError(
                     f"The queue of worker subscriber {self.sub.name!r} stayed full ({self.maxsize} events) "
-                    f"for {BLOCK_LIMIT_S:g} s with overflow='block': the worker is stuck or far too slow."
+                    f"for {limit:g} s with overflow='block': the worker is stuck or far too slow "
+                    "(the limit is the subscription's block_timeout)."
                 )
-            signalled = self._not_full.wait(min(REPORT_EVERY_S, BLOCK_LIMIT_S - waited))
+            signalled = self._not_full.wait(min(REPORT_EVERY_S, limit - waited))
             if not signalled and len(self._items) >= self.maxsize:
                 _LOG.warning(
                     "cadence: publishing waits for worker subscriber %r (%d queued, queue full) "

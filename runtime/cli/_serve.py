@@ -85,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
 def _run_hypercorn(app: Any, limits: Any, args: argparse.Namespace) -> int:
     import trio
 
-    from cadence.service._serving import hypercorn_config, serve_trio
+    from cadence.service import hypercorn_config, serve_trio
 
     host = f"[{args.host}]" if ":" in args.host else args.host
     config = hypercorn_config(limits, f"{host}:{args.port}", args.log_level)

@@ -158,13 +158,11 @@ def _callbacks(
     )
 
     # BackupAndRestore first, so the callbacks it restores start after it. Every rank
-    # has one (they agree on the epoch to resume after); rank 0's is the run's.
-    backup_dir = (
-        run_dir.backup_dir
-        if worker.leader
-        else run_dir.backup_dir / f"rank-{worker.rank}"
-    )
-    callbacks: list[Any] = [BackupAndRestore(str(backup_dir), delete_checkpoint=False)]
+    # has one (restoring is collective); rank 0 alone writes it, and every rank restores
+    # rank 0's, received by broadcast.
+    callbacks: list[Any] = [
+        BackupAndRestore(str(run_dir.backup_dir), delete_checkpoint=False)
+    ]
     if not worker.leader:
         # Other ranks print nothing and write no checkpoints or summaries; they stop
         # with rank 0 (stops are collective) and EarlyStopping sees the same global metrics.

@@ -12,7 +12,9 @@ Two mechanisms bound the wait (see docs/distributed.md):
   `MPI_Abort`, which makes the launcher end every rank at once;
 - every collective cadence starts is guarded by a watchdog that aborts the
   job, naming the operation and step, when it has waited `timeout` seconds
-  (a rank that hangs, or a launcher that does not end the job on a death).
+  (a rank that hangs, or a launcher that does not end the job on a death);
+  while it waits, it checks every `DEATH_POLL_S` whether a rank on this machine
+  has died (`_peers`), and then aborts at once, naming that rank.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Final
 
 from ..bus._events import set_process_rank
+from ._peers import Peer, gather_peers, gone_ranks
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -36,6 +39,11 @@ DEFAULT_TIMEOUT: Final = 30.0
 TIMEOUT_ENV: Final = "CADENCE_COMM_TIMEOUT"
 # Exit status of a job cadence aborts: distinct from Python's 1 for a plain error.
 ABORT_STATUS: Final = 17
+# How often a collective that is still waiting checks for dead ranks on this machine:
+# a collective that completes sooner never checks (most take microseconds).
+DEATH_POLL_S: Final = 0.25
+# How long an aborting rank waits between printing why and calling MPI_Abort.
+LAST_WORDS_S: Final = 1.0
 
 
 class World:
@@ -50,6 +58,7 @@ class World:
         self.local_rank: int = local.Get_rank()
         self.local_size: int = local.Get_size()
         local.Free()
+        self.peers: tuple[Peer, ...] = gather_peers(comm) if self.size > 1 else ()
         self.timeout = timeout
         self.watchdog = Watchdog(self)
 
@@ -69,6 +78,7 @@ class Watchdog:
         self._world = world
         self._cond = threading.Condition()
         self._deadline: float | None = None
+        self._armed_at = 0.0
         self._what = ""
         self._thread: threading.Thread | None = None
         self._closed = False
@@ -82,7 +92,8 @@ class Watchdog:
                     target=self._watch, name="cadence-comm-watchdog", daemon=True
                 )
                 self._thread.start()
-            self._deadline = time.monotonic() + self._world.timeout
+            self._armed_at = time.monotonic()
+            self._deadline = self._armed_at + self._world.timeout
             self._what = what
             self._cond.notify()
         try:
@@ -105,9 +116,12 @@ class Watchdog:
                 if self._deadline is None:
                     self._cond.wait()
                     continue
-                left = self._deadline - time.monotonic()
+                now = time.monotonic()
+                left = self._deadline - now
                 if left > 0:
-                    self._cond.wait(left)
+                    if now - self._armed_at >= DEATH_POLL_S:
+                        self._abort_if_a_rank_died()
+                    self._cond.wait(min(left, DEATH_POLL_S))
                     continue
                 world = self._world
                 abort(
@@ -115,6 +129,16 @@ class Watchdog:
                     "another rank failed or stalled (its own message, if it could print one, names it). "
                     f"Aborting the job (the limit is init(timeout=...) or ${TIMEOUT_ENV})."
                 )
+
+    def _abort_if_a_rank_died(self) -> None:
+        world = self._world
+        gone = gone_ranks(world.peers, world.rank) if world.peers else []
+        if gone:
+            names = ", ".join(p.describe() for p in gone)
+            abort(
+                f"cadence: {names} died (the process ended without a word: SIGKILL, out of memory?); "
+                f"{world.describe()} was waiting for it in {self._what}. Aborting the job."
+            )
 
 
 _lock = threading.Lock()
@@ -207,6 +231,9 @@ def release_world() -> None:
 def abort(message: str) -> None:
     """Print `message` and end every rank of the job (MPI_Abort); never returns."""
     print(message, file=sys.stderr, flush=True)  # noqa: T201 - the last words of a job
+    # MPI_Abort makes the launcher kill every rank, and hydra's proxy then exits without
+    # forwarding what is still in its pipes: give it time to pass the message on first.
+    time.sleep(LAST_WORDS_S)
     world = _world
     if world is not None:
         world.mpi.COMM_WORLD.Abort(ABORT_STATUS)

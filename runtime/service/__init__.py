@@ -27,13 +27,8 @@ from ._http import ServiceError
 from ._openapi import openapi_document
 from ._presets import DATASETS, MODELS
 from ._schema import CheckpointRequest, RunRequest, RunView
-from ._serving import (
-    SERVERS,
-    ServerLimits,
-    hypercorn_config,
-    serve_trio,
-    uvicorn_config,
-)
+from ._serving import SERVERS, ServerLimits, hypercorn_config, uvicorn_config
+from ._trio_serving import serve_trio
 
 __all__ = [
     "DATASETS",

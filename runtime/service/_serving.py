@@ -17,11 +17,10 @@ from cadence.validation import check_positive_int, check_positive_number
 
 if TYPE_CHECKING:
     import asyncio
-    from collections.abc import Awaitable, Callable
 
     import hypercorn.config
     import uvicorn
-    from starlette.types import ASGIApp, Receive, Scope, Send
+    from starlette.types import ASGIApp
 
 __all__ = [
     "SERVERS",
@@ -46,9 +45,9 @@ class ServerLimits:
         header_timeout_s: Seconds a request head (request line and headers) may take to
             arrive, from its first byte, or from the connection's start for the first request.
         keep_alive_s: Seconds an idle keep-alive connection is kept between requests.
-        max_connections: Connections served at once; requests beyond get 503
-            (uvicorn counts connections, Hypercorn requests in progress).
-        send_buffer_bytes: The kernel send buffer of each connection (uvicorn). A client
+        max_connections: Connections served at once; requests on connections beyond
+            get 503 (uvicorn), or connections beyond get a 503 and are closed (Hypercorn).
+        send_buffer_bytes: The kernel send buffer of each connection. A client
             that stops reading pins at most this much (plus the server's own 64 KiB
             high-water mark); left to autotuning, each could pin 4 MiB.
     """
@@ -165,7 +164,7 @@ def _bounded_h11(
 def hypercorn_config(
     limits: ServerLimits, bind: str, log_level: str = "info"
 ) -> hypercorn.config.Config:
-    """A Hypercorn configuration with `limits` applied (serve it with `serve_trio`).
+    """A Hypercorn configuration with `limits`' time bounds (serve it with `serve_trio`, which caps connections).
 
     Hypercorn's idle timer runs from a connection's start, and again after each
     response, until a request head has arrived: it bounds the head's time and the
@@ -180,52 +179,3 @@ def hypercorn_config(
     config.loglevel = log_level.upper()
     config.accesslog = None
     return config
-
-
-async def serve_trio(
-    app: ASGIApp,
-    config: hypercorn.config.Config,
-    limits: ServerLimits,
-    shutdown: Callable[[], Awaitable[None]],
-    task_status: Any = None,
-) -> None:
-    """Serve `app` with Hypercorn on the running trio loop until `shutdown()` returns.
-
-    Hypercorn has no connection cap: requests in progress are capped instead, at
-    `limits.max_connections` (503 beyond), and idle connections by its idle timer.
-    """
-    import trio
-    from hypercorn.trio import serve
-
-    capped = RequestCap(app, limits.max_connections)
-    status = trio.TASK_STATUS_IGNORED if task_status is None else task_status
-    await serve(capped, config, shutdown_trigger=shutdown, task_status=status)  # type: ignore[arg-type]
-
-
-class RequestCap:
-    """ASGI middleware: at most `limit` HTTP requests in progress; the next get 503 at once."""
-
-    def __init__(self, app: ASGIApp, limit: int) -> None:
-        self.app = app
-        self.limit = limit
-        self.active = 0
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """Serve the request, or answer 503 when `limit` are in progress."""
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        if self.active >= self.limit:
-            body = b'{"error":"The server is serving as many requests as it allows; try again shortly."}'
-            await send({
-                "type": "http.response.start", "status": 503,
-                "headers": [(b"content-type", b"application/json"), (b"retry-after", b"1"),
-                            (b"content-length", str(len(body)).encode())],
-            })  # fmt: skip
-            await send({"type": "http.response.body", "body": body})
-            return
-        self.active += 1
-        try:
-            await self.app(scope, receive, send)
-        finally:
-            self.active -= 1

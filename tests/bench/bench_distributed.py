@@ -11,6 +11,16 @@ training thread waited for after backward (exposed), and the hidden fraction
 1 - exposed / allreduce. Also the raw allreduce latency (8 bytes) and bandwidth
 (1 MB and 40 MB) between the 2 ranks on this machine (shared memory).
 
+Two more arms in the same run tell a miss from a limit:
+
+- the ceiling: two independent processes, 1 thread and B/2 samples per step each,
+  running at once with no communication at all: what 2 ranks would reach if every
+  allreduce were hidden (their summed samples/s over the 2-thread process's);
+- forced overlap: the 2 ranks with 1 MiB buckets reduced during backward (the
+  default only where every rank has a spare core), against this machine's
+  default, one bucket after backward: the hidden fraction and what it does to
+  throughput.
+
 Timing: after a warm-up `train` (JIT compilation, first broadcast), the best of
 BLOCKS timed `train` calls of `--steps` steps; on a shared machine the best
 block is the one least disturbed by other processes (see bench_compute.py).
@@ -30,6 +40,8 @@ from _bench_common import parse_options, repository_root_on_path
 
 BLOCKS = 5
 HERE = Path(__file__)
+BUCKET_ENV = "BENCH_BUCKET_BYTES"  # set: the ranks' bucket size instead of the default
+OVERLAP_BUCKET_BYTES = 1 << 20
 
 
 def _threads_env(threads: int) -> dict[str, str]:
@@ -67,8 +79,12 @@ def worker(kind: str, batch: int, steps: int, distributed: bool) -> dict[str, An
     ).batch(batch // size)
     loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
     model = ms.Model(net, loss, nn.SGD(net.trainable_params(), 0.01))
-    model.train(1, data)  # warm-up: JIT, first broadcast
     reducer = getattr(model.train_network, "grad_reducer", None)
+    if reducer is not None and os.environ.get(BUCKET_ENV):
+        reducer.bucket_bytes = int(
+            os.environ[BUCKET_ENV]
+        )  # before the first step plans
+    model.train(1, data)  # warm-up: JIT, first broadcast
     best = float("inf")
     best_stats = (0.0, 0.0)
     for _ in range(BLOCKS):
@@ -130,21 +146,55 @@ def _allreduce_micro() -> dict[str, float]:
     return result
 
 
-def run(
-    kind: str, batch: int, steps: int, distributed: bool, threads: int = 1
-) -> dict[str, Any]:
+def _command(
+    kind: str, batch: int, steps: int, distributed: bool, threads: int, bucket: int
+) -> tuple[list[str], dict[str, str]]:
     args = [sys.executable, str(HERE), "--worker", kind, str(batch), str(steps)]
-    if distributed:
-        mpiexec = str(Path(sys.executable).parent / "mpiexec")
-        cmd = [mpiexec, "-n", "2", *args, "--distributed"]
-        env = _threads_env(1)
-    else:
-        cmd, env = args, _threads_env(threads)
+    if not distributed:
+        return args, _threads_env(threads)
+    mpiexec = str(Path(sys.executable).parent / "mpiexec")
+    env = _threads_env(1)
+    if bucket:
+        env[BUCKET_ENV] = str(bucket)
+    return [mpiexec, "-n", "2", *args, "--distributed"], env
+
+
+def _result(out: str) -> dict[str, Any]:
+    line = [ln for ln in out.splitlines() if ln.startswith("{")][-1]
+    return dict(json.loads(line))
+
+
+def run(
+    kind: str,
+    batch: int,
+    steps: int,
+    distributed: bool,
+    threads: int = 1,
+    bucket: int = 0,
+) -> dict[str, Any]:
+    cmd, env = _command(kind, batch, steps, distributed, threads, bucket)
     out = subprocess.run(
         cmd, env=env, capture_output=True, text=True, timeout=1200, check=True
     ).stdout
-    line = [ln for ln in out.splitlines() if ln.startswith("{")][-1]
-    return dict(json.loads(line))
+    return _result(out)
+
+
+def ceiling(kind: str, batch: int, steps: int) -> float:
+    """Samples/s of two 1-thread processes on B/2 each, at once, never communicating (summed)."""
+    cmd, env = _command(kind, batch // 2, steps, False, 1, 0)
+    procs = [
+        subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, text=True)
+        for _ in range(2)
+    ]
+    outs = [p.communicate(timeout=1200)[0] for p in procs]
+    return sum(float(_result(out)["samples_per_s"]) for out in outs)
+
+
+def _hidden(result: dict[str, Any]) -> float:
+    """The fraction of the allreduce time the training thread did not wait for."""
+    if not result["allreduce_ms"]:
+        return 0.0
+    return max(0.0, 1 - float(result["exposed_ms"]) / float(result["allreduce_ms"]))
 
 
 def main() -> None:
@@ -167,26 +217,27 @@ def main() -> None:
     )
     print(
         "| network | global batch | 1 process, 2 threads (samples/s) | 1 process, 1 thread | "
-        "2 ranks, 1 thread each (samples/s) | ratio to 2 threads | allreduce / step (ms) | "
-        "exposed / step (ms) | hidden | buckets |"
+        "2 ranks, 1 thread each (samples/s) | ratio to 2 threads | ceiling: no communication | "
+        "allreduce / step (ms) | exposed / step (ms) | hidden | forced overlap: ratio | "
+        "forced overlap: hidden |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     micro: dict[str, float] = {}
     for kind in ("mlp", "lenet"):
         for batch in (256, 64):
             one = run(kind, batch, ns.steps, False, threads=2)
             single = run(kind, batch, ns.steps, False, threads=1)
             two = run(kind, batch, ns.steps, True)
-            hidden = (
-                1 - two["exposed_ms"] / two["allreduce_ms"]
-                if two["allreduce_ms"]
-                else 0.0
-            )
+            free = ceiling(kind, batch, ns.steps)
+            forced = run(kind, batch, ns.steps, True, bucket=OVERLAP_BUCKET_BYTES)
+            base = one["samples_per_s"]
             print(
-                f"| {kind} | {batch} | {one['samples_per_s']:.0f} | {single['samples_per_s']:.0f} | "
-                f"{two['samples_per_s']:.0f} | "
-                f"{two['samples_per_s'] / one['samples_per_s']:.2f} | {two['allreduce_ms']:.2f} | "
-                f"{two['exposed_ms']:.2f} | {max(0.0, hidden):.0%} | {two['buckets']} |",
+                f"| {kind} | {batch} | {base:.0f} | {single['samples_per_s']:.0f} | "
+                f"{two['samples_per_s']:.0f} | {two['samples_per_s'] / base:.2f} | {free / base:.2f} | "
+                f"{two['allreduce_ms']:.2f} | {two['exposed_ms']:.2f} | {_hidden(two):.0%} "
+                f"({two['buckets']} bucket{'s' if two['buckets'] > 1 else ''}) | "
+                f"{forced['samples_per_s'] / base:.2f} | {_hidden(forced):.0%} "
+                f"({forced['buckets']} bucket{'s' if forced['buckets'] > 1 else ''}) |",
                 flush=True,
             )
             micro = {k: v for k, v in two.items() if k.startswith(("latency", "gbps"))}

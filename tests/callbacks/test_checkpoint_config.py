@@ -115,6 +115,7 @@ def test_all_off_is_an_error() -> None:
     [
         ({"integrated_save": 1}, TypeError, r"argument 'integrated_save' must be a bool, but got 1 of type 'int'"),
         ({"exception_save": 1}, TypeError, r"argument 'exception_save' must be a bool, but got 1 of type 'int'"),
+        ({"rank_zero_only": "yes"}, TypeError, r"argument 'rank_zero_only' must be a bool, but got 'yes' of type 'str'"),
         ({"async_save": 1}, TypeError, r"argument 'async_save' must be a bool or one of 'thread', 'process', but got 1 of type 'int'"),
         ({"async_save": "x"}, ValueError, r"argument 'async_save' must be a bool or one of 'thread', 'process', but got 'x'"),
         ({"saved_network": 1}, TypeError, r"argument 'saved_network' must be None or a Cell, but got 1 of type 'int'"),

@@ -35,8 +35,14 @@ def _run_mpi(
     timeout: float = 120.0,
     env: dict[str, str] | None = None,
     cwd: Path | None = None,
+    launcher: tuple[str, ...] = (),
+    wrapper: tuple[str, ...] = (),
 ) -> subprocess.CompletedProcess[str]:
-    """Run `python ARGS` on `n` ranks; fail the test if the job outlives `timeout` seconds."""
+    """Run `python ARGS` on `n` ranks; fail the test if the job outlives `timeout` seconds.
+
+    `launcher` holds extra `mpiexec` options (`-disable-auto-cleanup`, ...);
+    `wrapper` is a command each rank's Python runs under.
+    """
     full_env = {
         **os.environ,
         # One BLAS thread per rank: two ranks share this machine's cores.
@@ -50,7 +56,7 @@ def _run_mpi(
         ),
         **(env or {}),
     }
-    cmd = [mpiexec(), "-n", str(n), sys.executable, *args]
+    cmd = [mpiexec(), *launcher, "-n", str(n), *wrapper, sys.executable, *args]
     return run_session(cmd, timeout=timeout, env=full_env, cwd=cwd)
 
 

@@ -110,23 +110,27 @@ def main() -> None:
     accs = np.array([local["acc"]])
     both = ops.AllGather()(ms.Tensor(accs)).asnumpy()
     assert both[0] != both[1], both
-    # BackupAndRestore resumes every rank after rank 0's backed-up epoch, even a rank
-    # that lost its own backup; the first step's broadcast gives it rank 0's state.
+    # Only rank 0 writes a backup; every rank restores it (its bytes are broadcast),
+    # so every rank resumes after rank 0's epoch with rank 0's weights.
     root = Path(sys.argv[1])
     backup = ms.BackupAndRestore(str(root / f"backup_{rank}"), delete_checkpoint=False)
     model, net, train = model_and_data(rank, size)
     model.train(2, train, callbacks=[backup])
-    if rank == 1:
-        os.remove(backup.backup_file)
+    assert os.path.isfile(backup.backup_file) == (rank == 0), backup.backup_file
     model, net, train = model_and_data(rank, size)
     net.weight.set_data(np.full((3, 4), rank, np.float32))  # the ranks start apart
     epochs: list[int] = []
+    restored: list[np.ndarray] = []
     record = ms.LambdaCallback(
-        on_train_epoch_begin=lambda rc: epochs.append(rc.original_args().cur_epoch_num)
+        on_train_begin=lambda rc: restored.append(net.weight.asnumpy().reshape(1, -1)),
+        on_train_epoch_begin=lambda rc: epochs.append(rc.original_args().cur_epoch_num),
     )
     model.train(4, train, callbacks=[backup, record])
     assert backup.restored_epoch == 2, backup.restored_epoch
     assert epochs == [3, 4], epochs
+    # Restored before any step (no broadcast of parameters yet): rank 0's weights on both.
+    both = ops.AllGather()(ms.Tensor(restored[0])).asnumpy()
+    assert np.array_equal(both[0], both[1]) and both[0].any(), both
     both = ops.AllGather()(net.weight.reshape((1, -1))).asnumpy()
     assert np.array_equal(both[0], both[1])
 

@@ -430,15 +430,15 @@ def test_a_publisher_blocked_by_a_full_queue_reports_and_gives_up(monkeypatch, c
     from cadence.bus import _workers
 
     monkeypatch.setattr(_workers, "REPORT_EVERY_S", 0.01)
-    monkeypatch.setattr(_workers, "BLOCK_LIMIT_S", 0.3)
     bus = EventBus()
-    gate, _, _ = blocked_worker(bus, name="stuck", overflow="block")
+    gate, _, _ = blocked_worker(bus, name="stuck", overflow="block", block_timeout=0.3)
     for n in range(1, 4):  # one being handled, two queued: the queue is full
         bus.publish(step(n))
     with (
         caplog.at_level("WARNING", logger="cadence.bus"),
         pytest.raises(
-            QueueFullError, match=r"'stuck' stayed full \(2 events\) for 0.3 s"
+            QueueFullError,
+            match=r"'stuck' stayed full \(2 events\) for 0.3 s .*subscription's block_timeout",
         ),
     ):
         bus.publish(step(4))
@@ -483,3 +483,30 @@ def test_a_hook_that_never_returns_fails_the_run_at_the_drain_timeout():
     with pytest.raises(DrainTimeoutError) as info:
         model.train(1, data, callbacks=[Stuck()])
     assert info.value.pending == {"Stuck.on_train_epoch_end": 1}
+
+
+@pytest.mark.parametrize(
+    ("value", "error", "match"),
+    [
+        ("5", TypeError, r"`block_timeout` must be a number of seconds or None, got '5' of type 'str'"),
+        (True, TypeError, r"`block_timeout` must be a number of seconds or None, got True of type 'bool'"),
+        (0, ValueError, r"`block_timeout` must be a positive, finite number of seconds, got 0"),
+        (-1.0, ValueError, r"`block_timeout` must be a positive, finite number of seconds, got -1.0"),
+        (float("inf"), ValueError, r"`block_timeout` must be a positive, finite number of seconds, got inf"),
+    ],
+)  # fmt: skip
+def test_block_timeout_is_validated(value, error, match):
+    with pytest.raises(error, match=match):
+        EventBus().subscribe(TrainStepEnd, print, mode="worker", block_timeout=value)
+
+
+def test_block_timeout_none_waits_until_the_worker_makes_room():
+    bus = EventBus()
+    gate, seen, _ = blocked_worker(bus, overflow="block", block_timeout=None)
+    for n in range(1, 4):  # one being handled, two queued: the queue is full
+        bus.publish(step(n))
+    threading.Timer(0.2, gate.set).start()
+    bus.publish(step(4))  # blocks until the worker takes an event, however long
+    bus.drain_sync(timeout=30)
+    bus.close()
+    assert seen == [1, 2, 3, 4]
