@@ -22,6 +22,10 @@ import numpy.typing as npt
 
 from . import _numba_cache, _rowwise, _scalar
 from ._checks import check_float_array
+from ._grouped_conv import (
+    grouped_conv2d_backward as grouped_conv2d_backward,
+    grouped_conv2d_forward as grouped_conv2d_forward,
+)
 from ._names import KERNEL_NAMES
 from ._wrappers import (
     OptimizerPrimitives,

@@ -17,6 +17,8 @@ KERNEL_NAMES: tuple[str, ...] = (
     "conv2d_forward",
     "dense_backward",
     "dense_forward",
+    "grouped_conv2d_backward",
+    "grouped_conv2d_forward",
     "log_softmax_backward",
     "log_softmax_forward",
     "max_pool2d_backward",

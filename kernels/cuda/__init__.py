@@ -9,7 +9,8 @@ package imports `numba.cuda`; only the GPU target and the tests do.
 Where things are: `_device` (launch geometry, counters), `_array` (the array
 type), `_generic` and `_numpy` (the kernels behind its numpy methods),
 `_matmul` (the tiled matmul), `_dense` (activations, dense, softmax, losses,
-optimizers), `_conv` (convolution, pooling, batch norm).
+optimizers), `_conv` (convolution, pooling, batch norm), `_grouped_conv` (direct grouped
+and depthwise convolution).
 
 Layer rule: imports numpy, numba and `cadence.kernels` only. Within the
 package the imports run one way, `_device` <- `_array` <- kernels <- this
@@ -54,6 +55,7 @@ from ._dense import (
     tanh_forward,
 )
 from ._device import reset_statistics, statistics
+from ._grouped_conv import grouped_conv2d_backward, grouped_conv2d_forward
 from ._matmul import matmul
 
 __all__ = [

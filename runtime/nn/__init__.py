@@ -19,6 +19,9 @@ from . import (
 )
 from ._cell import Cell, CellList, SequentialCell
 from ._conv import AvgPool2d, Conv2d, MaxPool2d
+
+# --- issue 23, convolutional networks (zoo-conv) ---
+from ._conv_variants import Conv1d, Conv2dTranspose
 from ._distributed import DistributedGradReducer
 from ._layers import (
     Dense,
@@ -77,8 +80,10 @@ from ._metrics import (
     names,
     rearrange_inputs,
 )
+from ._mobile_activations import HSwish, ReLU6
 from ._norm import BatchNorm1d, BatchNorm2d
 from ._optim import SGD, Adam, Momentum, Optimizer
+from ._spatial import AdaptiveAvgPool2d, Dropout2d, Pad
 from ._wrap import TrainOneStepCell, WithEvalCell, WithLossCell
 
 __all__ = [
@@ -147,6 +152,17 @@ __all__ = [
     "piecewise_constant_lr",
     "rearrange_inputs",
     "warmup_lr",
+]
+
+# issue 23, convolutional networks (zoo-conv)
+__all__ += [
+    "AdaptiveAvgPool2d",
+    "Conv1d",
+    "Conv2dTranspose",
+    "Dropout2d",
+    "HSwish",
+    "Pad",
+    "ReLU6",
 ]
 
 fixup_module_metadata(__name__, globals())
