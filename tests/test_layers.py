@@ -104,6 +104,19 @@ LAYERS = {
             "cadence.communication",
         ),
     ),
+    # The model zoo's networks, built from cells and ops.
+    "models": Layer(
+        holds=("cadence.models",),
+        may_import=(
+            "cadence.nn",
+            "cadence.ops",
+            "cadence.common",
+            "cadence.compute",
+            "cadence._errors",
+            "cadence._util",
+            "cadence.validation",
+        ),
+    ),
     # ONNX export traces a `Cell` through the functional ops and writes the file atomically.
     "onnx": Layer(
         holds=("cadence.onnx",),

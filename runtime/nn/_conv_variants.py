@@ -127,35 +127,31 @@ class Conv2dTranspose(_Conv):
         kh, kw = self.kernel_size
         return (self.in_channels, self.out_channels, kh, kw)
 
+    def geometry(
+        self, h: int, w: int
+    ) -> tuple[tuple[int, int], tuple[int, int, int, int]]:
+        """The output (height, width) for an h x w input, and the padding of the convolution it is the adjoint of."""
+        pads = self.padding
+        out_h, out_w = (
+            transpose_output_size(
+                size, self.kernel_size[a], self.stride[a], self.dilation[a], self.pad_mode,
+                (pads[2 * a], pads[2 * a + 1]),
+            )
+            for a, size in ((0, h), (1, w))
+        )  # fmt: skip
+        if min(out_h, out_w) < 1:
+            raise ValueError(
+                f"For 'Conv2dTranspose', an input of {h}x{w} gives an empty output {(out_h, out_w)}."
+            )
+        return (out_h, out_w), self._pads(out_h, out_w)
+
     def construct(self, x: Any) -> Tensor:
         """Apply the transposed convolution."""
         t = self._input(x, 4)
-        pads = self.padding
-        out_hw = tuple(
-            transpose_output_size(
-                t.shape[2 + a],
-                self.kernel_size[a],
-                self.stride[a],
-                self.dilation[a],
-                self.pad_mode,
-                (pads[2 * a], pads[2 * a + 1]),
-            )
-            for a in (0, 1)
-        )
-        if min(out_hw) < 1:
-            raise ValueError(
-                f"For 'Conv2dTranspose', the input {t.shape} gives an empty output {out_hw}."
-            )
-        # The padding of the convolution this one is the adjoint of, from the output's size.
-        conv_pads = self._pads(out_hw[0], out_hw[1])
+        out_hw, conv_pads = self.geometry(t.shape[2], t.shape[3])
         y = self._add_bias(
             conv2d_transpose(
-                t,
-                self.weight,
-                (out_hw[0], out_hw[1]),
-                self.stride,
-                conv_pads,
-                self.dilation,
+                t, self.weight, out_hw, self.stride, conv_pads, self.dilation
             )
         )
         if any(self.output_padding):
