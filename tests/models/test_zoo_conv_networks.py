@@ -73,7 +73,7 @@ class _EpochLoss(Callback):
 # images to stay quick; its deep stack of batch norms at batch 8 wants a small step and
 # a few more epochs before the loss drops.
 NETWORKS = {
-    "resnet18": (lambda: resnet18(num_classes=4, base_channels=8), 32, 32, 0.02, 4),
+    "resnet18": (lambda: resnet18(num_classes=4, base_channels=8), 32, 16, 0.02, 4),
     "mobilenet_v2": (lambda: mobilenet_v2(num_classes=4, width_mult=0.25, input_size=16), 16, 16, 0.005, 10),
 }  # fmt: skip
 
