@@ -32,6 +32,10 @@ from ._attention import (
 )
 from ._blas import accumulate_product
 from ._checks import check_float_array
+from ._grouped_conv import (
+    grouped_conv2d_backward as grouped_conv2d_backward,
+    grouped_conv2d_forward as grouped_conv2d_forward,
+)
 from ._names import KERNEL_NAMES
 from ._optim_cpu import (
     adagrad_update as adagrad_update,

@@ -33,6 +33,8 @@ KERNEL_NAMES: tuple[str, ...] = (
     "layer_norm_forward",
     "embedding_backward",
     "embedding_forward",
+    "grouped_conv2d_backward",
+    "grouped_conv2d_forward",
     "log_softmax_backward",
     "log_softmax_forward",
     "max_pool2d_backward",

@@ -720,3 +720,35 @@ def embedding_backward(dy: Array, ids: Array, vocab_size: int) -> Array:
     dtable = np.zeros((vocab_size, dy.shape[1]), dy.dtype)
     np.add.at(dtable, ids, dy)
     return dtable
+
+
+# --- grouped convolution ---------------------------------------------------------
+def grouped_conv2d_forward(
+    x: Array, w: Array, stride: tuple[int, int], padding: tuple[int, int, int, int],
+    dilation: tuple[int, int], groups: int,
+) -> Array:  # fmt: skip
+    """`conv2d_forward` of each of `groups` equal channel slices; w is (O, C/groups, KH, KW)."""
+    pairs = zip(np.split(x, groups, axis=1), np.split(w, groups, axis=0), strict=True)
+    return np.concatenate(
+        [conv2d_forward(xg, wg, stride, padding, dilation) for xg, wg in pairs], axis=1
+    )
+
+
+def grouped_conv2d_backward(
+    dy: Array, x: Array, w: Array, stride: tuple[int, int], padding: tuple[int, int, int, int],
+    dilation: tuple[int, int], groups: int, need_dx: bool,
+) -> tuple[Array | None, Array]:  # fmt: skip
+    """Return (dx or None, dw) of `grouped_conv2d_forward`."""
+    slices = (
+        np.split(dy, groups, axis=1),
+        np.split(x, groups, axis=1),
+        np.split(w, groups, axis=0),
+    )
+    parts = [
+        conv2d_backward(
+            np.ascontiguousarray(dg), xg, wg, stride, padding, dilation, True
+        )
+        for dg, xg, wg in zip(*slices, strict=True)
+    ]
+    dw = np.concatenate([p[1] for p in parts], axis=0)
+    return (np.concatenate([p[0] for p in parts], axis=1) if need_dx else None), dw

@@ -10,7 +10,8 @@ Where things are: `_device` (launch geometry, counters), `_array` (the array
 type), `_generic` and `_numpy` (the kernels behind its numpy methods),
 `_matmul` (the tiled matmul), `_dense` (activations, dense, softmax, losses,
 optimizers), `_optim` (the adaptive optimizers), `_conv` (convolution, pooling, batch norm),
-`_attention` (layer/group norm, smooth activations, batched matmul).
+`_grouped_conv` (direct grouped and depthwise convolution), `_attention` (layer/group norm,
+smooth activations, batched matmul), `_recurrent` (recurrent layers, embedding).
 
 Layer rule: imports numpy, numba and `cadence.kernels` only. Within the
 package the imports run one way, `_device` <- `_array` <- kernels <- this
@@ -67,6 +68,7 @@ from ._dense import (
     tanh_forward,
 )
 from ._device import reset_statistics, statistics
+from ._grouped_conv import grouped_conv2d_backward, grouped_conv2d_forward
 from ._matmul import matmul
 from ._optim import (
     adagrad_update as adagrad_update,

@@ -103,6 +103,6 @@ def data_args(data_help: str) -> tuple[Arg, Arg]:
         arg(
             "--data-dir",
             metavar="DIR",
-            help="the directory of MNIST's IDX files (with --data mnist)",
+            help="the directory of MNIST's IDX files (with --data mnist) or of CIFAR-10's binary files (--data cifar10)",
         ),
     )

@@ -1,4 +1,4 @@
-"""Data loading for `cadence train` / `eval`: the digits, MNIST IDX files, or any `.npz` of x and y.
+"""Data loading for `cadence train` / `eval`: the digits, MNIST IDX files, CIFAR-10's binary files, or any `.npz`.
 
 Every source is read into numpy arrays once (through `cadence.dataset`, which
 checks the files), split into train / validation / test, and fed to the model
@@ -11,22 +11,33 @@ from __future__ import annotations
 import os
 import zipfile
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ._command import UsageError
 from ._presets import RunSpec, prepare_inputs
 
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 __all__ = ["DATA_HELP", "Split", "Splits", "load_splits", "load_test_split", "pipeline"]
 
 Array = np.ndarray[Any, Any]
 
 DATA_HELP = (
-    "'digits' (scikit-learn's 8x8 handwritten digits, no download), 'mnist' (IDX files in --data-dir) "
+    "'digits' (scikit-learn's 8x8 handwritten digits, no download), 'mnist' (IDX files in --data-dir), "
+    "'cifar10' (the binary batch files in --data-dir) "
     "or the path of an .npz file with arrays x and y (and optionally x_test, y_test)"
 )
+_CIFAR_FILES = (
+    "cifar-10-batches-bin: data_batch_1.bin ... data_batch_5.bin and test_batch.bin"
+)
+# Over CIFAR-10's training pixels in [0, 1], all three channels together (the run
+# description holds one mean and one standard deviation).
+_CIFAR_MEAN, _CIFAR_STD = 0.4734, 0.2516
 _MNIST_FILES = (
     "MNIST_Data/train with train-images-idx3-ubyte and train-labels-idx1-ubyte beside MNIST_Data/test with "
     "t10k-images-idx3-ubyte and t10k-labels-idx1-ubyte, or all four in one directory"
@@ -160,7 +171,7 @@ def _read(
     if data == "digits":
         if data_dir is not None:
             raise UsageError(
-                "--data-dir is only for --data mnist; the digits come with scikit-learn."
+                "--data-dir is only for --data mnist and cifar10; the digits come with scikit-learn."
             )
         return (
             "the digits",
@@ -173,10 +184,20 @@ def _read(
     if data == "mnist":
         train, test, directory = _mnist(data_dir)
         return f"MNIST ({directory})", train, test, _MNIST_MEAN, _MNIST_STD, directory
+    if data == "cifar10":
+        train, test, directory = _cifar10(data_dir)
+        return (
+            f"CIFAR-10 ({directory})",
+            train,
+            test,
+            _CIFAR_MEAN,
+            _CIFAR_STD,
+            directory,
+        )
     if data.endswith(".npz"):
         if data_dir is not None:
             raise UsageError(
-                "--data-dir is only for --data mnist; an .npz file is named by --data itself."
+                "--data-dir is only for --data mnist and cifar10; an .npz file is named by --data itself."
             )
         train, test = _npz(data, seed)
         return data, train, test, 0.0, 1.0, None
@@ -209,18 +230,48 @@ def _mnist(data_dir: str | None) -> tuple[Split, Split, str]:
             f"the MNIST directory {data_dir!r} {what}; pass --data-dir DIR with MNIST's IDX files "
             f"({_MNIST_FILES})."
         )
-    splits = []
-    for usage, folder in zip(("train", "test"), _mnist_folders(data_dir), strict=True):
-        try:
-            source = dataset.MnistDataset(folder, usage=usage, shuffle=False)
-        except (RuntimeError, ValueError) as exc:
-            raise UsageError(
-                f"{exc} (--data-dir must hold MNIST's IDX files as published: {_MNIST_FILES})"
-            ) from None
-        split = _arrays(source, "image", "label")
-        chw = np.ascontiguousarray(split.x.transpose(0, 3, 1, 2))
-        splits.append(_labels(Split(chw, split.y)))
-    return splits[0], splits[1], os.path.abspath(data_dir)
+    hint = f"--data-dir must hold MNIST's IDX files as published: {_MNIST_FILES}"
+    train, test = (
+        _image_split(
+            partial(dataset.MnistDataset, folder, usage=usage, shuffle=False), hint
+        )
+        for usage, folder in zip(
+            ("train", "test"), _mnist_folders(data_dir), strict=True
+        )
+    )
+    return train, test, os.path.abspath(data_dir)
+
+
+def _cifar10(data_dir: str | None) -> tuple[Split, Split, str]:
+    from cadence import dataset
+
+    if data_dir is None or not os.path.isdir(data_dir):
+        problem = (
+            "needs --data-dir DIR"
+            if data_dir is None
+            else f"got --data-dir {data_dir!r}, which "
+            + ("is not a directory" if os.path.exists(data_dir) else "does not exist")
+        )
+        raise UsageError(
+            f"--data cifar10 {problem}: the directory of CIFAR-10's binary files ({_CIFAR_FILES})."
+        )
+    hint = f"--data-dir must hold CIFAR-10's binary files: {_CIFAR_FILES}"
+    train, test = (
+        _image_split(
+            partial(dataset.Cifar10Dataset, data_dir, usage=usage, shuffle=False), hint
+        )
+        for usage in ("train", "test")
+    )
+    return train, test, os.path.abspath(data_dir)
+
+
+def _image_split(source: Callable[[], Any], hint: str) -> Split:
+    """Every row of the image data set `source()` builds, as (N, C, H, W); a reading error says `hint`."""
+    try:
+        rows = _arrays(source(), "image", "label")
+    except (RuntimeError, ValueError) as exc:
+        raise UsageError(f"{exc} ({hint})") from None
+    return _labels(Split(np.ascontiguousarray(rows.x.transpose(0, 3, 1, 2)), rows.y))
 
 
 def _mnist_folders(data_dir: str) -> tuple[str, str]:

@@ -28,8 +28,10 @@ __all__ = [
     "default_learning_rate",
     "lenet5",
     "mlp",
+    "mobilenet_v2",
     "parameter_count",
     "prepare_inputs",
+    "resnet18",
 ]
 
 SPEC_KEY = "cadence_run"
@@ -100,12 +102,52 @@ def parameter_count(name: str, input_shape: tuple[int, ...], num_classes: int) -
         flat = 16 * (height // 4) * (width // 4)
         convs = dense(channels * kernel * kernel, 6) + dense(6 * kernel * kernel, 16)
         return convs + dense(flat, 120) + dense(120, 84) + dense(84, num_classes)
+    if name in _ZOO_BODY:
+        return _ZOO_BODY[name] + dense(_ZOO_FEATURES[name], num_classes)
     return 0
 
+
+def _rgb(preset: str, input_shape: tuple[int, ...]) -> int:
+    """The image side of (3, side, side) samples; ValueError for anything else."""
+    if (
+        len(input_shape) != 3
+        or input_shape[0] != 3
+        or input_shape[1] != input_shape[2]
+        or input_shape[1] < 8
+    ):
+        raise ValueError(
+            f"the {preset} preset needs square RGB images (3, side, side) of at least 8x8 pixels, "
+            f"but the samples have shape {input_shape!r}; use --model lenet5 or mlp for such data."
+        )
+    return input_shape[1]
+
+
+def resnet18(input_shape: tuple[int, ...], num_classes: int) -> Any:
+    """Return ResNet-18 for small images (`cadence.models.resnet18`: 3x3 stem, no max-pool)."""
+    from cadence.models import resnet18 as build
+
+    _rgb("resnet18", input_shape)
+    return build(num_classes=num_classes)
+
+
+def mobilenet_v2(input_shape: tuple[int, ...], num_classes: int) -> Any:
+    """Return MobileNetV2 (width 1.0) with the strides for the images' size (`cadence.models.mobilenet_v2`)."""
+    from cadence.models import mobilenet_v2 as build
+
+    return build(num_classes=num_classes, input_size=_rgb("mobilenet_v2", input_shape))
+
+
+# Trainable numbers of the zoo presets apart from the classifier (a Dense layer of
+# `_ZOO_FEATURES` inputs): both are the same for every image size.
+_ZOO_BODY = {"resnet18": 11_168_832, "mobilenet_v2": 2_223_872}
+_ZOO_FEATURES = {"resnet18": 512, "mobilenet_v2": 1280}
 
 MODELS: dict[str, Callable[[tuple[int, ...], int], Any]] = {
     "lenet5": lenet5,
     "mlp": mlp,
+    # issue 23, convolutional networks (zoo-conv)
+    "mobilenet_v2": mobilenet_v2,
+    "resnet18": resnet18,
 }
 """Preset name -> `builder(input_shape, num_classes)` returning an `nn.Cell`."""
 
@@ -161,13 +203,13 @@ class RunSpec:
     """What a checkpoint needs besides its parameters to be used: the network and its inputs.
 
     Attributes:
-        model: The model preset name (`"mlp"`, `"lenet5"`).
+        model: The model preset name (`"mlp"`, `"lenet5"`, `"resnet18"`, `"mobilenet_v2"`).
         input_shape: One sample's shape as the network takes it ((C, H, W) or (features,)).
         num_classes: Number of output classes.
         mean: Subtracted from inputs scaled to [0, 1] (integer data is divided by 255).
         std: Divides the result.
-        data: The data set trained on: `"digits"`, `"mnist"` or an `.npz` path.
-        data_dir: The MNIST directory, if any.
+        data: The data set trained on: `"digits"`, `"mnist"`, `"cifar10"` or an `.npz` path.
+        data_dir: The MNIST or CIFAR-10 directory, if any.
     """
 
     model: str

@@ -30,7 +30,7 @@ __all__ = ["RUNS_DIR", "RunDirectory", "Settings", "resolve_run_directory"]
 
 RUNS_DIR = Path("runs")
 _RUN_NAME = re.compile(r"train-(\d+)")
-_DEFAULT_EPOCHS = {"digits": 30, "mnist": 5}
+_DEFAULT_EPOCHS = {"digits": 30, "mnist": 5, "cifar10": 10}
 _NPZ_EPOCHS = 10
 # Settings a resumed run must keep: the network, its data and the optimizer state depend on them.
 _FIXED_ON_RESUME = ("model", "data", "data_dir", "optimizer", "valid_fraction", "seed")

@@ -20,6 +20,9 @@ from . import (
 from ._activation_cells import GELU, Identity, LeakyReLU, PReLU, SiLU
 from ._cell import Cell, CellList, SequentialCell
 from ._conv import AvgPool2d, Conv2d, MaxPool2d
+
+# --- issue 23, convolutional networks (zoo-conv) ---
+from ._conv_variants import Conv1d, Conv2dTranspose
 from ._distributed import DistributedGradReducer
 from ._embedding import Embedding
 from ._layer_norm import GroupNorm, LayerNorm
@@ -86,10 +89,12 @@ from ._metrics import (
     names,
     rearrange_inputs,
 )
+from ._mobile_activations import HSwish, ReLU6
 from ._norm import BatchNorm1d, BatchNorm2d
 from ._optim import SGD, Adam, Momentum, Optimizer
 from ._optim_adaptive import Adagrad, AdamWeightDecay, Lamb, RMSProp
 from ._recurrent import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell
+from ._spatial import AdaptiveAvgPool2d, Dropout2d, Pad
 from ._transformer import (
     MultiheadAttention,
     TransformerEncoder,
@@ -191,6 +196,17 @@ __all__ = [
     "piecewise_constant_lr",
     "rearrange_inputs",
     "warmup_lr",
+]
+
+# issue 23, convolutional networks (zoo-conv)
+__all__ += [
+    "AdaptiveAvgPool2d",
+    "Conv1d",
+    "Conv2dTranspose",
+    "Dropout2d",
+    "HSwish",
+    "Pad",
+    "ReLU6",
 ]
 
 fixup_module_metadata(__name__, globals())

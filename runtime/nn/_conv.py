@@ -1,4 +1,4 @@
-"""Convolution and pooling cells (NCHW): `Conv2d`, `MaxPool2d`, `AvgPool2d`."""
+"""Convolution and pooling cells (NCHW): `Conv2d`, `MaxPool2d`, `AvgPool2d`, and the base of every convolution cell."""
 
 from __future__ import annotations
 
@@ -9,97 +9,69 @@ from .. import ops
 from ..common.initializer import HeUniform, Uniform, initializer
 from ..compute._tensor import Parameter, Tensor
 from ..ops import _nn as nn_ops
+from ..ops._conv_variants import conv2d_grouped
 from ..ops._windowed import same_pads as _same_pads
 from ._cell import Cell
 from ._checks import check_bool, check_positive_int, pair
 
-__all__ = ["AvgPool2d", "Conv2d", "MaxPool2d"]
+__all__ = ["AvgPool2d", "Conv2d", "MaxPool2d", "four_pads"]
 
 
-class Conv2d(Cell):
-    """2-D convolution over NCHW input (im2col + BLAS on CPU).
+class _Conv(Cell):
+    """What every convolution cell shares: argument checks, the 'same'/'valid'/'pad' geometry, the parameters.
 
-    Args:
-        in_channels: Input channels.
-        out_channels: Output channels.
-        kernel_size: int or (height, width).
-        stride: int or (height, width).
-        pad_mode: 'same' (output size ceil(input / stride)), 'valid' (no padding) or 'pad' (use `padding`).
-        padding: With pad_mode 'pad': an int or (top, bottom, left, right).
-        dilation: int or (height, width).
-        group: Only 1 is supported.
-        has_bias: Whether to add a per-channel `bias`.
-        weight_init: Initializer of `weight` (out, in, kh, kw); default HeUniform(sqrt(5)).
-        bias_init: Initializer of `bias`; default U(-1/sqrt(fan_in), 1/sqrt(fan_in)).
-        data_format: Only 'NCHW'.
-        dtype: Parameter dtype.
+    Subclasses give the weight's shape through `_weight_shape` (its dimension 1
+    times the kernel area is the fan-in of the default bias range, as in MindSpore).
     """
 
     def __init__(
-        self,
-        in_channels: int,
-        out_channels: int,
-        kernel_size: Any,
-        stride: Any = 1,
-        pad_mode: str = "same",
-        padding: Any = 0,
-        dilation: Any = 1,
-        group: int = 1,
-        has_bias: bool = False,
-        weight_init: Any = None,
-        bias_init: Any = None,
-        data_format: str = "NCHW",
-        dtype: Any = None,
-    ) -> None:
+        self, in_channels: int, out_channels: int, kernel_size: tuple[int, int],
+        stride: tuple[int, int], pad_mode: str, padding: tuple[int, int, int, int],
+        dilation: tuple[int, int], group: int, has_bias: bool, weight_init: Any, bias_init: Any,
+        dtype: Any,
+    ) -> None:  # fmt: skip
         super().__init__()
         from ..compute import _dtype
 
-        self.in_channels = check_positive_int("Conv2d", "in_channels", in_channels)
-        self.out_channels = check_positive_int("Conv2d", "out_channels", out_channels)
-        self.kernel_size = pair("Conv2d", "kernel_size", kernel_size)
-        self.stride = pair("Conv2d", "stride", stride)
-        self.dilation = pair("Conv2d", "dilation", dilation)
-        self.has_bias = check_bool("Conv2d", "has_bias", has_bias)
+        owner = type(self).__name__
+        self.in_channels = check_positive_int(owner, "in_channels", in_channels)
+        self.out_channels = check_positive_int(owner, "out_channels", out_channels)
+        self.group = check_positive_int(owner, "group", group)
+        self.has_bias = check_bool(owner, "has_bias", has_bias)
+        if in_channels % group or out_channels % group:
+            raise ValueError(
+                f"For '{owner}', 'in_channels' ({in_channels}) and 'out_channels' ({out_channels}) must both "
+                f"be divisible by 'group', but got group={group!r}."
+            )
         if pad_mode not in ("same", "valid", "pad"):
             raise ValueError(
-                f"For 'Conv2d', the argument 'pad_mode' must be 'same', 'valid' or 'pad', but got {pad_mode!r}."
+                f"For '{owner}', the argument 'pad_mode' must be 'same', 'valid' or 'pad', but got {pad_mode!r}."
             )
-        if group != 1:
+        if pad_mode != "pad" and any(padding):
             raise ValueError(
-                f"For 'Conv2d', only group=1 is supported, but got group={group!r}."
+                f"For '{owner}', 'padding' must be 0 when pad_mode is {pad_mode!r}, but got {padding!r}."
             )
-        if data_format != "NCHW":
-            raise ValueError(
-                f"For 'Conv2d', only data_format='NCHW' is supported, but got {data_format!r}."
-            )
-        pads = (padding,) * 4 if isinstance(padding, int) else tuple(padding)
-        if len(pads) != 4 or any(not isinstance(p, int) or p < 0 for p in pads):
-            raise ValueError(
-                f"For 'Conv2d', the argument 'padding' must be an int or 4 ints >= 0, but got {padding!r}."
-            )
-        if pad_mode != "pad" and any(pads):
-            raise ValueError(
-                f"For 'Conv2d', 'padding' must be 0 when pad_mode is {pad_mode!r}, but got {padding!r}."
-            )
+        self.kernel_size = kernel_size
+        self.stride = stride
+        self.dilation = dilation
         self.pad_mode = pad_mode
-        self.padding: tuple[int, int, int, int] = pads
-        self.group = group
-        self.data_format = data_format
+        self.padding: tuple[int, int, int, int] = padding
         dt = dtype or _dtype.float32
-        kh, kw = self.kernel_size
+        shape = self._weight_shape()
         if weight_init is None:
             weight_init = HeUniform(math.sqrt(5))
-        self.weight = Parameter(
-            initializer(weight_init, (out_channels, in_channels, kh, kw), dt),
-            name="weight",
-        )
+        self.weight = Parameter(initializer(weight_init, shape, dt), name="weight")
         self.bias: Parameter | None = None
         if has_bias:
             if bias_init is None:
-                bias_init = Uniform(1 / math.sqrt(in_channels * kh * kw))
+                bias_init = Uniform(1 / math.sqrt(math.prod(shape[1:])))
             self.bias = Parameter(
                 initializer(bias_init, (out_channels,), dt), name="bias"
             )
+
+    def _weight_shape(self) -> tuple[int, ...]:
+        kh, kw = self.kernel_size
+        return (self.out_channels, self.in_channels // self.group, kh, kw)
 
     def _pads(self, h: int, w: int) -> tuple[int, int, int, int]:
         if self.pad_mode == "valid":
@@ -114,23 +86,20 @@ class Conv2d(Cell):
         )
         return (top, bottom, left, right)
 
-    def construct(self, x: Any) -> Tensor:
-        """Convolve."""
+    def _input(self, x: Any, ndim: int) -> Tensor:
         t = x if isinstance(x, Tensor) else Tensor(x)
-        if t.ndim != 4 or t.shape[1] != self.in_channels:
+        if t.ndim != ndim or t.shape[1] != self.in_channels:
+            layout = "NCHW" if ndim == 4 else "NCW"
             raise ValueError(
-                f"For 'Conv2d', the input must be NCHW with {self.in_channels} channels, but got shape {t.shape}."
+                f"For '{type(self).__name__}', the input must be {layout} with {self.in_channels} channels, "
+                f"but got shape {t.shape}."
             )
-        y = nn_ops.conv2d(
-            t,
-            self.weight,
-            self.stride,
-            self._pads(t.shape[2], t.shape[3]),
-            self.dilation,
-        )
-        if self.bias is not None:
-            y = y + ops.reshape(self.bias, (1, -1, 1, 1))
-        return y
+        return t
+
+    def _add_bias(self, y: Tensor) -> Tensor:
+        if self.bias is None:
+            return y
+        return y + ops.reshape(self.bias, (1, -1) + (1,) * (y.ndim - 2))
 
     def extend_repr(self) -> str:
         """Show the layer's geometry."""
@@ -139,6 +108,72 @@ class Conv2d(Cell):
             f"stride={self.stride}, pad_mode={self.pad_mode}, padding={self.padding}, dilation={self.dilation}, "
             f"group={self.group}, has_bias={self.has_bias}"
         )
+
+
+def four_pads(owner: str, padding: Any) -> tuple[int, int, int, int]:
+    """An int or (top, bottom, left, right) of ints >= 0."""
+    pads = (padding,) * 4 if isinstance(padding, int) else tuple(padding)
+    if len(pads) != 4 or any(not isinstance(p, int) or p < 0 for p in pads):
+        raise ValueError(
+            f"For '{owner}', the argument 'padding' must be an int or 4 ints >= 0, but got {padding!r}."
+        )
+    return (pads[0], pads[1], pads[2], pads[3])
+
+
+class Conv2d(_Conv):
+    """2-D convolution over NCHW input (im2col + BLAS; grouped and depthwise by a direct kernel).
+
+    Args:
+        in_channels: Input channels.
+        out_channels: Output channels.
+        kernel_size: int or (height, width).
+        stride: int or (height, width).
+        pad_mode: 'same' (output size ceil(input / stride)), 'valid' (no padding) or 'pad' (use `padding`).
+        padding: With pad_mode 'pad': an int or (top, bottom, left, right).
+        dilation: int or (height, width).
+        group: Channel groups; in_channels and out_channels must be multiples (group == in_channels
+            is depthwise).
+        has_bias: Whether to add a per-channel `bias`.
+        weight_init: Initializer of `weight` (out, in / group, kh, kw); default HeUniform(sqrt(5)).
+        bias_init: Initializer of `bias`; default U(-1/sqrt(fan_in), 1/sqrt(fan_in)).
+        data_format: Only 'NCHW'.
+        dtype: Parameter dtype.
+    """
+
+    def __init__(
+        self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
+        pad_mode: str = "same", padding: Any = 0, dilation: Any = 1, group: int = 1,
+        has_bias: bool = False, weight_init: Any = None, bias_init: Any = None,
+        data_format: str = "NCHW", dtype: Any = None,
+    ) -> None:  # fmt: skip
+        if data_format != "NCHW":
+            raise ValueError(
+                f"For 'Conv2d', only data_format='NCHW' is supported, but got {data_format!r}."
+            )
+        self.data_format = data_format
+        kernel, step = (
+            pair("Conv2d", "kernel_size", kernel_size),
+            pair("Conv2d", "stride", stride),
+        )
+        pads, spread = (
+            four_pads("Conv2d", padding),
+            pair("Conv2d", "dilation", dilation),
+        )
+        super().__init__(in_channels, out_channels, kernel, step, pad_mode, pads, spread,
+                         group, has_bias, weight_init, bias_init, dtype)  # fmt: skip
+
+    def construct(self, x: Any) -> Tensor:
+        """Convolve."""
+        t = self._input(x, 4)
+        y = conv2d_grouped(
+            t,
+            self.weight,
+            self.stride,
+            self._pads(t.shape[2], t.shape[3]),
+            self.dilation,
+            self.group,
+        )
+        return self._add_bias(y)
 
 
 class _Pool2d(Cell):

@@ -294,15 +294,9 @@ def clip(input: Any, xmin: Any = None, xmax: Any = None) -> Tensor:
     lo = _operand(xmin)[1] if xmin is not None else None
     hi = _operand(xmax)[1] if xmax is not None else None
 
-    def inside(x: Array) -> Array:
-        ok = np.ones(x.shape, bool)
-        if lo is not None:
-            ok &= x >= lo
-        if hi is not None:
-            ok &= x <= hi
-        return ok
-
-    return _unary(input, lambda x: np.clip(x, lo, hi), lambda g, x, y: g * inside(x))
+    # Inside [xmin, xmax] exactly where clipping left the value alone; one comparison of
+    # two arrays of the same target, so it runs on device arrays too.
+    return _unary(input, lambda x: np.clip(x, lo, hi), lambda g, x, y: g * (y == x))
 
 
 def cast(input: Any, dtype: Any) -> Tensor:

@@ -12,6 +12,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from . import _functional as f, _nn as n
+from ._conv_variants import conv2d_grouped
 
 if TYPE_CHECKING:
     from ..compute._tensor import Tensor
@@ -77,18 +78,25 @@ def conv2d(
 ) -> Tensor:  # fmt: skip
     """2-D convolution of NCHW `x` with `weight` (out_channel, C, kh, kw), as `ops.Conv2D` computes it."""
     t, w = _nchw("Conv2D", data_format, x), f.as_tensor(weight)
-    if group != 1:
+    if (
+        not isinstance(group, int)  # type: ignore[redundant-expr]
+        or group < 1
+        or t.shape[1] % group
+        or out_channel % group
+    ):
         raise ValueError(
-            f"For 'Conv2D', the argument 'group' must be 1 on cadence, but got {group!r}."
+            f"For 'Conv2D', the argument 'group' must be a positive int dividing the input channels "
+            f"({t.shape[1]}) and 'out_channel' ({out_channel}), but got {group!r}."
         )
     if (
         w.ndim != 4
         or w.shape[0] != out_channel
+        or w.shape[1] * group != t.shape[1]
         or w.shape[2:] != _hw("Conv2D", "kernel_size", kernel_size)
     ):
         raise ValueError(
-            f"For 'Conv2D', 'weight' must have shape ({out_channel}, C, kh, kw) matching "
-            f"'kernel_size' {kernel_size!r}, but got {w.shape}."
+            f"For 'Conv2D', 'weight' must have shape ({out_channel}, {t.shape[1] // group}, kh, kw) matching "
+            f"'kernel_size' {kernel_size!r} and 'group' {group}, but got {w.shape}."
         )
     strides, dilations = (
         _hw("Conv2D", "stride", stride),
@@ -104,7 +112,9 @@ def conv2d(
         )
     else:
         pads = (0, 0, 0, 0)
-    return n.conv2d(t, w, strides, (pads[0], pads[1], pads[2], pads[3]), dilations)
+    return conv2d_grouped(
+        t, w, strides, (pads[0], pads[1], pads[2], pads[3]), dilations, group
+    )
 
 
 def max_pool(

@@ -110,6 +110,9 @@ from ._losses import (
 from ._nn import dense, dropout, log_softmax, relu, sigmoid, softmax, tanh
 from ._slicing import cumsum, strided_slice, tile
 
+# issue 23, convolutional networks (zoo-conv)
+from ._spatial import adaptive_avg_pool2d, dropout2d
+
 # MindSpore's other names for the same functions.
 cat = concat
 permute = transpose
@@ -236,3 +239,6 @@ __all__ = [
     "zeros",
     "zeros_like",
 ]
+
+# issue 23, convolutional networks (zoo-conv)
+__all__ += ["adaptive_avg_pool2d", "dropout2d"]

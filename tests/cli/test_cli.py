@@ -502,7 +502,7 @@ EXPECTED = {
     "lr-text": "argument --lr: expected a positive number, got 'fast'",
     "batch-negative": "argument --batch-size: expected a positive whole number, got '-3'",
     "valid-fraction": "argument --valid-fraction: expected a fraction from 0 up to (not including) 1, got '1.5'",
-    "unknown-model": "argument --model: invalid choice: 'resnet' (choose from 'lenet5', 'mlp')",
+    "unknown-model": "argument --model: invalid choice: 'resnet' (choose from 'lenet5', 'mlp', 'mobilenet_v2', 'resnet18')",
     "device-target": "--device-target 'tpu': No device target named 'tpu'. Known targets: ",
     "mnist-no-dir": "--data mnist needs --data-dir DIR, the directory of MNIST's IDX files",
     "mnist-missing-dir": "/nowhere' does not exist; pass --data-dir DIR with MNIST's IDX files",

@@ -122,6 +122,37 @@ def cases(ms: Any, ops: Any, Tensor: Any) -> dict[str, Any]:  # noqa: N803 (the 
         "stop_gradient": lambda: ops.GradOperation()(
             lambda a: (a * ops.stop_gradient(a)).sum()
         )(x),
+        **_zoo_conv_cases(ms, ops, Tensor),
+    }  # fmt: skip
+
+
+def _zoo_conv_cases(ms: Any, ops: Any, Tensor: Any) -> dict[str, Any]:  # noqa: N803
+    """Issue 23's convolutional ops and cells, with weights given so both frameworks compute the same thing."""
+    rng = np.random.default_rng(
+        23
+    )  # its own stream: cases added elsewhere do not shift these inputs
+    nn = ms.nn
+    images = Tensor(rng.normal(size=(2, 4, 7, 6)).astype(np.float32))
+    depthwise = Tensor(rng.normal(size=(8, 1, 3, 3)).astype(np.float32))
+    grouped = Tensor(rng.normal(size=(6, 2, 3, 2)).astype(np.float32))
+    up = Tensor(rng.normal(size=(4, 3, 3, 3)).astype(np.float32))
+    line = Tensor(rng.normal(size=(2, 4, 9)).astype(np.float32))
+    taps = Tensor(rng.normal(size=(6, 2, 3)).astype(np.float32))
+    small = Tensor(np.arange(12, dtype=np.float32).reshape(1, 1, 3, 4))
+    return {
+        "Conv2D depthwise x2 pad dilation": lambda: ops.Conv2D(8, 3, pad_mode="pad", pad=1, dilation=2, group=4)(images, depthwise),
+        "Conv2D group 2 same stride 2": lambda: ops.Conv2D(6, (3, 2), pad_mode="same", stride=2, group=2)(images, grouped),
+        "Conv2d depthwise cell with bias": lambda: nn.Conv2d(4, 8, 3, group=4, has_bias=True, weight_init=depthwise, bias_init="ones")(images),
+        "Conv2dTranspose same stride 2": lambda: nn.Conv2dTranspose(4, 3, 3, stride=2, weight_init=up)(images),
+        "Conv2dTranspose valid dilation": lambda: nn.Conv2dTranspose(4, 3, 3, stride=(2, 1), pad_mode="valid", dilation=2, weight_init=up)(images),
+        "Conv2dTranspose pad output_padding": lambda: nn.Conv2dTranspose(4, 3, 3, stride=2, pad_mode="pad", padding=(1, 0, 2, 1), output_padding=1, has_bias=True, weight_init=up, bias_init="ones")(images),
+        "Conv1d group 2 stride 2": lambda: nn.Conv1d(4, 6, 3, stride=2, group=2, weight_init=taps)(line),
+        "Conv1d pad dilation": lambda: nn.Conv1d(4, 6, 3, pad_mode="pad", padding=2, dilation=2, group=2, weight_init=taps)(line),
+        "adaptive_avg_pool2d uneven": lambda: (ops.adaptive_avg_pool2d(images, (3, 4)), ops.adaptive_avg_pool2d(images, (None, 4))),
+        "AdaptiveAvgPool2d even and global": lambda: (nn.AdaptiveAvgPool2d((7, 3))(images), nn.AdaptiveAvgPool2d(1)(images)),
+        "ReduceMean global pool": lambda: (ops.ReduceMean(keep_dims=True)(images, (2, 3)), ops.mean(images, (2, 3))),
+        "Pad modes": lambda: tuple(nn.Pad(((0, 0), (0, 0), (2, 1), (3, 0)), mode=m)(small) for m in ("CONSTANT", "REFLECT", "SYMMETRIC")),
+        "ReLU6 HSwish cells": lambda: (nn.ReLU6()(images * 4), nn.HSwish()(images * 3), ops.hardswish(images * 3)),
     }  # fmt: skip
 
 

@@ -365,9 +365,11 @@ def test_pooling_operators_match_numpy():
     ):
         P.AvgPool(2, 2, "same")(x)
     with pytest.raises(
-        ValueError, match=r"'Conv2D'.*'weight' must have shape \(5, C, kh, kw\)"
+        ValueError, match=r"'Conv2D'.*'weight' must have shape \(5, 3, kh, kw\)"
     ):
         P.Conv2D(5, (3, 2))(x, t(KERNEL))
+    with pytest.raises(ValueError, match=r"'Conv2D'.*'group'.*dividing.*but got 2"):
+        P.Conv2D(4, (3, 2), group=2)(x, t(KERNEL))
     with pytest.raises(
         ValueError, match="'kernel_size' must be a positive int or a tuple of 2 or 4"
     ):

@@ -1,0 +1,58 @@
+"""The CPU grouped-convolution kernels against their `reference` twins (Hypothesis), and their argument checks."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import assume, given, strategies as st
+
+from cadence.kernels import reference
+
+from .test_cpu_matches_reference import arr, both, dtypes, seeds
+
+
+@given(
+    n=st.integers(1, 2), groups=st.integers(1, 4), per_group=st.integers(1, 3), multiplier=st.integers(1, 2),
+    h=st.integers(1, 7), w=st.integers(1, 7), kh=st.integers(1, 3), kw=st.integers(1, 3),
+    s=st.tuples(st.integers(1, 3), st.integers(1, 3)), p=st.tuples(*[st.integers(0, 2)] * 4),
+    d=st.tuples(st.integers(1, 2), st.integers(1, 2)), need_dx=st.booleans(), dtype=dtypes, seed=seeds,
+)  # fmt: skip
+def test_grouped_conv2d(
+    n: int, groups: int, per_group: int, multiplier: int, h: int, w: int, kh: int, kw: int,
+    s: tuple[int, int], p: tuple[int, int, int, int], d: tuple[int, int], need_dx: bool, dtype: type,
+    seed: int,
+) -> None:  # fmt: skip
+    assume(
+        h + p[0] + p[1] >= d[0] * (kh - 1) + 1
+        and w + p[2] + p[3] >= d[1] * (kw - 1) + 1
+    )
+    x = arr((n, groups * per_group, h, w), dtype, seed)
+    wt = arr((groups * multiplier, per_group, kh, kw), dtype, seed + 1)
+    both("grouped_conv2d_forward", x, wt, s, p, d, groups, dtype=dtype)
+    dy = arr(
+        reference.grouped_conv2d_forward(x, wt, s, p, d, groups).shape, dtype, seed + 2
+    )
+    both("grouped_conv2d_backward", dy, x, wt, s, p, d, groups, need_dx, dtype=dtype)
+
+
+@pytest.mark.parametrize(
+    ("x_shape", "w_shape", "groups", "message"),
+    [
+        ((1, 4, 5, 5), (4, 2, 3, 3), 3, "split into `groups`=3 equal parts"),
+        (
+            (1, 4, 5, 5),
+            (6, 1, 3, 3),
+            4,
+            "split into `groups`=4",
+        ),  # 6 filters in 4 groups
+        ((1, 2, 2, 2), (2, 1, 3, 3), 2, "empty output"),
+    ],
+)
+def test_grouped_conv2d_refuses_inconsistent_shapes(
+    x_shape: tuple[int, ...], w_shape: tuple[int, ...], groups: int, message: str
+) -> None:
+    from cadence.kernels import cpu_kernels
+
+    x, w = np.zeros(x_shape, np.float32), np.zeros(w_shape, np.float32)
+    with pytest.raises(ValueError, match=message):
+        cpu_kernels().grouped_conv2d_forward(x, w, (1, 1), (0, 0, 0, 0), (1, 1), groups)
