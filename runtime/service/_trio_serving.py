@@ -104,6 +104,7 @@ async def serve_trio(
     from functools import partial
 
     import trio
+    from hypercorn.events import Event, Updated
     from hypercorn.trio.lifespan import Lifespan
     from hypercorn.trio.tcp_server import TCPServer
     from hypercorn.trio.worker_context import WorkerContext
@@ -122,8 +123,32 @@ async def serve_trio(
         listeners.append(trio.SocketListener(trio.socket.from_stdlib_socket(sock)))
     binds = [f"http://{repr_socket_addr(s.family, s.getsockname())}" for s in sockets]
 
+    class _TCPServer(TCPServer):
+        """Hypercorn's per-connection server, ending as soon as its client has gone.
+
+        Hypercorn's own stops reading when the client closes (or the connection breaks),
+        but leaves its idle timer running: armed at the connection's start and after
+        each response, it is stopped only by a request. A client that connects and
+        closes without a request (or closes an idle keep-alive connection) kept the
+        connection's task, and its place under the cap, until `keep_alive_timeout`.
+        """
+
+        _reading_ended = False
+
+        async def _read_data(self) -> None:
+            await super()._read_data()
+            # Nothing more can arrive: no idle timer is needed to close the connection.
+            self._reading_ended = True
+            await self.idle_task.stop()
+
+        async def protocol_send(self, event: Event) -> None:
+            if self._reading_ended and isinstance(event, Updated) and event.idle:
+                return  # not re-armed either
+            await super().protocol_send(event)
+
     async def serve_one(stream: trio.SocketStream) -> None:
-        await TCPServer(wrapped, config, context, ConnectionState(state.copy()), stream)  # type: ignore[arg-type]
+        connection_state = ConnectionState(state.copy())
+        await _TCPServer(wrapped, config, context, connection_state, stream)  # type: ignore[arg-type]
 
     cap = ConnectionCap(serve_one, limits.max_connections, limits.send_buffer_bytes)
     async with trio.open_nursery() as lifespan_nursery:
