@@ -29,7 +29,7 @@ def build(nn: Any, ops: Any) -> Any:
     def bn(c: int) -> Any:
         return nn.BatchNorm2d(c, eps=1e-4, momentum=0.9)
 
-    class ResidualBlockBase(nn.Cell):  # type: ignore[misc]
+    class ResidualBlockBase(nn.Cell):
         def __init__(self, cin: int, cout: int, stride: int) -> None:
             super().__init__()
             self.conv1, self.bn1d = conv3x3(cin, cout, stride), bn(cout)
@@ -48,7 +48,7 @@ def build(nn: Any, ops: Any) -> Any:
                 x = self.down_sample_layer(x)
             return self.relu(out + x)
 
-    class ResNet(nn.Cell):  # type: ignore[misc]
+    class ResNet(nn.Cell):
         def __init__(self) -> None:
             super().__init__()
             self.conv1, self.bn1, self.relu = (
