@@ -213,10 +213,8 @@ class _AveragedSurfaceMetric(_SurfaceMetric):
         self.symmetric = check_bool(symmetric, "symmetric", type(self).__name__)
         self.clear()
 
-    @staticmethod
-    def _average(dists: list[Array]) -> np.float64:
-        """The metric of the distances of one direction, or of both."""
-        raise NotImplementedError
+    _power: int
+    """1: the mean of the per-direction mean distances; 2: the root of their mean squares."""
 
     @rearrange_inputs
     def update(self, *inputs: Any) -> None:
@@ -232,7 +230,9 @@ class _AveragedSurfaceMetric(_SurfaceMetric):
         dists = [_distances(a, b, self.distance_metric) for a, b in directions]
         if any(d.size == 0 for d in dists):
             return np.float64(np.inf)
-        return self._average(dists)
+        # Each direction's mean of d**p, then their mean, as MindSpore averages both directions.
+        means = np.mean([(d**self._power).mean() for d in dists])
+        return np.float64(np.sqrt(means) if self._power == 2 else means)
 
 
 class MeanSurfaceDistance(_AveragedSurfaceMetric):
@@ -243,9 +243,7 @@ class MeanSurfaceDistance(_AveragedSurfaceMetric):
         distance_metric: "euclidean", "chessboard" or "taxicab".
     """
 
-    @staticmethod
-    def _average(dists: list[Array]) -> np.float64:
-        return np.float64(np.mean([d.mean() for d in dists]))
+    _power = 1
 
 
 class RootMeanSquareDistance(_AveragedSurfaceMetric):
@@ -256,7 +254,4 @@ class RootMeanSquareDistance(_AveragedSurfaceMetric):
         distance_metric: "euclidean", "chessboard" or "taxicab".
     """
 
-    @staticmethod
-    def _average(dists: list[Array]) -> np.float64:
-        # Both directions: the root of the mean of the two mean squares, as MindSpore computes it.
-        return np.float64(np.sqrt(np.mean([(d**2).mean() for d in dists])))
+    _power = 2
