@@ -444,16 +444,7 @@ def _checked(name: str, a: Array, ndim: int) -> Array:
     return a
 
 
-(
-    conv2d_forward,
-    conv2d_backward,
-    max_pool2d_forward,
-    max_pool2d_backward,
-    avg_pool2d_forward,
-    avg_pool2d_backward,
-    batch_norm_forward,
-    batch_norm_backward,
-) = spatial_kernels(
+_spatial = spatial_kernels(
     SpatialPrimitives(
         arg=_checked,
         indices=np.asarray,
@@ -464,14 +455,15 @@ def _checked(name: str, a: Array, ndim: int) -> Array:
         contiguous=np.ascontiguousarray,
         columns=_columns,
         col2im=lambda dcols, g, dx: _col2im(dcols, tuple(g), dx),
-        max_pool=_max_pool,
-        max_pool_grad=_max_pool_grad,
-        avg_pool=_avg_pool,
-        avg_pool_grad=_avg_pool_grad,
-        batch_norm=_bn_fwd,
-        batch_norm_grad=_bn_bwd,
+        max_pool=(_max_pool, _max_pool_grad),
+        avg_pool=(_avg_pool, _avg_pool_grad),
+        batch_norm=(_bn_fwd, _bn_bwd),
     )
 )
+conv2d_forward, conv2d_backward = _spatial.conv2d
+max_pool2d_forward, max_pool2d_backward = _spatial.max_pool2d
+avg_pool2d_forward, avg_pool2d_backward = _spatial.avg_pool2d
+batch_norm_forward, batch_norm_backward = _spatial.batch_norm
 
 
 # --- optimizer updates: one fused pass per parameter -------------------------------------

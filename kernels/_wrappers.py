@@ -141,80 +141,47 @@ class OptimizerUpdates(NamedTuple):
 
 
 def optimizer_updates(p: OptimizerPrimitives) -> OptimizerUpdates:
-    """Build the optimizer updates from a target's primitives."""
+    """Build the optimizer updates from a target's primitives.
+
+    Each takes `reference`'s arguments in its order: the parameter, its gradient,
+    its state arrays, then the hyperparameters (`*hyper`), the last of them the
+    `nesterov` flag, passed to the loop as is.
+    """
+
+    def run(
+        loop: Any, param: Array, grad: Array, states: dict[str, Array], hyper: Any
+    ) -> None:
+        """Check and flatten the arrays; launch `loop` with the float hyperparameters converted."""
+        *scalars, nesterov = hyper
+        t = p.scalar(param)
+        # Checked in argument order: the parameter, its gradient, then each state array.
+        arrays = [p.state("param", param), p.grad(param, grad)]
+        arrays += [p.state(name, a) for name, a in states.items()]
+        p.run(loop, param, *arrays, *map(t, scalars), nesterov)
 
     def sgd_update(
-        param: Array,
-        grad: Array,
-        accum: Array,
-        stat: Array,
-        lr: float,
-        momentum: float,
-        dampening: float,
-        weight_decay: float,
-        nesterov: bool,
+        param: Array, grad: Array, accum: Array, stat: Array, *hyper: float
     ) -> None:
-        """MindSpore's SGD rule, in place, in one pass."""
-        t = p.scalar(param)
-        p.run(
-            p.sgd,
-            param,
-            p.state("param", param),
-            p.grad(param, grad),
-            p.state("accum", accum),
-            p.state("stat", stat),
-            *map(t, (lr, momentum, dampening, weight_decay)),
-            nesterov,
-        )
+        """MindSpore's SGD rule, in place, in one pass; hyper = lr, momentum, dampening, weight_decay, nesterov."""
+        run(p.sgd, param, grad, {"accum": accum, "stat": stat}, hyper)
 
     def momentum_update(
-        param: Array,
-        grad: Array,
-        moment: Array,
-        lr: float,
-        momentum: float,
-        weight_decay: float,
-        nesterov: bool,
+        param: Array, grad: Array, moment: Array, *hyper: float
     ) -> None:
-        """MindSpore's ApplyMomentum rule, in place, in one pass."""
-        t = p.scalar(param)
-        p.run(
-            p.momentum,
-            param,
-            p.state("param", param),
-            p.grad(param, grad),
-            p.state("moment", moment),
-            *map(t, (lr, momentum, weight_decay)),
-            nesterov,
-        )
+        """MindSpore's ApplyMomentum rule, in place, in one pass; hyper = lr, momentum, weight_decay, nesterov."""
+        run(p.momentum, param, grad, {"moment": moment}, hyper)
 
     def adam_update(
-        param: Array,
-        grad: Array,
-        m: Array,
-        v: Array,
-        lr: float,
-        beta1: float,
-        beta2: float,
-        eps: float,
-        beta1_power: float,
-        beta2_power: float,
-        weight_decay: float,
-        nesterov: bool,
+        param: Array, grad: Array, m: Array, v: Array, *hyper: float
     ) -> None:
-        """Adam, in place, in one pass (bias correction folded into the step size on the host)."""
-        t = p.scalar(param)
+        """Adam, in place, in one pass; hyper = lr, beta1, beta2, eps, beta1_power, beta2_power, weight_decay, nesterov.
+
+        The bias correction is folded into the step size on the host.
+        """
+        lr, beta1, beta2, eps, beta1_power, beta2_power, weight_decay, nesterov = hyper
         alpha = lr * math.sqrt(1.0 - beta2_power) / (1.0 - beta1_power)
-        p.run(
-            p.adam,
-            param,
-            p.state("param", param),
-            p.grad(param, grad),
-            p.state("m", m),
-            p.state("v", v),
-            *map(t, (alpha, beta1, beta2, eps, weight_decay)),
-            nesterov,
-        )
+        scalars = (alpha, beta1, beta2, eps, weight_decay, nesterov)
+        run(p.adam, param, grad, {"m": m, "v": v}, scalars)
 
     return OptimizerUpdates(sgd_update, momentum_update, adam_update)
 
