@@ -13,6 +13,10 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import TypeAlias
+
+    # An activation's (forward(x), backward(dy, y)) kernels.
+    ActivationPair: TypeAlias = tuple[Callable[[Any], Any], Callable[[Any, Any], Any]]
 
 __all__ = [
     "ACT_CODES",
@@ -33,14 +37,14 @@ ACT_CODES = {"relu": 1, "sigmoid": 2, "tanh": 3}
 
 
 class Activations(NamedTuple):
-    """The six elementwise activation kernels."""
+    """The six elementwise activation kernels, as (forward, backward) pairs.
 
-    relu_forward: Callable[[Array], Array]
-    relu_backward: Callable[[Array, Array], Array]
-    sigmoid_forward: Callable[[Array], Array]
-    sigmoid_backward: Callable[[Array, Array], Array]
-    tanh_forward: Callable[[Array], Array]
-    tanh_backward: Callable[[Array, Array], Array]
+    A target binds each pair to its `<name>_forward` and `<name>_backward` names.
+    """
+
+    relu: ActivationPair
+    sigmoid: ActivationPair
+    tanh: ActivationPair
 
 
 # name: (forward doc, backward doc), in the order of `Activations`.
@@ -69,12 +73,14 @@ def activation_kernels(
     def backward_of(code: int) -> Callable[[Array, Array], Array]:
         return lambda dy, y: backward(dy, y, code)
 
-    kernels: list[Callable[..., Array]] = []
+    pairs: dict[str, ActivationPair] = {}
     for name, (forward_doc, backward_doc) in _ACTIVATION_DOCS.items():
         code = ACT_CODES[name]
-        kernels.append(_named(forward_of(code), f"{name}_forward", forward_doc))
-        kernels.append(_named(backward_of(code), f"{name}_backward", backward_doc))
-    return Activations(*kernels)
+        pairs[name] = (
+            _named(forward_of(code), f"{name}_forward", forward_doc),
+            _named(backward_of(code), f"{name}_backward", backward_doc),
+        )
+    return Activations(**pairs)
 
 
 class SoftmaxKernels(NamedTuple):

@@ -7,7 +7,13 @@ from typing import Any
 
 import numpy as np
 
-from ._metric_base import Metric, no_samples, rearrange_inputs, two_arrays
+from ._metric_base import (
+    Metric,
+    RunningMean,
+    no_samples,
+    rearrange_inputs,
+    two_arrays,
+)
 
 __all__ = [
     "F1",
@@ -30,7 +36,7 @@ def _labels(
     return y.reshape(-1)
 
 
-class Accuracy(Metric):
+class Accuracy(RunningMean):
     """Fraction of samples whose arg-max prediction equals the label.
 
     Args:
@@ -46,11 +52,6 @@ class Accuracy(Metric):
         self.eval_type = eval_type
         self.clear()
 
-    def clear(self) -> None:
-        """Reset the counts."""
-        self._correct_num = 0.0
-        self._total_num = 0
-
     @rearrange_inputs
     def update(self, *inputs: Any) -> None:
         """Accumulate `update(y_pred, y)`."""
@@ -61,8 +62,7 @@ class Accuracy(Metric):
                 if y_pred.ndim > 1
                 else np.round(y_pred) == y
             )
-            self._correct_num += float(hit.sum())
-            self._total_num += hit.shape[0]
+            self._accumulate(float(hit.sum()), hit.shape[0])
             return
         labels = _labels(y_pred, y)
         pred = (
@@ -74,14 +74,11 @@ class Accuracy(Metric):
             raise ValueError(
                 f"For 'Accuracy.update', predicted and true values must have the same number of samples, but got {pred.shape[0]} and {labels.shape[0]}."
             )
-        self._correct_num += float((pred == labels).sum())
-        self._total_num += labels.shape[0]
+        self._accumulate(float((pred == labels).sum()), labels.shape[0])
 
     def eval(self) -> np.float64:
         """Return correct / total."""
-        if self._total_num == 0:
-            raise no_samples("Accuracy")
-        return np.float64(self._correct_num / self._total_num)
+        return self._mean()
 
 
 class _Confusion(Metric):
@@ -208,7 +205,7 @@ class F1(Fbeta):
         super().__init__(1.0)
 
 
-class TopKCategoricalAccuracy(Metric):
+class TopKCategoricalAccuracy(RunningMean):
     """Fraction of samples whose label is among the `k` highest scores.
 
     Args:
@@ -228,25 +225,19 @@ class TopKCategoricalAccuracy(Metric):
         self.k = k
         self.clear()
 
-    def clear(self) -> None:
-        """Reset the counts."""
-        self._correct_num = 0
-        self._samples_num = 0
-
     @rearrange_inputs
     def update(self, *inputs: Any) -> None:
         """Accumulate `update(y_pred, y)`."""
         y_pred, y = two_arrays(type(self).__name__, inputs)
         labels = _labels(y_pred, y)
         top = np.argsort(-y_pred, axis=-1, kind="stable")[:, : self.k]
-        self._correct_num += int((top == labels[:, None]).any(axis=1).sum())
-        self._samples_num += labels.shape[0]
+        self._accumulate(
+            int((top == labels[:, None]).any(axis=1).sum()), labels.shape[0]
+        )
 
     def eval(self) -> np.float64:
         """Return correct / total."""
-        if self._samples_num == 0:
-            raise no_samples(type(self).__name__)
-        return np.float64(self._correct_num / self._samples_num)
+        return self._mean()
 
 
 class Top1CategoricalAccuracy(TopKCategoricalAccuracy):

@@ -14,8 +14,8 @@ from scipy import ndimage
 from ..validation import check_bool, check_choice, check_number, check_type
 from ._metric_base import (
     Metric,
+    RunningMean,
     check_count,
-    no_samples,
     not_updated,
     rearrange_inputs,
     to_numpy,
@@ -28,7 +28,7 @@ Array = np.ndarray[Any, Any]
 _DISTANCES = ("euclidean", "chessboard", "taxicab")
 
 
-class Dice(Metric):
+class Dice(RunningMean):
     """Mean over samples of 2|X∩Y| / (|X|^2 + |Y|^2 + smooth), X and Y the flattened batches.
 
     `update(y_pred, y)` with arrays of the same shape; each update adds one
@@ -46,11 +46,6 @@ class Dice(Metric):
         )
         self.clear()
 
-    def clear(self) -> None:
-        """Reset the sums."""
-        self._dice_coeff_sum = 0.0
-        self._samples_num = 0
-
     @rearrange_inputs
     def update(self, *inputs: Any) -> None:
         """Accumulate `update(y_pred, y)`."""
@@ -60,17 +55,16 @@ class Dice(Metric):
                 f"For 'Dice.update', predicted and true values must have the same shape, but got "
                 f"{y_pred.shape} and {y.shape}."
             )
-        self._samples_num += y.shape[0] if y.ndim else 1
         p, t = y_pred.reshape(-1), y.reshape(-1)
         intersection = float(np.dot(p, t))
         union = float(np.dot(p, p) + np.dot(t, t))
-        self._dice_coeff_sum += 2 * intersection / (union + self.smooth)
+        self._accumulate(
+            2 * intersection / (union + self.smooth), y.shape[0] if y.ndim else 1
+        )
 
     def eval(self) -> np.float64:
         """Return the summed coefficients divided by the number of samples (as MindSpore computes it)."""
-        if self._samples_num == 0:
-            raise no_samples("Dice")
-        return np.float64(self._dice_coeff_sum / self._samples_num)
+        return self._mean()
 
 
 def _masks(owner: str, inputs: tuple[Any, ...]) -> tuple[Array, Array]:
