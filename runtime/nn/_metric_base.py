@@ -168,6 +168,10 @@ class RunningMean(Metric):
     _sum: float
     _count: int
 
+    def __init__(self) -> None:
+        super().__init__()
+        self.clear()
+
     def clear(self) -> None:
         """Reset the sum and the count."""
         self._sum = 0.0

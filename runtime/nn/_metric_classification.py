@@ -36,6 +36,15 @@ def _labels(
     return y.reshape(-1)
 
 
+def _eval_type(value: Any, owner: str) -> str:
+    """Accuracy's, precision's, recall's and F-beta's `eval_type`, checked."""
+    if value not in ("classification", "multilabel"):
+        raise ValueError(
+            f"For '{owner}', the argument 'eval_type' must be 'classification' or 'multilabel', but got {value!r}."
+        )
+    return str(value)
+
+
 class Accuracy(RunningMean):
     """Fraction of samples whose arg-max prediction equals the label.
 
@@ -45,12 +54,7 @@ class Accuracy(RunningMean):
 
     def __init__(self, eval_type: str = "classification") -> None:
         super().__init__()
-        if eval_type not in ("classification", "multilabel"):
-            raise ValueError(
-                f"For 'Accuracy', the argument 'eval_type' must be 'classification' or 'multilabel', but got {eval_type!r}."
-            )
-        self.eval_type = eval_type
-        self.clear()
+        self.eval_type = _eval_type(eval_type, "Accuracy")
 
     @rearrange_inputs
     def update(self, *inputs: Any) -> None:
@@ -82,15 +86,14 @@ class Accuracy(RunningMean):
 
 
 class _Confusion(Metric):
-    _name = ""
+    @property
+    def _name(self) -> str:
+        """The metric's name in messages: its class's."""
+        return type(self).__name__
 
     def __init__(self, eval_type: str = "classification") -> None:
         super().__init__()
-        if eval_type not in ("classification", "multilabel"):
-            raise ValueError(
-                f"For '{self._name}', the argument 'eval_type' must be 'classification' or 'multilabel', but got {eval_type!r}."
-            )
-        self.eval_type = eval_type
+        self.eval_type = _eval_type(eval_type, self._name)
         self.eps = sys.float_info.min
         self.clear()
 
@@ -134,39 +137,36 @@ class _Confusion(Metric):
         if self._class_num == 0:
             raise no_samples(self._name)
 
-    def _per_class(self, denominator: np.ndarray[Any, Any], average: bool) -> Any:
-        # tp / denominator per class (precision: predicted positives; recall: actual ones).
+
+class _TruePositiveRatio(_Confusion):
+    _denominator: str
+    """The per-class count that divides tp: `_pred_pos` (precision) or `_actual_pos` (recall)."""
+
+    def eval(self, average: bool = False) -> Any:
+        """Return the per-class ratios (array), or their mean."""
         self._check()
-        result = self._tp / (denominator + self.eps)
+        result = self._tp / (getattr(self, self._denominator) + self.eps)
         return np.float64(result.mean()) if average else result
 
 
-class Precision(_Confusion):
+class Precision(_TruePositiveRatio):
     """Per-class precision tp / (tp + fp); `eval(average=True)` returns their mean.
 
     Args:
         eval_type: 'classification' or 'multilabel'.
     """
 
-    _name = "Precision"
-
-    def eval(self, average: bool = False) -> Any:
-        """Return the per-class precisions (array), or their mean."""
-        return self._per_class(self._pred_pos, average)
+    _denominator = "_pred_pos"
 
 
-class Recall(_Confusion):
+class Recall(_TruePositiveRatio):
     """Per-class recall tp / (tp + fn); `eval(average=True)` returns their mean.
 
     Args:
         eval_type: 'classification' or 'multilabel'.
     """
 
-    _name = "Recall"
-
-    def eval(self, average: bool = False) -> Any:
-        """Return the per-class recalls (array), or their mean."""
-        return self._per_class(self._actual_pos, average)
+    _denominator = "_actual_pos"
 
 
 class Fbeta(_Confusion):
@@ -175,8 +175,6 @@ class Fbeta(_Confusion):
     Args:
         beta: Weight of recall relative to precision (> 0).
     """
-
-    _name = "Fbeta"
 
     def __init__(self, beta: float) -> None:
         if not isinstance(beta, (int, float)) or isinstance(beta, bool) or beta <= 0:  # type: ignore[redundant-expr]
@@ -198,8 +196,6 @@ class Fbeta(_Confusion):
 
 class F1(Fbeta):
     """Per-class F1 score (F-beta with beta = 1)."""
-
-    _name = "F1"
 
     def __init__(self) -> None:
         super().__init__(1.0)
@@ -223,7 +219,6 @@ class TopKCategoricalAccuracy(RunningMean):
                 f"For 'TopKCategoricalAccuracy', the argument 'k' must be at least 1, but got {k!r}."
             )
         self.k = k
-        self.clear()
 
     @rearrange_inputs
     def update(self, *inputs: Any) -> None:

@@ -20,10 +20,6 @@ __all__ = ["MAE", "MSE", "Loss"]
 class Loss(RunningMean):
     """Average of the per-batch mean loss: `update(loss)` with a scalar or 1-D per-sample losses."""
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.clear()
-
     @rearrange_inputs
     def update(self, *inputs: Any) -> None:
         """Accumulate one batch's loss."""
@@ -45,10 +41,6 @@ class Loss(RunningMean):
 
 class _PerSampleSum(RunningMean):
     """Sum of per-element errors over the samples seen, divided by the number of samples."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.clear()
 
     @staticmethod
     def _error(diff: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:

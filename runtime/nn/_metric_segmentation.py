@@ -44,7 +44,6 @@ class Dice(RunningMean):
         self.smooth = check_number(
             smooth, "smooth", "Dice", minimum=0.0, inclusive=False
         )
-        self.clear()
 
     @rearrange_inputs
     def update(self, *inputs: Any) -> None:

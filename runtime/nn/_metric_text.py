@@ -38,7 +38,6 @@ class Perplexity(RunningMean):
         if ignore_label is not None:
             check_type(ignore_label, "ignore_label", int, "Perplexity")
         self.ignore_label = ignore_label
-        self.clear()
 
     @rearrange_inputs
     def update(self, *inputs: Any) -> None:
