@@ -37,8 +37,10 @@ from ._optim_cpu import (
     adagrad_update as adagrad_update,
     adam_amsgrad_update as adam_amsgrad_update,
     adam_weight_decay_update as adam_weight_decay_update,
+    flat_state,
     lamb_update as lamb_update,
     rmsprop_update as rmsprop_update,
+    run_loop,
 )
 from ._planar_conv import (
     conv2d_planar_backward as conv2d_planar_backward,
@@ -484,23 +486,14 @@ def _adam(p: Array, g: Array, m: Array, v: Array, *hyper: Any) -> None:
         p[i], m[i], v[i] = _adam_step(p[i], g[i], m[i], v[i], *hyper)
 
 
-def _flat(name: str, a: Array) -> Array:
-    check_float_array(name, a)
-    return a.reshape(-1)
-
-
-def _run(loop: Any, param: Array, *args: Any) -> None:
-    loop(*args)
-
-
 # Hyperparameters stay Python floats: the loops compute in float64 and round once on store.
 sgd_update, momentum_update, adam_update = optimizer_updates(
     OptimizerPrimitives(
         sgd=_sgd,
         momentum=_momentum,
         adam=_adam,
-        run=_run,
-        state=_flat,
+        run=run_loop,
+        state=flat_state,
         grad=lambda param, g: g.reshape(-1),
         scalar=lambda param: float,
     )
