@@ -155,27 +155,29 @@ def optimizer_updates(p: OptimizerPrimitives) -> OptimizerUpdates:
     """
 
     def run(
-        loop: Any, param: Array, grad: Array, states: dict[str, Array], hyper: Any
+        loop: Any, param: Array, grad: Array, hyper: Any, names: Any, *states: Array
     ) -> None:
-        """Check and flatten the arrays; launch `loop` with the float hyperparameters converted."""
-        *scalars, nesterov = hyper
+        """Check and flatten the arrays (in argument order); launch `loop` with the hyperparameters converted.
+
+        `hyper` ends with the `nesterov` flag, passed as is; `names` names `states`.
+        """
         t = p.scalar(param)
-        # Checked in argument order: the parameter, its gradient, then each state array.
-        arrays = [p.state("param", param), p.grad(param, grad)]
-        arrays += [p.state(name, a) for name, a in states.items()]
-        p.run(loop, param, *arrays, *map(t, scalars), nesterov)
+        *scalars, nesterov = hyper
+        param_flat, grad_flat = p.state("param", param), p.grad(param, grad)
+        flats = map(p.state, names, states)
+        p.run(loop, param, param_flat, grad_flat, *flats, *map(t, scalars), nesterov)
 
     def sgd_update(
         param: Array, grad: Array, accum: Array, stat: Array, *hyper: float
     ) -> None:
         """MindSpore's SGD rule, in place, in one pass; hyper = lr, momentum, dampening, weight_decay, nesterov."""
-        run(p.sgd, param, grad, {"accum": accum, "stat": stat}, hyper)
+        run(p.sgd, param, grad, hyper, ("accum", "stat"), accum, stat)
 
     def momentum_update(
         param: Array, grad: Array, moment: Array, *hyper: float
     ) -> None:
         """MindSpore's ApplyMomentum rule, in place, in one pass; hyper = lr, momentum, weight_decay, nesterov."""
-        run(p.momentum, param, grad, {"moment": moment}, hyper)
+        run(p.momentum, param, grad, hyper, ("moment",), moment)
 
     def adam_update(
         param: Array, grad: Array, m: Array, v: Array, *hyper: float
@@ -187,7 +189,7 @@ def optimizer_updates(p: OptimizerPrimitives) -> OptimizerUpdates:
         lr, beta1, beta2, eps, beta1_power, beta2_power, weight_decay, nesterov = hyper
         alpha = lr * math.sqrt(1.0 - beta2_power) / (1.0 - beta1_power)
         scalars = (alpha, beta1, beta2, eps, weight_decay, nesterov)
-        run(p.adam, param, grad, {"m": m, "v": v}, scalars)
+        run(p.adam, param, grad, scalars, ("m", "v"), m, v)
 
     return OptimizerUpdates(sgd_update, momentum_update, adam_update)
 
