@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 import numpy as np
 
 from cadence import Callback, loss_value
-from cadence.validation import check_number, check_positive_int
+from cadence.validation import check_number, check_positive_int, check_type
 
 if TYPE_CHECKING:
     from tqdm import tqdm
@@ -77,12 +77,8 @@ class ProgressBar(Callback):
                 f"For '{_OWNER}', the argument 'file' must be a text stream with a `write` method or None, "
                 f"but got {file!r} of type {type(file).__name__!r}."
             )
-        if terminal is not None and not isinstance(terminal, bool):
-            raise TypeError(
-                f"For '{_OWNER}', the argument 'terminal' must be a bool or None, but got {terminal!r} of type {type(terminal).__name__!r}."
-            )
         self._file = file
-        self._terminal = terminal
+        self._terminal = check_type(terminal, "terminal", (bool, type(None)), _OWNER)
         self._lines_per_epoch = check_positive_int(
             lines_per_epoch, "lines_per_epoch", _OWNER
         )

@@ -41,8 +41,10 @@ from ._optim_cpu import (
     adagrad_update as adagrad_update,
     adam_amsgrad_update as adam_amsgrad_update,
     adam_weight_decay_update as adam_weight_decay_update,
+    flat_state,
     lamb_update as lamb_update,
     rmsprop_update as rmsprop_update,
+    run_loop,
 )
 from ._planar_conv import (
     conv2d_planar_backward as conv2d_planar_backward,
@@ -132,14 +134,10 @@ def _bwd(dy: Array, y: Array, code: int) -> Array:
     return out
 
 
-(
-    relu_forward,
-    relu_backward,
-    sigmoid_forward,
-    sigmoid_backward,
-    tanh_forward,
-    tanh_backward,
-) = activation_kernels(_fwd, _bwd)
+_activations = activation_kernels(_fwd, _bwd)
+relu_forward, relu_backward = _activations.relu
+sigmoid_forward, sigmoid_backward = _activations.sigmoid
+tanh_forward, tanh_backward = _activations.tanh
 
 
 # --- dense layers: BLAS matmul + fused epilogues ---------------------------------------
@@ -448,16 +446,7 @@ def _checked(name: str, a: Array, ndim: int) -> Array:
     return a
 
 
-(
-    conv2d_forward,
-    conv2d_backward,
-    max_pool2d_forward,
-    max_pool2d_backward,
-    avg_pool2d_forward,
-    avg_pool2d_backward,
-    batch_norm_forward,
-    batch_norm_backward,
-) = spatial_kernels(
+_spatial = spatial_kernels(
     SpatialPrimitives(
         arg=_checked,
         indices=np.asarray,
@@ -468,14 +457,15 @@ def _checked(name: str, a: Array, ndim: int) -> Array:
         contiguous=np.ascontiguousarray,
         columns=_columns,
         col2im=lambda dcols, g, dx: _col2im(dcols, tuple(g), dx),
-        max_pool=_max_pool,
-        max_pool_grad=_max_pool_grad,
-        avg_pool=_avg_pool,
-        avg_pool_grad=_avg_pool_grad,
-        batch_norm=_bn_fwd,
-        batch_norm_grad=_bn_bwd,
+        max_pool=(_max_pool, _max_pool_grad),
+        avg_pool=(_avg_pool, _avg_pool_grad),
+        batch_norm=(_bn_fwd, _bn_bwd),
     )
 )
+conv2d_forward, conv2d_backward = _spatial.conv2d
+max_pool2d_forward, max_pool2d_backward = _spatial.max_pool2d
+avg_pool2d_forward, avg_pool2d_backward = _spatial.avg_pool2d
+batch_norm_forward, batch_norm_backward = _spatial.batch_norm
 
 
 # --- optimizer updates: one fused pass per parameter -------------------------------------
@@ -500,23 +490,14 @@ def _adam(p: Array, g: Array, m: Array, v: Array, *hyper: Any) -> None:
         p[i], m[i], v[i] = _adam_step(p[i], g[i], m[i], v[i], *hyper)
 
 
-def _flat(name: str, a: Array) -> Array:
-    check_float_array(name, a)
-    return a.reshape(-1)
-
-
-def _run(loop: Any, param: Array, *args: Any) -> None:
-    loop(*args)
-
-
 # Hyperparameters stay Python floats: the loops compute in float64 and round once on store.
 sgd_update, momentum_update, adam_update = optimizer_updates(
     OptimizerPrimitives(
         sgd=_sgd,
         momentum=_momentum,
         adam=_adam,
-        run=_run,
-        state=_flat,
+        run=run_loop,
+        state=flat_state,
         grad=lambda param, g: g.reshape(-1),
         scalar=lambda param: float,
     )

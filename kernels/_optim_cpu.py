@@ -19,8 +19,10 @@ __all__ = [
     "adagrad_update",
     "adam_amsgrad_update",
     "adam_weight_decay_update",
+    "flat_state",
     "lamb_update",
     "rmsprop_update",
+    "run_loop",
 ]
 
 Array = npt.NDArray[Any]
@@ -40,7 +42,9 @@ def _loop(body: Any) -> Any:
     return loop
 
 
-def _state(name: str, a: Array) -> Array:
+# `flat_state` and `run_loop` serve the CPU table's SGD, Momentum and Adam updates too.
+def flat_state(name: str, a: Array) -> Array:
+    """Check a float array updated in place; return it flat (a view)."""
     check_float_array(name, a)
     return a.reshape(-1)
 
@@ -58,12 +62,13 @@ def _sum_of_squares(flat: Array) -> float:
     return float(np.dot(flat, flat.astype(np.float64)))
 
 
-def _run(loop: Any, param: Array, *args: Any) -> None:
+def run_loop(loop: Any, param: Array, *args: Any) -> None:
+    """Run a compiled loop over the flat arrays (the host needs no launch geometry)."""
     loop(*args)
 
 
 # Hyperparameters stay Python floats: `scalar` is `float` whatever the parameter's dtype.
 _TARGET = OptimizerTarget(
-    _loop, _run, _state, _grad, lambda p: float, np.empty_like, _sum_of_squares
+    _loop, run_loop, flat_state, _grad, lambda p: float, np.empty_like, _sum_of_squares
 )
 adam_weight_decay_update, adam_amsgrad_update, rmsprop_update, adagrad_update, lamb_update = optimizer_updates(_TARGET)  # fmt: skip

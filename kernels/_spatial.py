@@ -75,8 +75,9 @@ class SpatialPrimitives(NamedTuple):
     `contiguous(a)` returns a C-contiguous copy unless `a` already is one;
     `columns(x, w, geometry, reuse)` returns x's im2col matrix (`reuse`: the
     backward pass may return the forward's matrix of the same live array);
-    `col2im(dcols, geometry, dx)` adds the columns' gradient into dx.
-    The loops take the arguments `spatial_kernels` passes them, in that order.
+    `col2im(dcols, geometry, dx)` adds the columns' gradient into dx;
+    `max_pool`, `avg_pool` and `batch_norm` are each operation's compiled
+    (forward, backward) loops, taking the arguments `spatial_kernels` passes them.
     """
 
     arg: Callable[[str, Array, int], Array]
@@ -88,25 +89,24 @@ class SpatialPrimitives(NamedTuple):
     contiguous: Callable[[Array], Array]
     columns: Callable[[Array, Array, ConvGeometry, bool], Array]
     col2im: Callable[[Array, ConvGeometry, Array], None]
-    max_pool: Any
-    max_pool_grad: Any
-    avg_pool: Any
-    avg_pool_grad: Any
-    batch_norm: Any
-    batch_norm_grad: Any
+    max_pool: tuple[Any, Any]
+    avg_pool: tuple[Any, Any]
+    batch_norm: tuple[Any, Any]
 
 
 class SpatialKernels(NamedTuple):
-    """The eight public convolution, pooling and batch-normalization kernels."""
+    """The eight public convolution, pooling and batch-normalization kernels, as (forward, backward) pairs.
 
-    conv2d_forward: Callable[..., Array]
-    conv2d_backward: Callable[..., tuple[Array | None, Array]]
-    max_pool2d_forward: Callable[..., tuple[Array, Array]]
-    max_pool2d_backward: Callable[..., Array]
-    avg_pool2d_forward: Callable[..., Array]
-    avg_pool2d_backward: Callable[..., Array]
-    batch_norm_forward: Callable[..., tuple[Array, Array, Array]]
-    batch_norm_backward: Callable[..., tuple[Array, Array, Array]]
+    A target binds each pair to its `<operation>_forward` and `<operation>_backward` names.
+    """
+
+    conv2d: tuple[Callable[..., Array], Callable[..., tuple[Array | None, Array]]]
+    max_pool2d: tuple[Callable[..., tuple[Array, Array]], Callable[..., Array]]
+    avg_pool2d: tuple[Callable[..., Array], Callable[..., Array]]
+    batch_norm: tuple[
+        Callable[..., tuple[Array, Array, Array]],
+        Callable[..., tuple[Array, Array, Array]],
+    ]
 
 
 def _pool_shape(
@@ -166,7 +166,7 @@ def spatial_kernels(p: SpatialPrimitives) -> SpatialKernels:
         x = p.arg("x", x, 4)
         shape = _pool_shape(x.shape, kh, kw, sh, sw)
         y, idx = p.empty(shape, x.dtype), p.empty(shape, "int64")
-        p.launch(p.max_pool, y.size, x, (kh, kw, sh, sw), y, idx)
+        p.launch(p.max_pool[0], y.size, x, (kh, kw, sh, sw), y, idx)
         return y, idx
 
     def max_pool2d_backward(
@@ -176,14 +176,14 @@ def spatial_kernels(p: SpatialPrimitives) -> SpatialKernels:
         dy, idx = p.arg("dy", dy, 4), p.indices(idx)
         n, c, h, w = x_shape
         dx = p.zeros((n, c, h * w), dy.dtype)
-        p.launch(p.max_pool_grad, dy.size, dy, idx, dx)
+        p.launch(p.max_pool[1], dy.size, dy, idx, dx)
         return dx.reshape(tuple(x_shape))
 
     def avg_pool2d_forward(x: Array, kh: int, kw: int, sh: int, sw: int) -> Array:
         """Mean over windows (no padding)."""
         x = p.arg("x", x, 4)
         y = p.empty(_pool_shape(x.shape, kh, kw, sh, sw), x.dtype)
-        p.launch(p.avg_pool, y.size, x, (kh, kw, sh, sw), y)
+        p.launch(p.avg_pool[0], y.size, x, (kh, kw, sh, sw), y)
         return y
 
     def avg_pool2d_backward(
@@ -197,7 +197,7 @@ def spatial_kernels(p: SpatialPrimitives) -> SpatialKernels:
         """Spread each output gradient evenly over its window."""
         dy = p.arg("dy", dy, 4)
         dx = p.zeros(tuple(x_shape), dy.dtype)
-        p.launch(p.avg_pool_grad, dy.size, dy, (kh, kw, sh, sw), dx)
+        p.launch(p.avg_pool[1], dy.size, dy, (kh, kw, sh, sw), dx)
         return dx
 
     def batch_norm_forward(
@@ -208,7 +208,7 @@ def spatial_kernels(p: SpatialPrimitives) -> SpatialKernels:
         gamma, beta = p.arg("gamma", gamma, 1), p.arg("beta", beta, 1)
         c = x.shape[1]
         y, mean, var = (p.empty(s, x.dtype) for s in (x.shape, (c,), (c,)))
-        p.launch(p.batch_norm, c, x, gamma, beta, float(eps), y, mean, var)
+        p.launch(p.batch_norm[0], c, x, gamma, beta, float(eps), y, mean, var)
         return y, mean, var
 
     def batch_norm_backward(
@@ -223,17 +223,13 @@ def spatial_kernels(p: SpatialPrimitives) -> SpatialKernels:
         c = x.shape[1]
         dx, dgamma, dbeta = (p.empty(s, x.dtype) for s in (x.shape, (c,), (c,)))
         p.launch(
-            p.batch_norm_grad, c, dy, x, gamma, mean, var, float(eps), dx, dgamma, dbeta
+            p.batch_norm[1], c, dy, x, gamma, mean, var, float(eps), dx, dgamma, dbeta
         )
         return dx, dgamma, dbeta
 
     return SpatialKernels(
-        conv2d_forward,
-        conv2d_backward,
-        max_pool2d_forward,
-        max_pool2d_backward,
-        avg_pool2d_forward,
-        avg_pool2d_backward,
-        batch_norm_forward,
-        batch_norm_backward,
+        (conv2d_forward, conv2d_backward),
+        (max_pool2d_forward, max_pool2d_backward),
+        (avg_pool2d_forward, avg_pool2d_backward),
+        (batch_norm_forward, batch_norm_backward),
     )

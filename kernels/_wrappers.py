@@ -13,6 +13,10 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import TypeAlias
+
+    # An activation's (forward(x), backward(dy, y)) kernels.
+    ActivationPair: TypeAlias = tuple[Callable[[Any], Any], Callable[[Any, Any], Any]]
 
 __all__ = [
     "ACT_CODES",
@@ -33,14 +37,14 @@ ACT_CODES = {"relu": 1, "sigmoid": 2, "tanh": 3}
 
 
 class Activations(NamedTuple):
-    """The six elementwise activation kernels."""
+    """The six elementwise activation kernels, as (forward, backward) pairs.
 
-    relu_forward: Callable[[Array], Array]
-    relu_backward: Callable[[Array, Array], Array]
-    sigmoid_forward: Callable[[Array], Array]
-    sigmoid_backward: Callable[[Array, Array], Array]
-    tanh_forward: Callable[[Array], Array]
-    tanh_backward: Callable[[Array, Array], Array]
+    A target binds each pair to its `<name>_forward` and `<name>_backward` names.
+    """
+
+    relu: ActivationPair
+    sigmoid: ActivationPair
+    tanh: ActivationPair
 
 
 # name: (forward doc, backward doc), in the order of `Activations`.
@@ -69,12 +73,14 @@ def activation_kernels(
     def backward_of(code: int) -> Callable[[Array, Array], Array]:
         return lambda dy, y: backward(dy, y, code)
 
-    kernels: list[Callable[..., Array]] = []
+    pairs: dict[str, ActivationPair] = {}
     for name, (forward_doc, backward_doc) in _ACTIVATION_DOCS.items():
         code = ACT_CODES[name]
-        kernels.append(_named(forward_of(code), f"{name}_forward", forward_doc))
-        kernels.append(_named(backward_of(code), f"{name}_backward", backward_doc))
-    return Activations(*kernels)
+        pairs[name] = (
+            _named(forward_of(code), f"{name}_forward", forward_doc),
+            _named(backward_of(code), f"{name}_backward", backward_doc),
+        )
+    return Activations(**pairs)
 
 
 class SoftmaxKernels(NamedTuple):
@@ -141,80 +147,49 @@ class OptimizerUpdates(NamedTuple):
 
 
 def optimizer_updates(p: OptimizerPrimitives) -> OptimizerUpdates:
-    """Build the optimizer updates from a target's primitives."""
+    """Build the optimizer updates from a target's primitives.
+
+    Each takes `reference`'s arguments in its order: the parameter, its gradient,
+    its state arrays, then the hyperparameters (`*hyper`), the last of them the
+    `nesterov` flag, passed to the loop as is.
+    """
+
+    def run(
+        loop: Any, param: Array, grad: Array, hyper: Any, names: Any, *states: Array
+    ) -> None:
+        """Check and flatten the arrays (in argument order); launch `loop` with the hyperparameters converted.
+
+        `hyper` ends with the `nesterov` flag, passed as is; `names` names `states`.
+        """
+        t = p.scalar(param)
+        *scalars, nesterov = hyper
+        param_flat, grad_flat = p.state("param", param), p.grad(param, grad)
+        flats = map(p.state, names, states)
+        p.run(loop, param, param_flat, grad_flat, *flats, *map(t, scalars), nesterov)
 
     def sgd_update(
-        param: Array,
-        grad: Array,
-        accum: Array,
-        stat: Array,
-        lr: float,
-        momentum: float,
-        dampening: float,
-        weight_decay: float,
-        nesterov: bool,
+        param: Array, grad: Array, accum: Array, stat: Array, *hyper: float
     ) -> None:
-        """MindSpore's SGD rule, in place, in one pass."""
-        t = p.scalar(param)
-        p.run(
-            p.sgd,
-            param,
-            p.state("param", param),
-            p.grad(param, grad),
-            p.state("accum", accum),
-            p.state("stat", stat),
-            *map(t, (lr, momentum, dampening, weight_decay)),
-            nesterov,
-        )
+        """MindSpore's SGD rule, in place, in one pass; hyper = lr, momentum, dampening, weight_decay, nesterov."""
+        run(p.sgd, param, grad, hyper, ("accum", "stat"), accum, stat)
 
     def momentum_update(
-        param: Array,
-        grad: Array,
-        moment: Array,
-        lr: float,
-        momentum: float,
-        weight_decay: float,
-        nesterov: bool,
+        param: Array, grad: Array, moment: Array, *hyper: float
     ) -> None:
-        """MindSpore's ApplyMomentum rule, in place, in one pass."""
-        t = p.scalar(param)
-        p.run(
-            p.momentum,
-            param,
-            p.state("param", param),
-            p.grad(param, grad),
-            p.state("moment", moment),
-            *map(t, (lr, momentum, weight_decay)),
-            nesterov,
-        )
+        """MindSpore's ApplyMomentum rule, in place, in one pass; hyper = lr, momentum, weight_decay, nesterov."""
+        run(p.momentum, param, grad, hyper, ("moment",), moment)
 
     def adam_update(
-        param: Array,
-        grad: Array,
-        m: Array,
-        v: Array,
-        lr: float,
-        beta1: float,
-        beta2: float,
-        eps: float,
-        beta1_power: float,
-        beta2_power: float,
-        weight_decay: float,
-        nesterov: bool,
+        param: Array, grad: Array, m: Array, v: Array, *hyper: float
     ) -> None:
-        """Adam, in place, in one pass (bias correction folded into the step size on the host)."""
-        t = p.scalar(param)
+        """Adam, in place, in one pass; hyper = lr, beta1, beta2, eps, beta1_power, beta2_power, weight_decay, nesterov.
+
+        The bias correction is folded into the step size on the host.
+        """
+        lr, beta1, beta2, eps, beta1_power, beta2_power, weight_decay, nesterov = hyper
         alpha = lr * math.sqrt(1.0 - beta2_power) / (1.0 - beta1_power)
-        p.run(
-            p.adam,
-            param,
-            p.state("param", param),
-            p.grad(param, grad),
-            p.state("m", m),
-            p.state("v", v),
-            *map(t, (alpha, beta1, beta2, eps, weight_decay)),
-            nesterov,
-        )
+        scalars = (alpha, beta1, beta2, eps, weight_decay, nesterov)
+        run(p.adam, param, grad, scalars, ("m", "v"), m, v)
 
     return OptimizerUpdates(sgd_update, momentum_update, adam_update)
 

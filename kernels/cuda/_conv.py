@@ -134,16 +134,7 @@ def _launch(loop: Any, n: int, *args: Any) -> None:
         loop[launch(n)](*(raw(a) if isinstance(a, DeviceArray) else a for a in args))
 
 
-(
-    conv2d_forward,
-    conv2d_backward,
-    max_pool2d_forward,
-    max_pool2d_backward,
-    avg_pool2d_forward,
-    avg_pool2d_backward,
-    batch_norm_forward,
-    batch_norm_backward,
-) = spatial_kernels(
+_spatial = spatial_kernels(
     SpatialPrimitives(
         arg=device_arg,
         indices=lambda a: a if isinstance(a, DeviceArray) else to_device(a),
@@ -154,14 +145,15 @@ def _launch(loop: Any, n: int, *args: Any) -> None:
         contiguous=lambda a: a,
         columns=_columns,
         col2im=_col2im,
-        max_pool=_max_pool,
-        max_pool_grad=_max_pool_grad,
-        avg_pool=_avg_pool,
-        avg_pool_grad=_avg_pool_grad,
-        batch_norm=_bn_fwd,
-        batch_norm_grad=_bn_bwd,
+        max_pool=(_max_pool, _max_pool_grad),
+        avg_pool=(_avg_pool, _avg_pool_grad),
+        batch_norm=(_bn_fwd, _bn_bwd),
     )
 )
+conv2d_forward, conv2d_backward = _spatial.conv2d
+max_pool2d_forward, max_pool2d_backward = _spatial.max_pool2d
+avg_pool2d_forward, avg_pool2d_backward = _spatial.avg_pool2d
+batch_norm_forward, batch_norm_backward = _spatial.batch_norm
 
 # The planar layout is a CPU arrangement of the host BLAS calls; the device kernels above
 # have their own, so here the two names run the same convolution.

@@ -71,14 +71,10 @@ def _bwd(dy: Any, y: Any, code: int) -> DeviceArray:
     return out
 
 
-(
-    relu_forward,
-    relu_backward,
-    sigmoid_forward,
-    sigmoid_backward,
-    tanh_forward,
-    tanh_backward,
-) = activation_kernels(_fwd, _bwd)
+_activations = activation_kernels(_fwd, _bwd)
+relu_forward, relu_backward = _activations.relu
+sigmoid_forward, sigmoid_backward = _activations.sigmoid
+tanh_forward, tanh_backward = _activations.tanh
 
 
 # --- dense layers ----------------------------------------------------------------------------

@@ -10,17 +10,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from ..validation import check_bool
+
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
 __all__ = [
     "USAGES",
-    "check_bool",
     "check_column_list",
     "check_dataset_dir",
     "check_int",
     "check_names_exist",
-    "check_number",
     "check_optional_bool",
     "check_unsupported",
     "check_usage",
@@ -63,43 +63,6 @@ def _bound_text(minimum: int | None, maximum: int | None) -> str:
     if minimum is not None:
         return f" >= {minimum}"
     return "" if maximum is None else f" <= {maximum}"
-
-
-def check_number(
-    value: Any,
-    name: str,
-    owner: str,
-    *,
-    low: float | None = None,
-    high: float | None = None,
-    low_open: bool = False,
-    high_open: bool = False,
-) -> float:
-    """Return `value` as a float if it is an int or float (not a bool) within the bounds."""
-    if not isinstance(value, int | float) or isinstance(value, bool):
-        raise TypeError(
-            f"For '{owner}', the argument '{name}' must be a number, but got {_received(value)}."
-        )
-    below = low is not None and (value <= low if low_open else value < low)
-    above = high is not None and (value >= high if high_open else value > high)
-    if below or above:
-        left = "(" if low_open else "["
-        right = ")" if high_open else "]"
-        lo = "-inf" if low is None else low
-        hi = "inf" if high is None else high
-        raise ValueError(
-            f"For '{owner}', the argument '{name}' must be in {left}{lo}, {hi}{right}, but got {value!r}."
-        )
-    return float(value)
-
-
-def check_bool(value: Any, name: str, owner: str) -> bool:
-    """Return `value` if it is a bool."""
-    if not isinstance(value, bool):
-        raise TypeError(
-            f"For '{owner}', the argument '{name}' must be a bool, but got {_received(value)}."
-        )
-    return value
 
 
 def check_optional_bool(value: Any, name: str, owner: str) -> bool | None:

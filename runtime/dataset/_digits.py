@@ -7,7 +7,8 @@ from typing import Any, Final
 
 import numpy as np
 
-from ._checks import check_int, check_number, check_optional_bool
+from ..validation import check_number
+from ._checks import check_int, check_optional_bool
 from ._shard import Reading
 from ._sources import InMemoryDataset
 
@@ -102,10 +103,9 @@ class DigitsDataset(InMemoryDataset):
             test_fraction,
             "test_fraction",
             owner,
-            low=0.0,
-            high=1.0,
-            low_open=True,
-            high_open=True,
+            minimum=0.0,
+            maximum=1.0,
+            inclusive=False,
         )
         check_int(seed, "seed", owner, minimum=0)
         shuffled = check_optional_bool(shuffle, "shuffle", owner)

@@ -6,9 +6,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..validation import check_bool
 from ._access import Access
 from ._block import Block, stack_rows
-from ._checks import check_bool, check_dataset_dir, check_unsupported
+from ._checks import check_dataset_dir, check_unsupported
 from ._dataset import Dataset
 from ._shard import Reading, source_order
 from .vision._decode import decode_image

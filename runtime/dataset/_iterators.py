@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..compute._tensor import Tensor
-from ._checks import check_bool, check_column_list, check_int, check_names_exist
+from ..validation import check_bool
+from ._checks import check_column_list, check_int, check_names_exist
 from ._random import new_pass
 
 if TYPE_CHECKING:

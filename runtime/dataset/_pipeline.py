@@ -12,11 +12,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
+from ..validation import check_bool
 from ._access import Access, MappedAccess, OrderedAccess, WindowAccess
 from ._apply import apply_block, apply_row
 from ._block import Block, Row, block_len, concat_blocks
 from ._checks import (
-    check_bool,
     check_column_list,
     check_int,
     check_names_exist,

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._checks import check_bool, check_int
+from ..validation import check_bool
+from ._checks import check_int
 
 __all__ = ["DistributedSampler", "RandomSampler", "Sampler", "SequentialSampler"]
 

@@ -156,6 +156,38 @@ def two_arrays(
     return to_numpy(inputs[0], owner), to_numpy(inputs[1], owner)
 
 
+class RunningMean(Metric):
+    """A metric that sums one quantity over the batches and counts what it summed over.
+
+    MindSpore keeps a differently named pair per metric (`_correct_num` /
+    `_total_num`, `_sum_loss` / `_total_num`, `_dice_coeff_sum` /
+    `_samples_num`, ...); here one pair serves them all. `update` adds through
+    `_accumulate(amount, count)`; `eval` builds on `_mean()`, the sum over the count.
+    """
+
+    _sum: float
+    _count: int
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.clear()
+
+    def clear(self) -> None:
+        """Reset the sum and the count."""
+        self._sum = 0.0
+        self._count = 0
+
+    def _accumulate(self, amount: float, count: int) -> None:
+        self._sum += amount
+        self._count += count
+
+    def _mean(self) -> np.float64:
+        """The sum over the count; RuntimeError (`no_samples`) while nothing was counted."""
+        if self._count == 0:
+            raise no_samples(type(self).__name__)
+        return np.float64(self._sum / self._count)
+
+
 def no_samples(owner: str) -> RuntimeError:
     """The error of `eval` before any sample was accumulated."""
     return RuntimeError(

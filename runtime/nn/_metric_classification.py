@@ -7,7 +7,13 @@ from typing import Any
 
 import numpy as np
 
-from ._metric_base import Metric, no_samples, rearrange_inputs, two_arrays
+from ._metric_base import (
+    Metric,
+    RunningMean,
+    no_samples,
+    rearrange_inputs,
+    two_arrays,
+)
 
 __all__ = [
     "F1",
@@ -30,7 +36,16 @@ def _labels(
     return y.reshape(-1)
 
 
-class Accuracy(Metric):
+def _eval_type(value: Any, owner: str) -> str:
+    """Accuracy's, precision's, recall's and F-beta's `eval_type`, checked."""
+    if value not in ("classification", "multilabel"):
+        raise ValueError(
+            f"For '{owner}', the argument 'eval_type' must be 'classification' or 'multilabel', but got {value!r}."
+        )
+    return str(value)
+
+
+class Accuracy(RunningMean):
     """Fraction of samples whose arg-max prediction equals the label.
 
     Args:
@@ -39,17 +54,7 @@ class Accuracy(Metric):
 
     def __init__(self, eval_type: str = "classification") -> None:
         super().__init__()
-        if eval_type not in ("classification", "multilabel"):
-            raise ValueError(
-                f"For 'Accuracy', the argument 'eval_type' must be 'classification' or 'multilabel', but got {eval_type!r}."
-            )
-        self.eval_type = eval_type
-        self.clear()
-
-    def clear(self) -> None:
-        """Reset the counts."""
-        self._correct_num = 0.0
-        self._total_num = 0
+        self.eval_type = _eval_type(eval_type, "Accuracy")
 
     @rearrange_inputs
     def update(self, *inputs: Any) -> None:
@@ -61,8 +66,7 @@ class Accuracy(Metric):
                 if y_pred.ndim > 1
                 else np.round(y_pred) == y
             )
-            self._correct_num += float(hit.sum())
-            self._total_num += hit.shape[0]
+            self._accumulate(float(hit.sum()), hit.shape[0])
             return
         labels = _labels(y_pred, y)
         pred = (
@@ -74,26 +78,22 @@ class Accuracy(Metric):
             raise ValueError(
                 f"For 'Accuracy.update', predicted and true values must have the same number of samples, but got {pred.shape[0]} and {labels.shape[0]}."
             )
-        self._correct_num += float((pred == labels).sum())
-        self._total_num += labels.shape[0]
+        self._accumulate(float((pred == labels).sum()), labels.shape[0])
 
     def eval(self) -> np.float64:
         """Return correct / total."""
-        if self._total_num == 0:
-            raise no_samples("Accuracy")
-        return np.float64(self._correct_num / self._total_num)
+        return self._mean()
 
 
 class _Confusion(Metric):
-    _name = ""
+    @property
+    def _name(self) -> str:
+        """The metric's name in messages: its class's."""
+        return type(self).__name__
 
     def __init__(self, eval_type: str = "classification") -> None:
         super().__init__()
-        if eval_type not in ("classification", "multilabel"):
-            raise ValueError(
-                f"For '{self._name}', the argument 'eval_type' must be 'classification' or 'multilabel', but got {eval_type!r}."
-            )
-        self.eval_type = eval_type
+        self.eval_type = _eval_type(eval_type, self._name)
         self.eps = sys.float_info.min
         self.clear()
 
@@ -137,39 +137,36 @@ class _Confusion(Metric):
         if self._class_num == 0:
             raise no_samples(self._name)
 
-    def _per_class(self, denominator: np.ndarray[Any, Any], average: bool) -> Any:
-        # tp / denominator per class (precision: predicted positives; recall: actual ones).
+
+class _TruePositiveRatio(_Confusion):
+    _denominator: str
+    """The per-class count that divides tp: `_pred_pos` (precision) or `_actual_pos` (recall)."""
+
+    def eval(self, average: bool = False) -> Any:
+        """Return the per-class ratios (array), or their mean."""
         self._check()
-        result = self._tp / (denominator + self.eps)
+        result = self._tp / (getattr(self, self._denominator) + self.eps)
         return np.float64(result.mean()) if average else result
 
 
-class Precision(_Confusion):
+class Precision(_TruePositiveRatio):
     """Per-class precision tp / (tp + fp); `eval(average=True)` returns their mean.
 
     Args:
         eval_type: 'classification' or 'multilabel'.
     """
 
-    _name = "Precision"
-
-    def eval(self, average: bool = False) -> Any:
-        """Return the per-class precisions (array), or their mean."""
-        return self._per_class(self._pred_pos, average)
+    _denominator = "_pred_pos"
 
 
-class Recall(_Confusion):
+class Recall(_TruePositiveRatio):
     """Per-class recall tp / (tp + fn); `eval(average=True)` returns their mean.
 
     Args:
         eval_type: 'classification' or 'multilabel'.
     """
 
-    _name = "Recall"
-
-    def eval(self, average: bool = False) -> Any:
-        """Return the per-class recalls (array), or their mean."""
-        return self._per_class(self._actual_pos, average)
+    _denominator = "_actual_pos"
 
 
 class Fbeta(_Confusion):
@@ -178,8 +175,6 @@ class Fbeta(_Confusion):
     Args:
         beta: Weight of recall relative to precision (> 0).
     """
-
-    _name = "Fbeta"
 
     def __init__(self, beta: float) -> None:
         if not isinstance(beta, (int, float)) or isinstance(beta, bool) or beta <= 0:  # type: ignore[redundant-expr]
@@ -202,13 +197,11 @@ class Fbeta(_Confusion):
 class F1(Fbeta):
     """Per-class F1 score (F-beta with beta = 1)."""
 
-    _name = "F1"
-
     def __init__(self) -> None:
         super().__init__(1.0)
 
 
-class TopKCategoricalAccuracy(Metric):
+class TopKCategoricalAccuracy(RunningMean):
     """Fraction of samples whose label is among the `k` highest scores.
 
     Args:
@@ -226,12 +219,6 @@ class TopKCategoricalAccuracy(Metric):
                 f"For 'TopKCategoricalAccuracy', the argument 'k' must be at least 1, but got {k!r}."
             )
         self.k = k
-        self.clear()
-
-    def clear(self) -> None:
-        """Reset the counts."""
-        self._correct_num = 0
-        self._samples_num = 0
 
     @rearrange_inputs
     def update(self, *inputs: Any) -> None:
@@ -239,14 +226,13 @@ class TopKCategoricalAccuracy(Metric):
         y_pred, y = two_arrays(type(self).__name__, inputs)
         labels = _labels(y_pred, y)
         top = np.argsort(-y_pred, axis=-1, kind="stable")[:, : self.k]
-        self._correct_num += int((top == labels[:, None]).any(axis=1).sum())
-        self._samples_num += labels.shape[0]
+        self._accumulate(
+            int((top == labels[:, None]).any(axis=1).sum()), labels.shape[0]
+        )
 
     def eval(self) -> np.float64:
         """Return correct / total."""
-        if self._samples_num == 0:
-            raise no_samples(type(self).__name__)
-        return np.float64(self._correct_num / self._samples_num)
+        return self._mean()
 
 
 class Top1CategoricalAccuracy(TopKCategoricalAccuracy):

@@ -7,9 +7,8 @@ from typing import Any
 import numpy as np
 
 from ._metric_base import (
-    Metric,
+    RunningMean,
     check_count,
-    no_samples,
     rearrange_inputs,
     to_numpy,
     two_arrays,
@@ -18,17 +17,8 @@ from ._metric_base import (
 __all__ = ["MAE", "MSE", "Loss"]
 
 
-class Loss(Metric):
+class Loss(RunningMean):
     """Average of the per-batch mean loss: `update(loss)` with a scalar or 1-D per-sample losses."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.clear()
-
-    def clear(self) -> None:
-        """Reset the sums."""
-        self._sum_loss = np.float64(0.0)
-        self._total_num = 0
 
     @rearrange_inputs
     def update(self, *inputs: Any) -> None:
@@ -42,27 +32,15 @@ class Loss(Metric):
                 f"For 'Loss.update', the loss must be a scalar or 1-D, but got shape {loss.shape}."
             )
         # The batch mean in the loss's own precision, summed in float64, as MindSpore does.
-        self._sum_loss += np.float64(loss.mean(-1))
-        self._total_num += 1
+        self._accumulate(np.float64(loss.mean(-1)), 1)
 
     def eval(self) -> np.float64:
         """Return the mean of the batch losses."""
-        if self._total_num == 0:
-            raise no_samples("Loss")
-        return np.float64(self._sum_loss / self._total_num)
+        return self._mean()
 
 
-class _PerSampleSum(Metric):
+class _PerSampleSum(RunningMean):
     """Sum of per-element errors over the samples seen, divided by the number of samples."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.clear()
-
-    def clear(self) -> None:
-        """Reset the sums."""
-        self._error_sum = np.float64(0.0)
-        self._samples_num = 0
 
     @staticmethod
     def _error(diff: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
@@ -79,16 +57,12 @@ class _PerSampleSum(Metric):
                 f"{y_pred.shape}, but got shape {y.shape}."
             )
         # Errors in the inputs' precision, the running sum in float64: MindSpore's numbers exactly.
-        self._error_sum += np.float64(
-            self._error(y.reshape(y_pred.shape) - y_pred).sum()
-        )
-        self._samples_num += y.shape[0] if y.ndim else 1
+        error = np.float64(self._error(y.reshape(y_pred.shape) - y_pred).sum())
+        self._accumulate(error, y.shape[0] if y.ndim else 1)
 
     def eval(self) -> np.float64:
         """Return the summed error divided by the number of samples."""
-        if self._samples_num == 0:
-            raise no_samples(type(self).__name__)
-        return np.float64(self._error_sum / self._samples_num)
+        return self._mean()
 
 
 class MAE(_PerSampleSum):

@@ -14,8 +14,8 @@ from scipy import ndimage
 from ..validation import check_bool, check_choice, check_number, check_type
 from ._metric_base import (
     Metric,
+    RunningMean,
     check_count,
-    no_samples,
     not_updated,
     rearrange_inputs,
     to_numpy,
@@ -28,7 +28,7 @@ Array = np.ndarray[Any, Any]
 _DISTANCES = ("euclidean", "chessboard", "taxicab")
 
 
-class Dice(Metric):
+class Dice(RunningMean):
     """Mean over samples of 2|X∩Y| / (|X|^2 + |Y|^2 + smooth), X and Y the flattened batches.
 
     `update(y_pred, y)` with arrays of the same shape; each update adds one
@@ -44,12 +44,6 @@ class Dice(Metric):
         self.smooth = check_number(
             smooth, "smooth", "Dice", minimum=0.0, inclusive=False
         )
-        self.clear()
-
-    def clear(self) -> None:
-        """Reset the sums."""
-        self._dice_coeff_sum = 0.0
-        self._samples_num = 0
 
     @rearrange_inputs
     def update(self, *inputs: Any) -> None:
@@ -60,17 +54,16 @@ class Dice(Metric):
                 f"For 'Dice.update', predicted and true values must have the same shape, but got "
                 f"{y_pred.shape} and {y.shape}."
             )
-        self._samples_num += y.shape[0] if y.ndim else 1
         p, t = y_pred.reshape(-1), y.reshape(-1)
         intersection = float(np.dot(p, t))
         union = float(np.dot(p, p) + np.dot(t, t))
-        self._dice_coeff_sum += 2 * intersection / (union + self.smooth)
+        self._accumulate(
+            2 * intersection / (union + self.smooth), y.shape[0] if y.ndim else 1
+        )
 
     def eval(self) -> np.float64:
         """Return the summed coefficients divided by the number of samples (as MindSpore computes it)."""
-        if self._samples_num == 0:
-            raise no_samples("Dice")
-        return np.float64(self._dice_coeff_sum / self._samples_num)
+        return self._mean()
 
 
 def _masks(owner: str, inputs: tuple[Any, ...]) -> tuple[Array, Array]:
@@ -213,10 +206,8 @@ class _AveragedSurfaceMetric(_SurfaceMetric):
         self.symmetric = check_bool(symmetric, "symmetric", type(self).__name__)
         self.clear()
 
-    @staticmethod
-    def _average(dists: list[Array]) -> np.float64:
-        """The metric of the distances of one direction, or of both."""
-        raise NotImplementedError
+    _power: int
+    """1: the mean of the per-direction mean distances; 2: the root of their mean squares."""
 
     @rearrange_inputs
     def update(self, *inputs: Any) -> None:
@@ -232,7 +223,9 @@ class _AveragedSurfaceMetric(_SurfaceMetric):
         dists = [_distances(a, b, self.distance_metric) for a, b in directions]
         if any(d.size == 0 for d in dists):
             return np.float64(np.inf)
-        return self._average(dists)
+        # Each direction's mean of d**p, then their mean, as MindSpore averages both directions.
+        means = np.mean([(d**self._power).mean() for d in dists])
+        return np.float64(np.sqrt(means) if self._power == 2 else means)
 
 
 class MeanSurfaceDistance(_AveragedSurfaceMetric):
@@ -243,9 +236,7 @@ class MeanSurfaceDistance(_AveragedSurfaceMetric):
         distance_metric: "euclidean", "chessboard" or "taxicab".
     """
 
-    @staticmethod
-    def _average(dists: list[Array]) -> np.float64:
-        return np.float64(np.mean([d.mean() for d in dists]))
+    _power = 1
 
 
 class RootMeanSquareDistance(_AveragedSurfaceMetric):
@@ -256,7 +247,4 @@ class RootMeanSquareDistance(_AveragedSurfaceMetric):
         distance_metric: "euclidean", "chessboard" or "taxicab".
     """
 
-    @staticmethod
-    def _average(dists: list[Array]) -> np.float64:
-        # Both directions: the root of the mean of the two mean squares, as MindSpore computes it.
-        return np.float64(np.sqrt(np.mean([(d**2).mean() for d in dists])))
+    _power = 2

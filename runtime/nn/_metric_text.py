@@ -10,8 +10,8 @@ import numpy as np
 from ..validation import check_bool, check_type
 from ._metric_base import (
     Metric,
+    RunningMean,
     check_count,
-    no_samples,
     not_updated,
     rearrange_inputs,
     two_arrays,
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 __all__ = ["BleuScore", "Perplexity"]
 
 
-class Perplexity(Metric):
+class Perplexity(RunningMean):
     """exp of the mean negative log-probability of the true tokens.
 
     `update(preds, labels)`: `preds` (..., C) probabilities (e.g. softmax outputs),
@@ -38,12 +38,6 @@ class Perplexity(Metric):
         if ignore_label is not None:
             check_type(ignore_label, "ignore_label", int, "Perplexity")
         self.ignore_label = ignore_label
-        self.clear()
-
-    def clear(self) -> None:
-        """Reset the sums."""
-        self._sum_metric = 0.0
-        self._num_inst = 0
 
     @rearrange_inputs
     def update(self, *inputs: Any) -> None:
@@ -68,14 +62,14 @@ class Perplexity(Metric):
                 f"{labels[keep].max()}."
             )
         chosen = rows[np.flatnonzero(keep), labels[keep]]
-        self._sum_metric -= float(np.log(np.maximum(1e-10, chosen)).sum())
-        self._num_inst += int(keep.sum())
+        # The negative log-likelihood of the chosen probabilities, per kept token.
+        self._accumulate(
+            -float(np.log(np.maximum(1e-10, chosen)).sum()), int(keep.sum())
+        )
 
     def eval(self) -> np.float64:
         """Return the perplexity."""
-        if self._num_inst == 0:
-            raise no_samples("Perplexity")
-        return np.float64(np.exp(self._sum_metric / self._num_inst))
+        return np.float64(np.exp(self._mean()))
 
 
 def _ngrams(tokens: Sequence[Any], n_max: int) -> Counter[tuple[Any, ...]]:

@@ -216,12 +216,21 @@ class Optimizer(Cell):
             state.extend(getattr(self, name))
         return state
 
+    def _slots(self, prefix: str, init: Any = "zeros") -> ParameterTuple:
+        """Per-parameter state named `<prefix>.<param name>`, never trained."""
+        state = self.parameters.clone(prefix=prefix, init=init)
+        for p in state:
+            p.requires_grad = False
+        return state
+
+    @staticmethod
+    def _scalar_state(name: str, value: float) -> Parameter:
+        """A float32 scalar of optimizer state (`momentum`, `beta1_power`), never trained."""
+        return Parameter(np.asarray(value, np.float32), name=name, requires_grad=False)
+
+    # grads: host arrays, or the device target's arrays after `construct` moved them.
     def _apply(
-        self,
-        lrs: list[float],
-        kernels: Any,
-        grads: list[np.ndarray[Any, Any]],
-        decays: list[float],
+        self, lrs: list[float], kernels: Any, grads: list[Any], decays: list[float]
     ) -> None:
         """Update every parameter from its gradient, learning rate and weight decay."""
         raise NotImplementedError
@@ -261,22 +270,15 @@ class SGD(Optimizer):
         super().__init__(learning_rate, params, weight_decay, loss_scale)
         mom = _non_negative("SGD", "momentum", momentum)
         self.dampening = _non_negative("SGD", "dampening", dampening)
-        if not isinstance(nesterov, bool):
-            raise TypeError(
-                f"For 'SGD', the argument 'nesterov' must be a bool, but got {nesterov!r}."
-            )
+        check_bool(nesterov, "nesterov", "SGD")
         if nesterov and (mom <= 0 or self.dampening != 0):
             raise ValueError(
                 f"For 'SGD', 'nesterov' needs momentum > 0 and dampening == 0, but got momentum={momentum!r}, dampening={dampening!r}."
             )
         self.nesterov = nesterov
-        self.momentum = Parameter(
-            np.asarray(mom, np.float32), name="momentum", requires_grad=False
-        )
-        self.accum = self.parameters.clone(prefix="accum", init="zeros")
-        self.stat = self.parameters.clone(prefix="stat", init="ones")
-        for p in (*self.accum, *self.stat):
-            p.requires_grad = False
+        self.momentum = self._scalar_state("momentum", mom)
+        self.accum = self._slots("accum")
+        self.stat = self._slots("stat", "ones")
 
     def folded_steps(self) -> dict[int, tuple[float, float]] | None:
         """This step's (learning rate, weight decay) by parameter id, if it may run inside backward.
@@ -305,11 +307,7 @@ class SGD(Optimizer):
         }
 
     def _apply(
-        self,
-        lrs: list[float],
-        kernels: Any,
-        grads: list[np.ndarray[Any, Any]],
-        decays: list[float],
+        self, lrs: list[float], kernels: Any, grads: list[Any], decays: list[float]
     ) -> None:
         mom = float(self.momentum.asnumpy())
         update = kernels.sgd_update
@@ -356,24 +354,13 @@ class Momentum(Optimizer):
     ) -> None:
         super().__init__(learning_rate, params, weight_decay, loss_scale)
         mom = _non_negative("Momentum", "momentum", momentum)
-        if not isinstance(use_nesterov, bool):
-            raise TypeError(
-                f"For 'Momentum', the argument 'use_nesterov' must be a bool, but got {use_nesterov!r}."
-            )
+        check_bool(use_nesterov, "use_nesterov", "Momentum")
         self.use_nesterov = use_nesterov
-        self.momentum = Parameter(
-            np.asarray(mom, np.float32), name="momentum", requires_grad=False
-        )
-        self.moments = self.parameters.clone(prefix="moments", init="zeros")
-        for p in self.moments:
-            p.requires_grad = False
+        self.momentum = self._scalar_state("momentum", mom)
+        self.moments = self._slots("moments")
 
     def _apply(
-        self,
-        lrs: list[float],
-        kernels: Any,
-        grads: list[np.ndarray[Any, Any]],
-        decays: list[float],
+        self, lrs: list[float], kernels: Any, grads: list[Any], decays: list[float]
     ) -> None:
         mom = float(self.momentum.asnumpy())
         for p, g, m, wd, lr in zip(
@@ -432,21 +419,13 @@ class Adam(Optimizer):
             )
         self.beta1, self.beta2, self.eps = beta1, beta2, eps
         self.use_nesterov = bool(use_nesterov)
-        self.beta1_power = Parameter(
-            np.asarray(1.0, np.float32), name="beta1_power", requires_grad=False
-        )
-        self.beta2_power = Parameter(
-            np.asarray(1.0, np.float32), name="beta2_power", requires_grad=False
-        )
-        self.moment1 = self.parameters.clone(prefix="moment1", init="zeros")
-        self.moment2 = self.parameters.clone(prefix="moment2", init="zeros")
-        for p in (*self.moment1, *self.moment2):
-            p.requires_grad = False
+        self.beta1_power = self._scalar_state("beta1_power", 1.0)
+        self.beta2_power = self._scalar_state("beta2_power", 1.0)
+        self.moment1 = self._slots("moment1")
+        self.moment2 = self._slots("moment2")
         self.use_amsgrad = _amsgrad_flag(use_amsgrad, kwargs)
         if self.use_amsgrad:
-            self.vhat = self.parameters.clone(prefix="vhat", init="zeros")
-            for p in self.vhat:
-                p.requires_grad = False
+            self.vhat = self._slots("vhat")
             self._state_names = ("moment1", "moment2", "vhat")
 
     def _apply_amsgrad(
@@ -462,11 +441,7 @@ class Adam(Optimizer):
                 kernels.adam_amsgrad_update(p._data, g, *state, *hyper)
 
     def _apply(
-        self,
-        lrs: list[float],
-        kernels: Any,
-        grads: list[np.ndarray[Any, Any]],
-        decays: list[float],
+        self, lrs: list[float], kernels: Any, grads: list[Any], decays: list[float]
     ) -> None:
         b1p = self.beta1_power.asnumpy()
         b2p = self.beta2_power.asnumpy()

@@ -37,13 +37,6 @@ class _FusedOptimizer(Optimizer):
 
     _kernel: str
 
-    def _slots(self, prefix: str, init: Any) -> Any:
-        """Per-parameter state named `<prefix>.<param name>`, never trained."""
-        state = self.parameters.clone(prefix=prefix, init=init)
-        for p in state:
-            p.requires_grad = False
-        return state
-
     def _hyper(self, weight_decay: float) -> tuple[Any, ...]:
         raise NotImplementedError
 

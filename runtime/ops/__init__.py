@@ -24,6 +24,9 @@ from ._comm import (
     Broadcast as Broadcast,
     ReduceOp as ReduceOp,
 )
+
+# `functional` re-exports these too; mypy does not follow its `__all__ +=` through a star import.
+from ._functional import *  # noqa: F403
 from .composite import *  # noqa: F403 (the three MindSpore submodules make up `ops`)
 from .functional import *  # noqa: F403
 from .operations import *  # noqa: F403

@@ -21,6 +21,8 @@ from ..compute._tensor import Tensor
 Array = np.ndarray[Any, Any]
 GradFn = Callable[[Array], Sequence["Array | None"]]
 
+# The functions of MindSpore's `F` path defined here (`functional` re-exports them);
+# `getitem`, Tensor's indexing, is internal: MindSpore has no `ops.getitem`.
 __all__ = [
     "abs",
     "add",
@@ -37,7 +39,6 @@ __all__ = [
     "expand_dims",
     "flatten",
     "floor_divide",
-    "getitem",
     "greater",
     "greater_equal",
     "less",

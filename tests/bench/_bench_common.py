@@ -13,6 +13,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 if TYPE_CHECKING:
     from collections.abc import Callable
 
@@ -43,6 +45,14 @@ def best_rate(step: Callable[[], Any], batch: int, steps: int, blocks: int) -> f
             step()
         rates.append(batch * steps / (time.perf_counter() - t0))
     return max(rates)
+
+
+def token_batch(
+    rng: np.random.Generator, size: int, vocab: int, length: int, classes: int
+) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    """A batch for the text networks of `bench_zoo`: int32 token ids (size, length) and int32 labels."""
+    tokens = rng.integers(0, vocab, (size, length)).astype(np.int32)
+    return tokens, rng.integers(0, classes, size).astype(np.int32)
 
 
 def repository_root_on_path() -> None:

@@ -13,6 +13,7 @@ import time
 from typing import Any
 
 import numpy as np
+from _bench_common import token_batch
 
 NAME = "sentiment-lstm"
 CLASSES = 2
@@ -55,8 +56,7 @@ def batch(
     size: int, rng: np.random.Generator
 ) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
     """Token ids (size, STEPS) and int32 labels."""
-    tokens = rng.integers(0, VOCAB, (size, STEPS)).astype(np.int32)
-    return tokens, rng.integers(0, CLASSES, size).astype(np.int32)
+    return token_batch(rng, size, VOCAB, STEPS, CLASSES)
 
 
 def _products(size: int) -> list[tuple[tuple[int, int], tuple[int, int]]]:

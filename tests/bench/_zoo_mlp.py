@@ -11,7 +11,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from bench_compute import mlp_products
+from bench_compute import mlp_products, torch_twin
 
 from cadence.testing import mnist_mlp
 
@@ -27,16 +27,7 @@ def cadence_network() -> nn.Cell:
 
 
 def torch_network() -> Any:
-    import torch
-
-    return torch.nn.Sequential(
-        torch.nn.Flatten(),
-        torch.nn.Linear(784, 512),
-        torch.nn.ReLU(),
-        torch.nn.Linear(512, 512),
-        torch.nn.ReLU(),
-        torch.nn.Linear(512, CLASSES),
-    )
+    return torch_twin(mnist_mlp())
 
 
 def batch(

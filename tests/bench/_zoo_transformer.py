@@ -17,6 +17,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from _bench_common import token_batch
 
 from cadence.models import TransformerClassifier
 
@@ -60,8 +61,8 @@ def torch_network() -> Any:
 def batch(
     size: int, rng: np.random.Generator
 ) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
-    tokens = rng.integers(0, VOCAB, (size, SEQ)).astype(np.int32)
-    return tokens, rng.integers(0, CLASSES, size).astype(np.int32)
+    """Token ids (size, SEQ) and int32 labels."""
+    return token_batch(rng, size, VOCAB, SEQ, CLASSES)
 
 
 def _products(size: int) -> list[tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]]:

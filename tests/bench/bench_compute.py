@@ -313,6 +313,26 @@ def numpy_mlp_step(batch: int) -> Callable[[], Any]:
     return step
 
 
+def torch_twin(cell: nn.SequentialCell) -> Any:
+    """The same stack of Flatten, Dense and ReLU layers in PyTorch, freshly initialized.
+
+    The baselines then run cadence's own architecture (`cadence.testing.mnist_mlp`),
+    written once. Imports torch; raises TypeError on a layer it has no twin for.
+    """
+    import torch
+
+    def twin(layer: nn.Cell) -> Any:
+        if isinstance(layer, nn.Dense) and layer.activation is None:
+            return torch.nn.Linear(
+                layer.in_channels, layer.out_channels, bias=layer.has_bias
+            )
+        if isinstance(layer, nn.ReLU | nn.Flatten):
+            return getattr(torch.nn, type(layer).__name__)()
+        raise TypeError(f"torch_twin: no PyTorch twin for {layer!r}.")
+
+    return torch.nn.Sequential(*(twin(layer) for layer in cell))
+
+
 # --- PyTorch eager --------------------------------------------------------------------------------
 def torch_steps(batch: int) -> tuple[Callable[[], Any], Callable[[], Any]] | None:
     try:
@@ -337,14 +357,7 @@ def torch_steps(batch: int) -> tuple[Callable[[], Any], Callable[[], Any]] | Non
         return step
 
     nn = torch.nn
-    mlp = nn.Sequential(
-        nn.Flatten(),
-        nn.Linear(784, 512),
-        nn.ReLU(),
-        nn.Linear(512, 512),
-        nn.ReLU(),
-        nn.Linear(512, 10),
-    )
+    mlp = torch_twin(mnist_mlp())
     lenet = nn.Sequential(
         nn.Conv2d(1, 6, 5), nn.ReLU(), nn.MaxPool2d(2, 2), nn.Conv2d(6, 16, 5), nn.ReLU(), nn.MaxPool2d(2, 2), nn.Flatten(),
         nn.Linear(400, 120), nn.ReLU(), nn.Linear(120, 84), nn.ReLU(), nn.Linear(84, 10),

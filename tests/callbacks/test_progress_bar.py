@@ -333,7 +333,7 @@ def _drain(fd: int) -> str:
         (
             {"terminal": "yes"},
             TypeError,
-            r"For 'ProgressBar', the argument 'terminal' must be a bool or None, but got 'yes' of type 'str'\.",
+            r"For 'ProgressBar', the argument 'terminal' must be of type 'bool' or 'NoneType', but got 'yes' of type 'str'\.",
         ),
         (
             {"lines_per_epoch": 0},

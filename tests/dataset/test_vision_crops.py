@@ -177,7 +177,7 @@ def test_random_resized_crop_in_map_and_decoding():
         ValueError, match=r"'scale' must be \(min, max\) with min <= max"
     ):
         vision.RandomResizedCrop(4, scale=(1.0, 0.5))
-    with pytest.raises(ValueError, match=r"'ratio' must be in \(0.0, inf\]"):
+    with pytest.raises(ValueError, match=r"'ratio' must be in \(0.0, inf\)"):
         vision.RandomResizedCrop(4, ratio=(0, 1))
     with pytest.raises(NotImplementedError, match="interpolation"):
         vision.RandomResizedCrop(4, interpolation=vision.Inter.AREA)

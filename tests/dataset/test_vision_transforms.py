@@ -190,7 +190,11 @@ def test_resize_one_int_resizes_the_shorter_side():
         ((0,), ValueError, "every value of 'size' must be positive"),
         (((1, 2, 3),), TypeError, "'size' must be an int or a sequence of 1 or 2 ints"),
         ((2.5,), TypeError, "'size' must be an int"),
-        ((4, 2), TypeError, "'interpolation' must be an Inter, but got 2"),
+        (
+            (4, 2),
+            TypeError,
+            "'interpolation' must be of type 'Inter', but got 2 of type 'int'",
+        ),
         (
             (4, vision.Inter.AREA),
             NotImplementedError,

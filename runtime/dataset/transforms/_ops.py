@@ -6,8 +6,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ...validation import check_number
 from .._apply import apply_row
-from .._checks import check_int, check_number
+from .._checks import check_int
 from .._dtypes import to_numpy_dtype
 from .._transform import TensorOperation, UnaryOperation
 
@@ -61,7 +62,7 @@ class OneHot(UnaryOperation):
     def __init__(self, num_classes: int, smoothing_rate: float = 0.0) -> None:
         self.num_classes = check_int(num_classes, "num_classes", "OneHot", minimum=1)
         rate = check_number(
-            smoothing_rate, "smoothing_rate", "OneHot", low=0.0, high=1.0
+            smoothing_rate, "smoothing_rate", "OneHot", minimum=0.0, maximum=1.0
         )
         self.smoothing_rate = rate
 

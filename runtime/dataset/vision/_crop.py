@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._checks import check_bool, check_number
+from ...validation import check_bool, check_number
 from .._random import augmentation_rng
 from .._transform import UnaryOperation
 from ._ops import check_size, sample_ndim
@@ -255,7 +255,9 @@ class _RandomFlip(UnaryOperation):
     _axis = 1
 
     def __init__(self, prob: float = 0.5) -> None:
-        self.prob = check_number(prob, "prob", type(self).__name__, low=0.0, high=1.0)
+        self.prob = check_number(
+            prob, "prob", type(self).__name__, minimum=0.0, maximum=1.0
+        )
 
     def _apply(self, x: Array, batched: bool) -> Array:
         ndim = sample_ndim(x, batched, type(self).__name__, _LAYOUTS)

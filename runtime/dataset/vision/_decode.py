@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .._checks import check_bool
+from ...validation import check_bool
 from .._transform import UnaryOperation
 from ._ops import sample_ndim
 

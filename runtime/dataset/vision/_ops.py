@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._checks import check_bool, check_number
+from ...validation import check_bool, check_number
 from .._dtypes import to_numpy_dtype
 from .._transform import UnaryOperation
 

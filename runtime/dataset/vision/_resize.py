@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ...validation import check_type
 from .._transform import UnaryOperation
 from ._ops import check_size, sample_ndim
 
@@ -87,15 +88,12 @@ class Resize(UnaryOperation):
 
 def check_interpolation(interpolation: Any, owner: str) -> Inter:
     """Return `interpolation` if it is an `Inter` mode cadence implements."""
-    if not isinstance(interpolation, Inter):
-        raise TypeError(
-            f"For '{owner}', the argument 'interpolation' must be an Inter, but got {interpolation!r}."
-        )
-    if interpolation not in _SUPPORTED:
+    mode: Inter = check_type(interpolation, "interpolation", Inter, owner)
+    if mode not in _SUPPORTED:
         raise NotImplementedError(
-            f"For '{owner}', the interpolation {interpolation!r} is not supported by cadence yet; use one of {[m.name for m in _SUPPORTED]}."
+            f"For '{owner}', the interpolation {mode!r} is not supported by cadence yet; use one of {[m.name for m in _SUPPORTED]}."
         )
-    return interpolation
+    return mode
 
 
 def resize_images(x: Array, h_axis: int, out_h: int, out_w: int, mode: Inter) -> Array:

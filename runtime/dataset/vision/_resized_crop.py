@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._checks import check_int, check_number
+from ...validation import check_number
+from .._checks import check_int
 from .._random import augmentation_rng
 from .._transform import UnaryOperation
 from ._crop import check_hw
@@ -33,7 +34,7 @@ def _bounds(value: Any, name: str, owner: str, positive: bool) -> tuple[float, f
             f"For '{owner}', the argument '{name}' must be a (min, max) pair of numbers, but got {value!r}."
         )
     low, high = (
-        check_number(v, name, owner, low=0.0, low_open=positive) for v in value
+        check_number(v, name, owner, minimum=0.0, inclusive=not positive) for v in value
     )
     if low > high:
         raise ValueError(
