@@ -165,4 +165,7 @@ __all__ = [
     "where",
 ]
 __all__ += _functional.__all__  # the functions defined in `_functional`
-__all__ += ["adaptive_avg_pool2d", "dropout2d"]  # the convolutional networks' pooling and dropout
+__all__ += [
+    "adaptive_avg_pool2d",
+    "dropout2d",
+]  # the convolutional networks' pooling and dropout
