@@ -11,10 +11,20 @@ from ..compute._tensor import Parameter, Tensor
 from ..ops import _nn as nn_ops
 from ..ops._conv_variants import conv2d_grouped
 from ..ops._windowed import same_pads as _same_pads
+from ..validation import check_choice
 from ._cell import Cell
 from ._checks import check_bool, check_positive_int, pair
 
 __all__ = ["AvgPool2d", "Conv2d", "MaxPool2d", "four_pads"]
+
+
+def _check_padding(owner: str, pad_mode: Any, padding: tuple[int, ...]) -> None:
+    """`pad_mode` is MindSpore's 'same', 'valid' or 'pad', and only 'pad' takes explicit `padding`."""
+    check_choice(pad_mode, "pad_mode", ("same", "valid", "pad"), owner)
+    if pad_mode != "pad" and any(padding):
+        raise ValueError(
+            f"For '{owner}', 'padding' must be 0 when pad_mode is {pad_mode!r}, but got {padding!r}."
+        )
 
 
 class _Conv(Cell):
@@ -43,14 +53,7 @@ class _Conv(Cell):
                 f"For '{owner}', 'in_channels' ({in_channels}) and 'out_channels' ({out_channels}) must both "
                 f"be divisible by 'group', but got group={group!r}."
             )
-        if pad_mode not in ("same", "valid", "pad"):
-            raise ValueError(
-                f"For '{owner}', the argument 'pad_mode' must be 'same', 'valid' or 'pad', but got {pad_mode!r}."
-            )
-        if pad_mode != "pad" and any(padding):
-            raise ValueError(
-                f"For '{owner}', 'padding' must be 0 when pad_mode is {pad_mode!r}, but got {padding!r}."
-            )
+        _check_padding(owner, pad_mode, padding)
         self.kernel_size = kernel_size
         self.stride = stride
         self.dilation = dilation
