@@ -84,7 +84,7 @@ def _torch(x: np.ndarray, w: np.ndarray, stride: int) -> Callable[[], Any] | Non
         y = torch.nn.functional.conv2d(
             tx, tw, stride=stride, padding=1, groups=x.shape[1]
         )
-        y.backward(y.detach())  # type: ignore[no-untyped-call]
+        y.backward(y.detach())
 
     return run
 
