@@ -92,28 +92,28 @@ def signatures(dt):
 
 def recurrent_signatures(a2, a3):
     """The recurrent and embedding kernels: tuples of arrays bundle the state."""
-    i = types.int64
+    i, b = types.int64, types.boolean
     ids = types.Array(types.int64, 1, "C")
     a1 = types.Array(a2.dtype, 1, "C")
     return {
-        "_forward_step": (
-            cr._forward_step,
-            (i, a3, a2, a1, ids, types.UniTuple(a3, 4), i, i),
+        "_forward_loop": (
+            cr._forward_loop,
+            (i, a3, a2, a1, ids, b, types.UniTuple(a2, 2), types.UniTuple(a3, 4), a2),
         ),
-        "_backward_step": (
-            cr._backward_step,
+        "_backward_loop": (
+            cr._backward_loop,
             (
                 i,
                 a3,
+                a2,
                 ids,
+                b,
                 types.UniTuple(a3, 3),
+                types.UniTuple(a2, 2),
                 types.UniTuple(a2, 4),
                 types.UniTuple(a3, 2),
-                i,
-                i,
             ),
         ),
-        "_carry": (cr._carry, (a2, types.UniTuple(a2, 4))),
         "_lookup": (cr._lookup, (a2, ids, a2)),
         "_scatter_add": (cr._scatter_add, (a2, ids, a2)),
     }
