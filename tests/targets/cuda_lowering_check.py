@@ -21,6 +21,7 @@ from cadence.kernels.cuda import (
     _dense,
     _device,
     _generic as cg,
+    _indexing as ci,
     _matmul,
     _optim,
     _recurrent as cr,
@@ -75,6 +76,18 @@ def signatures(dt):
         "_bn_bwd": (cc._bn_bwd, (a3, a3, a1, a1, a1, types.float64, a3, a1, a1)),
         "_ewise2": (cg._ewise2, (i, a1, t6, dt, b, a1, t6, dt, b, a1, t6)),
         "_ewise1": (cg._ewise1, (i, a1, a1)),
+        # comparisons store bools; a bool mask times a float array
+        "_ewise2 (compare)": (
+            cg._ewise2,
+            (i, a1, t6, dt, b, a1, t6, dt, b, arr(1, types.boolean), t6),
+        ),
+        "_ewise2 (bool operand)": (
+            cg._ewise2,
+            (i, a1, t6, dt, b, arr(1, types.boolean), t6, types.boolean, b, a1, t6),
+        ),
+        "_scatter": (ci._scatter, (a1, i, t6, t6, a1)),
+        "_take": (ci._take, (a1, arr(1, types.int64), i, i, a1)),
+        "_add_at": (ci._add_at, (a1, arr(1, types.int64), i, i, a1)),
         "_ewise1 (cast)": (cg._ewise1, (i, a1, arr(1, types.float64))),
         "_gather": (cg._gather, (a1, i, t6, t6, a1)),
         "_reduce": (cg._reduce, (a1, t6, t6, t6, t6, i, i, i, i, i, a1)),
