@@ -1,5 +1,6 @@
 """CUDA kernels behind `DeviceArray`'s indexing: writes into basic views, joins, and gathers and scatter-adds along an axis.
 
+- `select` is `np.where(condition, x, y)` with broadcasting;
 - `scatter` writes an array into a strided view (the inverse of `_generic.gather`),
   which gives `a[basic index] = value`, `np.concatenate`, `np.stack` and `np.copyto`
   into views without a host copy;
@@ -23,7 +24,7 @@ from ._array import DeviceArray, device_empty, to_device
 from ._device import MAXDIM, cuda, launch
 from ._generic import _broadcast_strides, _flat, _offset, _padded, gather
 
-__all__ = ["add_at", "axis_index", "fit", "scatter", "take"]
+__all__ = ["add_at", "axis_index", "fit", "scatter", "select", "take"]
 
 
 @cuda.jit
@@ -49,6 +50,41 @@ def _add_at(dst: Any, ids: Any, n: int, inner: int, values: Any) -> None:
         o, r = c // inner, c % inner
         for k in range(ids.size):
             dst[(o * n + ids[k]) * inner + r] += values[(o * ids.size + k) * inner + r]
+
+
+@cuda.jit
+def _select(
+    cond: Any, sc: Any, a: Any, sa: Any, b: Any, sb: Any, out: Any, shape: Any
+) -> None:
+    # np.where(cond, a, b) with broadcasting: each operand read through its own strides.
+    for i in range(cuda.grid(1), out.size, cuda.gridsize(1)):
+        if cond[_offset(i, shape, sc, 0)]:
+            out[i] = a[_offset(i, shape, sa, 0)]
+        else:
+            out[i] = b[_offset(i, shape, sb, 0)]
+
+
+def select(condition: Any, x: Any, y: Any) -> DeviceArray:
+    """`np.where(condition, x, y)`: x where the condition holds, else y, broadcast together."""
+    dt = np.result_type(*(v.dtype if hasattr(v, "dtype") else v for v in (x, y)))
+    parts = [
+        to_device(np.asarray(v)) if not isinstance(v, DeviceArray) else v
+        for v in (condition, x, y)
+    ]
+    cond, a, b = (
+        parts[0],
+        parts[1].astype(dt, copy=False),
+        parts[2].astype(dt, copy=False),
+    )
+    shape = np.broadcast_shapes(cond.shape, a.shape, b.shape)
+    out = device_empty(shape, dt)
+    if out.size:
+        strides = [_broadcast_strides(p.shape, shape) for p in (cond, a, b)]
+        _select[launch(out.size)](
+            _flat(cond), strides[0], _flat(a), strides[1], _flat(b), strides[2],
+            _flat(out), _padded(shape, 1),
+        )  # fmt: skip
+    return out
 
 
 def fit(value: Any, shape: tuple[int, ...], dtype: Any = None) -> DeviceArray:

@@ -9,7 +9,7 @@ import numpy as np
 from ._array import DeviceArray, device_empty, to_device, to_host
 from ._device import count, launch
 from ._generic import _axes, _ewise1, _flat, fill
-from ._indexing import fit, take
+from ._indexing import fit, select, take
 
 __all__ = ["FUNCTIONS"]
 
@@ -74,6 +74,22 @@ def _split(
     edges = zip([0, *bounds], [*bounds, n], strict=True)
     lead = (slice(None),) * (axis % a.ndim)
     return [a[(*lead, slice(lo, max(lo, hi)))] for lo, hi in edges]
+
+
+def _where(condition: Any, *values: Any) -> Any:
+    if len(values) != 2:  # np.where(condition) lists indices: sizes only the host knows
+        return _fallback_where(condition, *values)
+    return select(condition, *values)
+
+
+def _fallback_where(*args: Any) -> Any:
+    count("fallback:where")
+    result: Any = np.where(*(to_host(a) for a in args))
+    return (
+        tuple(to_device(r) for r in result)
+        if isinstance(result, tuple)
+        else to_device(result)
+    )
 
 
 def _take(a: DeviceArray, indices: Any, axis: Any = None, **_: Any) -> DeviceArray:
@@ -163,6 +179,7 @@ FUNCTIONS: dict[Any, Any] = {
     np.stack: _stack,
     np.split: _split,
     np.take: _take,
+    np.where: _where,
     np.expand_dims: _expand_dims,
     np.ones_like: _like(1),
     np.zeros_like: _like(0),

@@ -86,6 +86,7 @@ def signatures(dt):
             (i, a1, t6, dt, b, arr(1, types.boolean), t6, types.boolean, b, a1, t6),
         ),
         "_scatter": (ci._scatter, (a1, i, t6, t6, a1)),
+        "_select": (ci._select, (arr(1, types.boolean), t6, a1, t6, a1, t6, a1, t6)),
         "_take": (ci._take, (a1, arr(1, types.int64), i, i, a1)),
         "_add_at": (ci._add_at, (a1, arr(1, types.int64), i, i, a1)),
         "_ewise1 (cast)": (cg._ewise1, (i, a1, arr(1, types.float64))),

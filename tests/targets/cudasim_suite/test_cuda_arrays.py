@@ -73,6 +73,8 @@ CASES = {
     "split sections": (lambda a, b: np.split(a, 2, axis=1)[1], lambda a, b: np.split(a, 2, axis=1)[1]),
     "take": (lambda a, b: np.take(a, np.array([2, 0, 2]), axis=0), lambda a, b: np.take(a, np.array([2, 0, 2]), axis=0)),
     "take int": (lambda a, b: np.take(a, 1, axis=1), lambda a, b: np.take(a, 1, axis=1)),
+    "where": (lambda a, b: np.where(a > b, a, b * 2), lambda a, b: np.where(a > b, a, b * 2)),
+    "where scalars": (lambda a, b: np.where(b > 0, 1.0, 0.0) + np.where(a < 0, a, 0), lambda a, b: np.where(b > 0, 1.0, 0.0) + np.where(a < 0, a, 0)),
     "index array": (lambda a, b: a[:, np.array([[3, -1], [0, 0]])], lambda a, b: a[:, np.array([[3, -1], [0, 0]])]),
 }  # fmt: skip
 
@@ -109,6 +111,11 @@ def test_unsupported_numpy_calls_fall_back_and_are_counted():
     assert isinstance(got, k.DeviceArray)
     np.testing.assert_array_equal(k.to_host(got), np.sign(A))
     assert k.statistics()["fallback:sign"] == 1
+    # np.where(condition) lists indices, whose count only the host knows.
+    rows, cols = np.where(k.to_device(A) > 0)
+    np.testing.assert_array_equal(k.to_host(rows), np.where(A > 0)[0])
+    np.testing.assert_array_equal(k.to_host(cols), np.where(A > 0)[1])
+    assert k.statistics()["fallback:where"] == 1
 
 
 def test_copyto_and_setitem_write_into_device_memory():

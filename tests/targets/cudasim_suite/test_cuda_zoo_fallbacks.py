@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import cadence as ms
-from cadence import models, nn
+from cadence import models, nn, ops
 from cadence.kernels import cuda_kernels
 
 from .test_cuda_training import on_target  # noqa: F401 (fixture)
@@ -70,3 +70,35 @@ def test_a_training_step_runs_without_host_fallbacks(on_target, name):  # noqa: 
     # 1e-3: MobileNetV2's last maps are 1x1 here, and batch norm over 2 values magnifies
     # float32 rounding (2.7e-4 measured); the kernels' own tests compare at 1e-5.
     np.testing.assert_allclose(gpu_loss, cpu_loss, rtol=1e-3)
+
+
+def gather_one_hot_where(target):
+    ms.set_context(device_target=target)
+    params = ms.Parameter(
+        ms.Tensor(np.arange(12, dtype=np.float32).reshape(3, 4)), name="params"
+    )
+    ids = ms.Tensor(np.array([3, 0, 3], np.int32))
+
+    def loss(p):
+        # relu runs a kernel: on the GPU target, what follows starts from device arrays.
+        picked = ops.gather(
+            ops.relu(p), ids, 1
+        )  # its gradient adds into column 3 twice
+        hot = ops.one_hot(ids, 4, ms.Tensor(1.0), ms.Tensor(0.0))
+        masked = ops.masked_fill(picked, picked > 6.0, 0.5)
+        return (ops.where(masked > 1.0, masked, hot[:, :3]) * picked).sum()
+
+    value, grad = ms.value_and_grad(loss)(params)
+    return float(value.asnumpy()), grad.asnumpy()
+
+
+def test_gather_one_hot_masked_fill_and_where_stay_on_the_device(on_target):  # noqa: F811 (the fixture)
+    on_target("CPU")
+    cpu = gather_one_hot_where("CPU")
+    k.reset_statistics()
+    gpu = gather_one_hot_where("GPU")
+    stats = k.statistics()
+    assert stats["to_device"] > 0  # it ran on the device
+    assert {key: n for key, n in stats.items() if key.startswith("fallback")} == {}
+    assert gpu[0] == pytest.approx(cpu[0], rel=1e-6)
+    np.testing.assert_allclose(gpu[1], cpu[1], rtol=1e-6)
