@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numba
 import numpy as np
+from numba.extending import register_jitable
 
-from . import _grouped_conv_bodies as bodies
+from . import _grouped_conv_bodies as bodies, _numba_cache
 from ._checks import check_float_array
 
 if TYPE_CHECKING:
@@ -107,15 +108,20 @@ def grouped_conv_kernels(
 
 
 # --- the CPU pair --------------------------------------------------------------------------
+# Cached on disk, keyed on this file and the bodies' (see `_numba_cache`).
+_CACHE = _numba_cache.install(__file__, bodies.__file__)
+
+
 def _cpu_loop(body: Any) -> Any:
-    inlined = numba.jit(error_model="numpy", inline="always")(body)
+    # register_jitable: a cached closure must close over what pickles by name (see `_optim_cpu`).
+    inlined = register_jitable(error_model="numpy", inline="always")(body)
 
     def run(image: Array, out: Array, w: Array, geom: Array, ylim: Array, xlim: Array,
             to_image: bool, count: int) -> None:  # fmt: skip
         for p in range(count):
             inlined(image, out, w, geom, ylim, xlim, to_image, p)
 
-    return numba.jit(nogil=True, error_model="numpy")(run)
+    return numba.jit(nogil=True, cache=_CACHE, error_model="numpy")(run)
 
 
 def _cpu_arg(name: str, a: Array) -> Array:

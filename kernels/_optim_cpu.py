@@ -11,7 +11,9 @@ from typing import Any
 import numba
 import numpy as np
 import numpy.typing as npt
+from numba.extending import register_jitable
 
+from . import _numba_cache, _optim_elements
 from ._checks import check_float_array
 from ._optim_updates import OptimizerTarget, optimizer_updates
 
@@ -28,13 +30,17 @@ __all__ = [
 Array = npt.NDArray[Any]
 
 
-def _loop(body: Any) -> Any:
-    # No on-disk cache: `_numba_cache` keeps numba's cache honest for one kernels file
-    # (`_cpu`), and a cached loop here would outlive an edit to `_optim_elements`.
-    # Each loop compiles on its first call instead (under a second).
-    element = numba.jit(error_model="numpy", inline="always")(body)
+# Cached on disk, keyed on this file and the bodies' (see `_numba_cache`).
+_CACHE = _numba_cache.install(__file__, _optim_elements.__file__)
 
-    @numba.jit(nogil=True, error_model="numpy")
+
+def _loop(body: Any) -> Any:
+    # register_jitable, not numba.jit: numba keys a cached closure on what it closes
+    # over, and a plain function pickles by name while a dispatcher carries a random
+    # id, so a closure over a dispatcher would miss the cache in every new process.
+    element = register_jitable(error_model="numpy", inline="always")(body)
+
+    @numba.jit(nogil=True, cache=_CACHE, error_model="numpy")
     def loop(p: Array, g: Array, a: Array, b: Array, c: Array, h: Any) -> None:
         for i in range(p.size):
             element(p, g, a, b, c, h, i)

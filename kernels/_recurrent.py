@@ -12,8 +12,7 @@ thread, while idle BLAS workers spin-wait for the next call and take the
 cores the loop needs (measured on 2 cores: an LSTM layer of 32 steps, batch
 128, hidden 64, ran 13x slower with two BLAS threads than with one).
 
-Not cached on disk: numba keys a cache on the kernel's own file only, and the
-step bodies live in another file (`_numba_cache` covers `_cpu.py` alone).
+Cached on disk, keyed on this file and `_recurrent_steps` (see `_numba_cache`).
 """
 
 from __future__ import annotations
@@ -28,7 +27,7 @@ import numpy.typing as npt
 import scipy.linalg.cython_blas  # noqa: F401
 from threadpoolctl import ThreadpoolController  # type: ignore[import-untyped]
 
-from . import _recurrent_steps
+from . import _numba_cache, _recurrent_steps
 from ._checks import check_float_array
 from ._recurrent_api import RecurrentPrimitives, recurrent_kernels
 
@@ -41,7 +40,8 @@ __all__ = [
 
 Array = npt.NDArray[Any]
 
-_kernel = numba.jit(nogil=True, error_model="numpy")
+_CACHE = _numba_cache.install(__file__, _recurrent_steps.__file__)
+_kernel = numba.jit(nogil=True, cache=_CACHE, error_model="numpy")
 # Inlined at numba's IR level, as `_cpu` does with the `_rowwise` bodies.
 _body = numba.jit(error_model="numpy", inline="always")
 _step_forward: Any = _body(_recurrent_steps.recurrent_step_forward)

@@ -7,7 +7,7 @@ signature of its `reference` twin, plus `to_device`, `to_host`, `matmul`,
 package imports `numba.cuda`; only the GPU target and the tests do.
 
 Where things are: `_device` (launch geometry, counters), `_array` (the array
-type), `_generic` and `_numpy` (the kernels behind its numpy methods),
+type), `_generic`, `_numpy` and `_indexing` (the kernels behind its numpy methods),
 `_matmul` (the tiled matmul), `_dense` (activations, dense, softmax, losses,
 optimizers), `_optim` (the adaptive optimizers), `_conv` (convolution, pooling, batch norm),
 `_grouped_conv` (direct grouped and depthwise convolution), `_attention` (layer/group norm,

@@ -6,8 +6,11 @@ runtime's ops (`np.add(a, b)`, `g.sum(axis=0)`, `np.broadcast_to(...)`) run on
 the device without knowing about CUDA:
 
 - elementwise ufuncs with broadcasting and Python scalars, reductions
-  (`sum`, `mean`, `max`, `min` over any axes), reshapes, transposes,
-  broadcasts and basic indexing run as the kernels below;
+  (`sum`, `mean`, `max`, `min` over any axes), comparisons, reshapes,
+  transposes, broadcasts, basic indexing and assignment, joins
+  (`concatenate`, `stack`, `split`, `clip`), and gathers and scatter-adds
+  along one axis by an integer array (`a[:, ids]`, `np.take`, `np.add.at`)
+  run as the kernels of `_generic`, `_indexing` and `_numpy`;
 - anything else falls back to numpy on a host copy, and the result is copied
   back. Fallbacks are counted by name in `statistics()`, next to every
   host <-> device transfer, so tests can prove a training step never leaves
@@ -71,6 +74,23 @@ class ArrayOperations(Protocol):
 
     def matmul(self, a: Any, b: Any) -> DeviceArray:
         """Return `a @ b` for 2-D arrays."""
+
+    def scatter(
+        self,
+        dst: DeviceArray,
+        view: tuple[int, tuple[int, ...], tuple[int, ...]],
+        value: Any,
+    ) -> None:
+        """Write `value` into the strided view (offset, strides, shape) of `dst`."""
+
+    def axis_index(self, shape: tuple[int, ...], index: Any) -> tuple[int, Any] | None:
+        """(axis, ids) for an index of full slices and one integer array, else None."""
+
+    def take(self, src: DeviceArray, axis: int, ids: Any) -> DeviceArray:
+        """`src` indexed by integer array `ids` along `axis`."""
+
+    def add_at(self, dst: DeviceArray, axis: int, ids: Any, values: Any) -> None:
+        """Add `values` into `dst` at `ids` along `axis` (repeated ids add up)."""
 
 
 _ops: ArrayOperations | None = None
@@ -306,12 +326,20 @@ class DeviceArray:
 
     def __getitem__(self, index: Any) -> DeviceArray:
         view = _basic_view(self.shape, index)
-        if view is None:
-            return _fallback("getitem", lambda h: h[index], self)  # type: ignore[no-any-return]
-        offset, strides, shape = view
-        return _operations().gather(self, offset, strides, shape)
+        if view is not None:
+            return _operations().gather(self, *view)
+        along = _operations().axis_index(self.shape, index)
+        if (
+            along is not None
+        ):  # a[..., ids, ...]: whole slices along one axis (a gather's forward)
+            return _operations().take(self, *along)
+        return _fallback("getitem", lambda h: h[index], self)  # type: ignore[no-any-return]
 
     def __setitem__(self, index: Any, value: Any) -> None:
+        view = _basic_view(self.shape, index)
+        if view is not None:
+            _operations().scatter(self, view, value)
+            return
         host = to_host(self)
         host[index] = to_host(value)
         count("fallback:setitem")
@@ -333,6 +361,21 @@ class DeviceArray:
             result = _operations().elementwise(ufunc, inputs)
             if result is not None:
                 return result
+        if method == "at" and ufunc is np.add and isinstance(inputs[0], DeviceArray):
+            # np.add.at(a, index, values): a gather's gradient, scatter-added on the device.
+            along = _operations().axis_index(inputs[0].shape, inputs[1])
+            if along is not None and not kwargs:
+                _operations().add_at(inputs[0], *along, inputs[2])
+                return None
+        if method == "at" and isinstance(inputs[0], DeviceArray):
+            # In place: on a host copy, which then goes back into this array.
+            target, *rest = inputs
+            host = to_host(target)
+            getattr(ufunc, method)(host, *_to_host_tree(tuple(rest)), **kwargs)
+            count(f"fallback:{ufunc.__name__}.at")
+            target._dev.copy_to_device(host)
+            count("to_device")
+            return None
         if "out" in kwargs:
             return NotImplemented
         return _fallback(

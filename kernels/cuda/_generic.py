@@ -41,6 +41,25 @@ def _binary_op(x: Any, y: Any, code: int) -> Any:
     return x**y
 
 
+# Comparison codes start here in `_BINARY`; `_ewise2` stores their bool results.
+_COMPARE_CODES = 16
+
+
+@cuda.jit(device=True)
+def _compare_op(x: Any, y: Any, code: int) -> Any:
+    if code == 0:
+        return x == y
+    if code == 1:
+        return x != y
+    if code == 2:
+        return x < y
+    if code == 3:
+        return x <= y
+    if code == 4:
+        return x > y
+    return x >= y
+
+
 @cuda.jit(device=True)
 def _unary_op(x: Any, code: int) -> Any:
     if code == 1:
@@ -97,7 +116,11 @@ def _ewise2(
             ob += idx * sb[d]
         x = av if ka else a[oa]
         y = bv if kb else b[ob]
-        out[i] = _binary_op(x, y, code)
+        # Two stores, not one conditional expression: each result converts to `out`'s dtype alone.
+        if code >= _COMPARE_CODES:
+            out[i] = _compare_op(x, y, code - _COMPARE_CODES)
+        else:
+            out[i] = _binary_op(x, y, code)
 
 
 @cuda.jit
@@ -162,6 +185,19 @@ _BINARY = {
     np.maximum: 4,
     np.minimum: 5,
     np.power: 6,
+    **{
+        ufunc: _COMPARE_CODES + k
+        for k, ufunc in enumerate(  # type: ignore[misc]
+            (
+                np.equal,
+                np.not_equal,
+                np.less,
+                np.less_equal,
+                np.greater,
+                np.greater_equal,
+            )
+        )
+    },
 }
 _UNARY = {
     np.positive: 0,
@@ -225,6 +261,12 @@ def elementwise(ufunc: Any, inputs: tuple[Any, ...]) -> DeviceArray | None:
     out_shape = np.broadcast_shapes(*(a.shape for a in arrays))
     dt = _result_dtype(ufunc, *ops)
     out = device_empty(out_shape, dt)
+    # A comparison's operands keep their own type (numpy's: a Python scalar takes the array's).
+    operand_dt = (
+        np.result_type(*(a.dtype for a in arrays))
+        if _BINARY.get(ufunc, 0) >= _COMPARE_CODES
+        else dt
+    )
     if out.size == 0:
         return out
     blocks, threads = launch(out.size)
@@ -239,11 +281,13 @@ def elementwise(ufunc: Any, inputs: tuple[Any, ...]) -> DeviceArray | None:
             args += [
                 _flat(x),
                 _broadcast_strides(x.shape, out_shape),
-                dt.type(0),
+                operand_dt.type(0),
                 False,
             ]
         else:
-            args += [_flat(out), _padded((), 0), dt.type(x), True]
+            # The array slot of a scalar operand is never read, but types the kernel's `x`.
+            unread = out if operand_dt == dt else device_empty((1,), operand_dt)
+            args += [_flat(unread), _padded((), 0), operand_dt.type(x), True]
     _ewise2[blocks, threads](_BINARY[ufunc], *args, _flat(out), _padded(out_shape, 1))
     return out
 

@@ -7,21 +7,98 @@ from typing import Any
 import numpy as np
 
 from ._array import DeviceArray, device_empty, to_device, to_host
-from ._device import MAXDIM, count, launch
-from ._generic import _axes, _broadcast_strides, _ewise1, _flat, fill, gather
+from ._device import count, launch
+from ._generic import _axes, _ewise1, _flat, fill
+from ._indexing import fit, select, take
 
 __all__ = ["FUNCTIONS"]
 
 
 def _broadcast_to(a: Any, shape: Any, subok: bool = False) -> DeviceArray:
-    shape = tuple(shape) if not isinstance(shape, int) else (shape,)
-    d = to_device(a)
-    if d.shape == shape:
-        return d
-    np.broadcast_shapes(d.shape, shape)  # raises numpy's error for incompatible shapes
-    return gather(
-        d, 0, _broadcast_strides(d.shape, shape)[MAXDIM - len(shape) :], shape
+    return fit(a, tuple(shape) if not isinstance(shape, int) else (shape,))
+
+
+def _clip(
+    a: Any, a_min: Any = None, a_max: Any = None, out: Any = None, **bounds: Any
+) -> Any:
+    # numpy 2 also spells the bounds min= and max=.
+    low, high = bounds.get("min", a_min), bounds.get("max", a_max)
+    result = to_device(a) if low is None else np.maximum(a, low)
+    result = result if high is None else np.minimum(result, high)
+    if out is not None:
+        _copyto(out, result)
+        return out
+    return result
+
+
+def _concatenate(
+    arrays: Any, axis: Any = 0, out: Any = None, dtype: Any = None, **_: Any
+) -> DeviceArray:
+    parts = [to_device(a) for a in arrays]
+    if axis is None:
+        parts, axis = [p.reshape(-1) for p in parts], 0
+    axis %= parts[0].ndim
+    shape = list(parts[0].shape)
+    shape[axis] = sum(p.shape[axis] for p in parts)
+    result = device_empty(
+        tuple(shape), dtype or np.result_type(*(p.dtype for p in parts))
     )
+    start = 0
+    for p in parts:  # each part into its slab of the result
+        index = (slice(None),) * axis + (slice(start, start + p.shape[axis]),)
+        result[index] = p
+        start += p.shape[axis]
+    if out is not None:
+        _copyto(out, result)
+        return out  # type: ignore[no-any-return]
+    return result
+
+
+def _stack(arrays: Any, axis: int = 0, out: Any = None, **kwargs: Any) -> DeviceArray:
+    parts = [to_device(a) for a in arrays]
+    axis %= parts[0].ndim + 1
+    return _concatenate([_expand_dims(p, axis) for p in parts], axis, out, **kwargs)
+
+
+def _split(
+    a: DeviceArray, indices_or_sections: Any, axis: int = 0
+) -> list[DeviceArray]:
+    n = a.shape[axis]
+    if isinstance(indices_or_sections, (int, np.integer)):
+        if n % int(indices_or_sections):
+            raise ValueError("array split does not result in an equal division")
+        size = n // int(indices_or_sections)
+        bounds = list(range(size, n, size))
+    else:
+        bounds = [int(b) for b in indices_or_sections]
+    edges = zip([0, *bounds], [*bounds, n], strict=True)
+    lead = (slice(None),) * (axis % a.ndim)
+    return [a[(*lead, slice(lo, max(lo, hi)))] for lo, hi in edges]
+
+
+def _where(condition: Any, *values: Any) -> Any:
+    if len(values) != 2:  # np.where(condition) lists indices: sizes only the host knows
+        return _fallback_where(condition, *values)
+    return select(condition, *values)
+
+
+def _fallback_where(*args: Any) -> Any:
+    count("fallback:where")
+    result: Any = np.where(*(to_host(a) for a in args))
+    return (
+        tuple(to_device(r) for r in result)
+        if isinstance(result, tuple)
+        else to_device(result)
+    )
+
+
+def _take(a: DeviceArray, indices: Any, axis: Any = None, **_: Any) -> DeviceArray:
+    if axis is None:
+        a, axis = a.reshape(-1), 0
+    axis %= a.ndim
+    if isinstance(indices, (int, np.integer)):
+        return a[(slice(None),) * axis + (int(indices),)]
+    return take(a, axis, indices)
 
 
 def _expand_dims(a: DeviceArray, axis: Any) -> DeviceArray:
@@ -97,6 +174,12 @@ def _swapped(ndim: int, a: int, b: int) -> tuple[int, ...]:
 
 FUNCTIONS: dict[Any, Any] = {
     np.broadcast_to: _broadcast_to,
+    np.clip: _clip,
+    np.concatenate: _concatenate,
+    np.stack: _stack,
+    np.split: _split,
+    np.take: _take,
+    np.where: _where,
     np.expand_dims: _expand_dims,
     np.ones_like: _like(1),
     np.zeros_like: _like(0),

@@ -5,10 +5,22 @@ from __future__ import annotations
 from typing import Any
 
 from ._generic import cast, elementwise, gather, reduce
+from ._indexing import add_at, axis_index, scatter, take
 from ._matmul import matmul as _matmul
 from ._numpy import FUNCTIONS
 
-__all__ = ["FUNCTIONS", "cast", "elementwise", "gather", "matmul", "reduce"]
+__all__ = [
+    "FUNCTIONS",
+    "add_at",
+    "axis_index",
+    "cast",
+    "elementwise",
+    "gather",
+    "matmul",
+    "reduce",
+    "scatter",
+    "take",
+]
 
 
 def matmul(a: Any, b: Any) -> Any:

@@ -1,10 +1,14 @@
 """CUDA kernels of the recurrent layers and the embedding lookup.
 
-The time loop runs on the host: each step launches the tiled matmul for the
-recurrent product and one kernel over (batch row, hidden unit) running the
-step body of `_recurrent_steps` (the same Python the CPU table compiles). A
-fused persistent kernel would need a grid-wide barrier between steps, which
-numba-cuda offers only through cooperative launches the simulator cannot run.
+A layer direction is one launch forward and one backward: the whole time loop
+runs inside the kernel. Batch rows are independent through time, so each
+block owns a row (striding over rows when there are more rows than blocks)
+and only a block-wide barrier (`cuda.syncthreads`) separates the steps; no
+grid-wide barrier (a cooperative launch, which the simulator cannot run) is
+needed. Each step's threads first compute the row's recurrent product (one
+output column each, looping when there are more columns than threads), then
+run the step body of `_recurrent_steps` (the same Python the CPU table
+compiles) over the hidden units.
 The embedding gradient runs one thread per table column (no atomics, the same
 summation order as the CPU).
 """
@@ -18,9 +22,9 @@ import numpy as np
 from .. import _recurrent_steps
 from .._recurrent_api import RecurrentPrimitives, recurrent_kernels
 from ._array import DeviceArray, device_empty, to_device
-from ._device import cuda, launch
+from ._device import MAX_BLOCKS, THREADS, cuda, launch
 from ._generic import fill
-from ._matmul import device_arg, matmul, raw
+from ._matmul import device_arg, raw
 
 __all__ = [
     "embedding_backward",
@@ -39,35 +43,67 @@ _embedding_grad_column: Any = cuda.jit(device=True)(
 )
 
 
-@cuda.jit
-def _forward_step(
-    mode: int, xw: Any, gh: Any, bhh: Any, lengths: Any, state: Any, s: int, p: int
-) -> None:
-    rows, units = state[0].shape[1], state[0].shape[2]
-    for e in range(cuda.grid(1), rows * units, cuda.gridsize(1)):
-        _step_forward(mode, xw, gh, bhh, lengths, state, s, p, e // units, e % units)
+@cuda.jit(device=True)
+def _row_product(a: Any, w: Any, out: Any, b: int, transpose: bool) -> None:
+    """out[b] = a[b] @ w.T (transpose) or a[b] @ w, split over the block's threads by output column."""
+    for col in range(cuda.threadIdx.x, out.shape[1], cuda.blockDim.x):
+        acc = 0.0
+        if transpose:
+            for k in range(a.shape[1]):
+                acc += a[b, k] * w[col, k]
+        else:
+            for k in range(a.shape[1]):
+                acc += a[b, k] * w[k, col]
+        out[b, col] = acc
 
 
 @cuda.jit
-def _backward_step(
-    mode: int, dy: Any, lengths: Any, saved: Any, carry: Any, gate_grads: Any, s: int, p: int
+def _forward_loop(
+    mode: int, xw: Any, w_hh: Any, bhh: Any, lengths: Any, reverse: bool, init: Any,
+    state: Any, gh: Any,
 ) -> None:  # fmt: skip
-    rows, units = dy.shape[1], dy.shape[2]
-    for e in range(cuda.grid(1), rows * units, cuda.gridsize(1)):
-        _step_backward(
-            mode, dy, lengths, saved, carry, gate_grads, s, p, e // units, e % units
-        )
+    # One block per batch row (rows are independent), its threads over the hidden units and
+    # gates; the block's barrier orders the steps, so the whole time loop is one launch.
+    hs, cs = state[0], state[1]
+    steps, rows, units = state[3].shape
+    for b in range(cuda.blockIdx.x, rows, cuda.gridDim.x):
+        for j in range(cuda.threadIdx.x, units, cuda.blockDim.x):
+            hs[0, b, j] = init[0][b, j]
+            cs[0, b, j] = init[1][b, j]
+        cuda.syncthreads()
+        for s in range(steps):
+            _row_product(hs[s], w_hh, gh, b, True)
+            cuda.syncthreads()
+            p = steps - 1 - s if reverse else s
+            for j in range(cuda.threadIdx.x, units, cuda.blockDim.x):
+                _step_forward(mode, xw, gh, bhh, lengths, state, s, p, b, j)
+            cuda.syncthreads()
 
 
 @cuda.jit
-def _carry(rec: Any, carry: Any) -> None:
-    # d(h_prev) = dgh[s] @ W_hh (in `rec`) + the direct part; the cell gradient flows directly.
+def _backward_loop(
+    mode: int, dy: Any, w_hh: Any, lengths: Any, reverse: bool, saved: Any, final: Any,
+    carry: Any, gate_grads: Any,
+) -> None:  # fmt: skip
     dh, dc, dh_prev, dc_prev = carry
-    units = dh.shape[1]
-    for e in range(cuda.grid(1), dh.size, cuda.gridsize(1)):
-        b, j = e // units, e % units
-        dh[b, j] = rec[b, j] + dh_prev[b, j]
-        dc[b, j] = dc_prev[b, j]
+    steps, rows, units = dy.shape
+    for b in range(cuda.blockIdx.x, rows, cuda.gridDim.x):
+        for j in range(cuda.threadIdx.x, units, cuda.blockDim.x):
+            dh[b, j] = final[0][b, j]
+            dc[b, j] = final[1][b, j]
+        cuda.syncthreads()
+        for s in range(steps - 1, -1, -1):
+            p = steps - 1 - s if reverse else s
+            for j in range(cuda.threadIdx.x, units, cuda.blockDim.x):
+                _step_backward(mode, dy, lengths, saved, carry, gate_grads, s, p, b, j)
+            cuda.syncthreads()
+            # d(h_prev) = dgh[s] @ W_hh + the direct part; the cell gradient flows directly.
+            _row_product(gate_grads[1][s], w_hh, dh, b, False)
+            cuda.syncthreads()
+            for j in range(cuda.threadIdx.x, units, cuda.blockDim.x):
+                dh[b, j] += dh_prev[b, j]
+                dc[b, j] = dc_prev[b, j]
+            cuda.syncthreads()
 
 
 @cuda.jit
@@ -86,19 +122,22 @@ def _raw(arrays: tuple[DeviceArray, ...]) -> tuple[Any, ...]:
     return tuple(raw(a) for a in arrays)
 
 
+def _rows(rows: int) -> tuple[int, int]:
+    # (blocks, threads): a block per batch row, up to the launch limit (the kernels stride over rows).
+    return min(rows, MAX_BLOCKS), THREADS
+
+
 def _forward(
     mode: int, xw: DeviceArray, w_hh: DeviceArray, bhh: DeviceArray, lengths: DeviceArray,
     reverse: bool, init: tuple[DeviceArray, ...], state: tuple[DeviceArray, ...],
 ) -> None:  # fmt: skip
-    hs, cs = raw(state[0]), raw(state[1])
-    hs[0].copy_to_device(raw(init[0]))
-    cs[0].copy_to_device(raw(init[1]))
-    steps, rows, units = state[3].shape
-    args = (raw(xw), None, raw(bhh), raw(lengths), _raw(state))
-    for s in range(steps):
-        gh = matmul(DeviceArray(hs[s]), w_hh, tb=True)
-        p = steps - 1 - s if reverse else s
-        _forward_step[launch(rows * units)](mode, args[0], raw(gh), *args[2:], s, p)
+    rows, width = xw.shape[1], w_hh.shape[0]
+    gh = device_empty(
+        (rows, width), xw.dtype
+    )  # each block's h_prev @ W_hh^T, its row only
+    _forward_loop[_rows(rows)](
+        mode, raw(xw), raw(w_hh), raw(bhh), raw(lengths), reverse, _raw(init), _raw(state), raw(gh)
+    )  # fmt: skip
 
 
 def _backward(
@@ -106,15 +145,10 @@ def _backward(
     saved: tuple[DeviceArray, ...], final: tuple[DeviceArray, ...],
     carry: tuple[DeviceArray, ...], gate_grads: tuple[DeviceArray, ...],
 ) -> None:  # fmt: skip
-    raw(carry[0]).copy_to_device(raw(final[0]))
-    raw(carry[1]).copy_to_device(raw(final[1]))
-    steps, rows, units = dy.shape
-    grid = launch(rows * units)
-    args = (raw(dy), raw(lengths), _raw(saved), _raw(carry), _raw(gate_grads))
-    for s in range(steps - 1, -1, -1):
-        _backward_step[grid](mode, *args, s, steps - 1 - s if reverse else s)
-        rec = matmul(DeviceArray(raw(gate_grads[1])[s]), w_hh)
-        _carry[grid](raw(rec), args[3])
+    _backward_loop[_rows(dy.shape[1])](
+        mode, raw(dy), raw(w_hh), raw(lengths), reverse, _raw(saved), _raw(final),
+        _raw(carry), _raw(gate_grads),
+    )  # fmt: skip
 
 
 recurrent_forward, recurrent_backward, embedding_forward, embedding_backward = (

@@ -81,9 +81,10 @@ class Conv2dTranspose(_Conv):
         output_padding: With pad_mode 'pad': rows and columns of zeros appended at the bottom and right
             (after the bias), an int or (height, width) below max(stride, dilation).
         dilation: int or (height, width).
-        group: Only 1.
+        group: Channel groups; in_channels and out_channels must be multiples (group == in_channels
+            is depthwise).
         has_bias: Whether to add a per-channel `bias`.
-        weight_init: Initializer of `weight` (in, out, kh, kw); default HeUniform(sqrt(5)).
+        weight_init: Initializer of `weight` (in, out / group, kh, kw); default HeUniform(sqrt(5)).
         bias_init: Initializer of `bias`.
         dtype: Parameter dtype.
     """
@@ -94,10 +95,6 @@ class Conv2dTranspose(_Conv):
         group: int = 1, has_bias: bool = False, weight_init: Any = None, bias_init: Any = None,
         dtype: Any = None,
     ) -> None:  # fmt: skip
-        if group != 1:
-            raise ValueError(
-                f"For 'Conv2dTranspose', only group=1 is supported on cadence, but got group={group!r}."
-            )
         steps = pair("Conv2dTranspose", "stride", stride)
         spread = pair("Conv2dTranspose", "dilation", dilation)
         extra = (
@@ -125,7 +122,7 @@ class Conv2dTranspose(_Conv):
 
     def _weight_shape(self) -> tuple[int, ...]:
         kh, kw = self.kernel_size
-        return (self.in_channels, self.out_channels, kh, kw)
+        return (self.in_channels, self.out_channels // self.group, kh, kw)
 
     def geometry(
         self, h: int, w: int
@@ -151,7 +148,13 @@ class Conv2dTranspose(_Conv):
         out_hw, conv_pads = self.geometry(t.shape[2], t.shape[3])
         y = self._add_bias(
             conv2d_transpose(
-                t, self.weight, out_hw, self.stride, conv_pads, self.dilation
+                t,
+                self.weight,
+                out_hw,
+                self.stride,
+                conv_pads,
+                self.dilation,
+                self.group,
             )
         )
         if any(self.output_padding):

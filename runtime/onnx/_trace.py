@@ -17,131 +17,33 @@ The graph has fixed shapes (those of the example inputs), as MindSpore's export.
 
 from __future__ import annotations
 
+import sys
 import threading
-from collections.abc import Callable, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..compute._tensor import Parameter, Tensor
+from ..compute._tensor import Tensor
+from ._conv import CONVOLUTIONS
+from ._graph import Converter, Graph, arg, first_array
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator, Sequence
 
 __all__ = ["OPSET", "trace_to_onnx"]
 
 OPSET = 17
-Array = np.ndarray[Any, Any]
-
-
-class _Graph:
-    """The ONNX nodes, initializers and value names built so far."""
-
-    def __init__(self, onnx: Any) -> None:
-        self.onnx = onnx
-        self.nodes: list[Any] = []
-        self.initializers: list[Any] = []
-        self.names: dict[
-            int, str
-        ] = {}  # id(Tensor) -> ONNX value name, for traced values
-        self.keep: list[
-            Any
-        ] = []  # the traced tensors: their ids stay unique while tracing
-        self.param_names: dict[int, str] = {}
-        self.counter = 0
-
-    def fresh(self, stem: str) -> str:
-        self.counter += 1
-        return f"{stem}_{self.counter}"
-
-    def traced(self, value: Any) -> bool:
-        return isinstance(value, Tensor) and id(value) in self.names
-
-    def bind(self, tensor: Tensor, name: str) -> None:
-        self.names[id(tensor)] = name
-        self.keep.append(tensor)
-
-    def constant(
-        self, value: Any, like: Array | None = None, stem: str = "const"
-    ) -> str:
-        """An initializer holding `value` (a Parameter keeps its name), in `like`'s float type for scalars."""
-        if isinstance(value, Parameter):
-            known = self.param_names.get(id(value))
-            if known is not None:
-                return known
-            name = (
-                value.name
-                if value.name not in self.param_names.values()
-                else self.fresh(value.name)
-            )
-            self.param_names[id(value)] = name
-            array = value.asnumpy()
-        else:
-            name = self.fresh(stem)
-            array = value.asnumpy() if isinstance(value, Tensor) else np.asarray(value)
-            if (
-                like is not None
-                and array.dtype.kind in "iuf"
-                and like.dtype.kind == "f"
-            ):
-                array = array.astype(
-                    like.dtype
-                )  # Python scalars join the traced value's type
-        self.initializers.append(
-            self.onnx.numpy_helper.from_array(np.ascontiguousarray(array), name)
-        )
-        self.keep.append(value)
-        return name
-
-    def ints(self, values: Sequence[int]) -> str:
-        return self.constant(np.asarray(list(values), np.int64), stem="shape")
-
-    def operand(self, value: Any, like: Array | None = None) -> str:
-        if self.traced(value):
-            return self.names[id(value)]
-        return self.constant(value, like)
-
-    def node(
-        self, op: str, inputs: list[str], out: Tensor | None = None, **attrs: Any
-    ) -> str:
-        name = self.fresh(op.lower())
-        self.nodes.append(
-            self.onnx.helper.make_node(op, inputs, [name], name=name, **attrs)
-        )
-        if out is not None:
-            self.bind(out, name)
-        return name
 
 
 # --- conversions: (graph, args, kwargs, output) -> None, binding the output -----------------------
 
-Converter = Callable[[_Graph, tuple[Any, ...], dict[str, Any], Any], None]
-
-
-def _arg(
-    args: tuple[Any, ...],
-    kwargs: dict[str, Any],
-    i: int,
-    name: str,
-    default: Any = None,
-) -> Any:
-    return args[i] if len(args) > i else kwargs.get(name, default)
-
-
-def _like(args: tuple[Any, ...]) -> Array | None:
-    for a in args:
-        if isinstance(a, Tensor):
-            data: Array = a.asnumpy()
-            return data
-    return None
-
 
 def _binary(op: str) -> Converter:
     def convert(
-        g: _Graph, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any
+        g: Graph, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any
     ) -> None:
-        like = _like(args)
+        like = first_array(args)
         g.node(op, [g.operand(args[0], like), g.operand(args[1], like)], out)
 
     return convert
@@ -149,29 +51,29 @@ def _binary(op: str) -> Converter:
 
 def _unary(op: str, **attrs: Any) -> Converter:
     def convert(
-        g: _Graph, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any
+        g: Graph, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any
     ) -> None:
         g.node(op, [g.operand(args[0])], out, **attrs)
 
     return convert
 
 
-def _square(g: _Graph, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any) -> None:
+def _square(g: Graph, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any) -> None:
     x = g.operand(args[0])
     g.node("Mul", [x, x], out)
 
 
 def _to_shape(
-    g: _Graph, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any
+    g: Graph, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any
 ) -> None:
     # reshape, flatten, expand_dims, squeeze: the traced output's shape is known, so one Reshape does.
     g.node("Reshape", [g.operand(args[0]), g.ints(out.shape)], out)
 
 
 def _transpose(
-    g: _Graph, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any
+    g: Graph, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any
 ) -> None:
-    perm = _arg(args, kwargs, 1, "input_perm")
+    perm = arg(args, kwargs, 1, "input_perm")
     x = args[0]
     perm = (
         tuple(range(x.ndim))[::-1]
@@ -181,17 +83,17 @@ def _transpose(
     g.node("Transpose", [g.operand(x)], out, perm=list(perm))
 
 
-def _concat(g: _Graph, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any) -> None:
+def _concat(g: Graph, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any) -> None:
     tensors = list(args[0])
-    axis = int(_arg(args, kwargs, 1, "axis", 0)) % out.ndim
-    like = _like(tuple(tensors))
+    axis = int(arg(args, kwargs, 1, "axis", 0)) % out.ndim
+    like = first_array(tuple(tensors))
     g.node("Concat", [g.operand(t, like) for t in tensors], out, axis=axis)
 
 
-def _stack(g: _Graph, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any) -> None:
+def _stack(g: Graph, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any) -> None:
     tensors = list(args[0])
-    axis = int(_arg(args, kwargs, 1, "axis", 0)) % out.ndim
-    like = _like(tuple(tensors))
+    axis = int(arg(args, kwargs, 1, "axis", 0)) % out.ndim
+    like = first_array(tuple(tensors))
     # Each input gets the new axis (a Reshape: its shape is known), then they are joined along it.
     parts = []
     for t in tensors:
@@ -208,9 +110,7 @@ def _stack(g: _Graph, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any) -
 _INT64_MIN = -(2**63)
 
 
-def _getitem(
-    g: _Graph, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any
-) -> None:
+def _getitem(g: Graph, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any) -> None:
     """Basic indexing (ints, slices, `...`, None): one Slice, then a Reshape to the result's shape."""
     x, index = args[0], args[1]
     items = index if isinstance(index, tuple) else (index,)
@@ -250,11 +150,11 @@ def _getitem(
 
 def _reduce(op: str, keep_name: str) -> Converter:
     def convert(
-        g: _Graph, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any
+        g: Graph, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any
     ) -> None:
         x = args[0]
-        axis = _arg(args, kwargs, 1, "axis")
-        keep = int(bool(_arg(args, kwargs, 2, keep_name, False)))
+        axis = arg(args, kwargs, 1, "axis")
+        keep = int(bool(arg(args, kwargs, 2, keep_name, False)))
         axes = (
             list(range(x.ndim))
             if axis is None
@@ -270,9 +170,9 @@ def _reduce(op: str, keep_name: str) -> Converter:
     return convert
 
 
-def _clip(g: _Graph, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any) -> None:
-    like = _like(args)
-    lo, hi = _arg(args, kwargs, 1, "xmin"), _arg(args, kwargs, 2, "xmax")
+def _clip(g: Graph, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any) -> None:
+    like = first_array(args)
+    lo, hi = arg(args, kwargs, 1, "xmin"), arg(args, kwargs, 2, "xmax")
     inputs = [
         g.operand(args[0]),
         "" if lo is None else g.constant(np.asarray(lo), like),
@@ -282,16 +182,16 @@ def _clip(g: _Graph, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any) ->
     g.node("Clip", inputs, out)
 
 
-def _cast(g: _Graph, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any) -> None:
+def _cast(g: Graph, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any) -> None:
     to = g.onnx.helper.np_dtype_to_tensor_dtype(out.asnumpy().dtype)
     g.node("Cast", [g.operand(args[0])], out, to=to)
 
 
 def _softmax(op: str) -> Converter:
     def convert(
-        g: _Graph, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any
+        g: Graph, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any
     ) -> None:
-        axis = int(_arg(args, kwargs, 1, "axis", -1))
+        axis = int(arg(args, kwargs, 1, "axis", -1))
         g.node(op, [g.operand(args[0])], out, axis=axis)
 
     return convert
@@ -300,10 +200,10 @@ def _softmax(op: str) -> Converter:
 _ACTIVATIONS = {"relu": "Relu", "sigmoid": "Sigmoid", "tanh": "Tanh"}
 
 
-def _dense(g: _Graph, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any) -> None:
+def _dense(g: Graph, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any) -> None:
     x, weight = args[0], args[1]
-    bias = _arg(args, kwargs, 2, "bias")
-    activation = _arg(args, kwargs, 3, "activation")
+    bias = arg(args, kwargs, 2, "bias")
+    activation = arg(args, kwargs, 3, "activation")
     inputs = [g.operand(x), g.constant(weight)]
     if x.ndim == 2:
         if bias is not None:
@@ -321,30 +221,13 @@ def _dense(g: _Graph, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any) -
     g.bind(out, y)
 
 
-def _conv2d(g: _Graph, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any) -> None:
-    x, weight, stride, padding, dilation = (
-        _arg(args, kwargs, i, n)
-        for i, n in enumerate(("x", "weight", "stride", "padding", "dilation"))
-    )
-    top, bottom, left, right = (int(p) for p in padding)
-    g.node(
-        "Conv",
-        [g.operand(x), g.constant(weight)],
-        out,
-        kernel_shape=list(weight.shape[2:]),
-        strides=[int(s) for s in stride],
-        dilations=[int(d) for d in dilation],
-        pads=[top, left, bottom, right],
-    )
-
-
 def _pool(op: str) -> Converter:
     def convert(
-        g: _Graph, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any
+        g: Graph, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any
     ) -> None:
         kernel, stride = (
-            _arg(args, kwargs, 1, "kernel"),
-            _arg(args, kwargs, 2, "stride"),
+            arg(args, kwargs, 1, "kernel"),
+            arg(args, kwargs, 2, "stride"),
         )
         g.node(
             op,
@@ -357,10 +240,10 @@ def _pool(op: str) -> Converter:
     return convert
 
 
-def _pad(g: _Graph, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any) -> None:
-    like = _like(args)
-    padding = [(int(a), int(b)) for a, b in _arg(args, kwargs, 1, "padding")]
-    value = _arg(args, kwargs, 2, "value", 0.0)
+def _pad(g: Graph, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any) -> None:
+    like = first_array(args)
+    padding = [(int(a), int(b)) for a, b in arg(args, kwargs, 1, "padding")]
+    value = arg(args, kwargs, 2, "value", 0.0)
     pads = [a for a, _ in padding] + [b for _, b in padding]
     g.node(
         "Pad",
@@ -371,7 +254,7 @@ def _pad(g: _Graph, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any) -> 
 
 
 def _identity(
-    g: _Graph, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any
+    g: Graph, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any
 ) -> None:
     g.node("Identity", [g.operand(args[0])], out)
 
@@ -412,7 +295,7 @@ _NN: dict[str, Converter] = {
     "softmax": _softmax("Softmax"),
     "log_softmax": _softmax("LogSoftmax"),
     "dense": _dense,
-    "conv2d": _conv2d,
+    "conv2d": CONVOLUTIONS["conv2d"],
     "max_pool2d": _pool("MaxPool"),
     "avg_pool2d": _pool("AveragePool"),
     "dropout": _identity,
@@ -423,10 +306,14 @@ _NN: dict[str, Converter] = {
 _NOT_OPERATORS = frozenset(
     {"record", "as_tensor", "unbroadcast", "zeros", "ones", "zeros_like", "ones_like"}
 )
+# Compositions of convertible operators (`cadence.ops._activations`): left unwrapped, so
+# the operators they call are recorded one by one.
+_COMPOSED = frozenset({"relu6", "hardsigmoid", "hardswish", "softsign"})
+_UNWRAPPED = _NOT_OPERATORS | _COMPOSED
 
 
 class _Tracer(threading.local):
-    graph: _Graph | None = None
+    graph: Graph | None = None
     depth = 0
 
 
@@ -455,7 +342,7 @@ def _wrap(
         if convert is None or not isinstance(out, Tensor):
             raise NotImplementedError(
                 f"For 'export', the network calls 'cadence.ops.{name}' on a value computed from its inputs, and "
-                f"that operator has no ONNX conversion. Convertible: {sorted({*_FUNCTIONAL, *_NN})}."
+                f"that operator has no ONNX conversion. Convertible: {sorted({*_FUNCTIONAL, *_NN, *CONVOLUTIONS})}."
             )
         convert(graph, args, kwargs, out)
         return out
@@ -464,35 +351,52 @@ def _wrap(
     return traced
 
 
-@contextmanager
-def _patched(graph: _Graph) -> Iterator[None]:
-    """Wrap every public function of `cadence.ops` (where modules look it up) while `graph` is traced."""
+def _wrappers() -> dict[int, Callable[..., Any]]:
+    """id(original) -> traced wrapper, for every public operator function of `cadence.ops`."""
     from .. import ops
-    from ..ops import _functional, _nn
+    from ..ops import _conv_variants, _functional, _nn
 
+    wrappers: dict[int, Callable[..., Any]] = {}
+    homes = (_functional.__name__, _nn.__name__, ops.__name__)
+    for module, table in (
+        (_functional, _FUNCTIONAL),
+        (_nn, _NN),
+        (ops, {**_FUNCTIONAL, **_NN}),
+    ):
+        for name in dir(module):
+            fn = getattr(module, name)
+            # (`fixup_module_metadata` reports the public ones as `cadence.ops`'s.)
+            home = getattr(fn, "__module__", "")
+            if name.startswith("_") or name in _UNWRAPPED or home not in homes:
+                continue
+            if callable(fn) and not isinstance(fn, type) and id(fn) not in wrappers:
+                wrappers[id(fn)] = _wrap(name, fn, table.get(name))
+    for name, convert in CONVOLUTIONS.items():
+        fn = getattr(_conv_variants, name, None)
+        if fn is not None and fn.__module__ == _conv_variants.__name__:
+            wrappers[id(fn)] = _wrap(name, fn, convert)
+    return wrappers
+
+
+@contextmanager
+def _patched(graph: Graph) -> Iterator[None]:
+    """Wrap every operator function while `graph` is traced, in every cadence module that holds one.
+
+    A module that imported a function by name (`from ..ops._conv_variants import
+    conv2d_grouped`) holds it in its own namespace, so each of cadence's loaded
+    modules gets the wrappers, not only `cadence.ops`.
+    """
     with _patch_lock:
+        wrappers = _wrappers()
         saved: list[tuple[Any, str, Any]] = []
-        wrappers: dict[int, Callable[..., Any]] = {}
-        modules = (_functional.__name__, _nn.__name__, ops.__name__)
-        for module, table in (
-            (_functional, _FUNCTIONAL),
-            (_nn, _NN),
-            (ops, {**_FUNCTIONAL, **_NN}),
-        ):
-            names = [n for n in dir(module) if not n.startswith("_")]
-            for name in names:
-                fn = getattr(module, name)
-                # (`fixup_module_metadata` reports the public ones as `cadence.ops`'s.)
-                home = getattr(fn, "__module__", "")
-                if not callable(fn) or isinstance(fn, type) or home not in modules:
-                    continue
-                if name in _NOT_OPERATORS:
-                    continue
-                wrapper = wrappers.get(id(fn))
-                if wrapper is None:
-                    wrapper = wrappers[id(fn)] = _wrap(name, fn, table.get(name))
-                saved.append((module, name, fn))
-                setattr(module, name, wrapper)
+        for module_name, module in list(sys.modules.items()):
+            if module_name != "cadence" and not module_name.startswith("cadence."):
+                continue
+            for name, value in list(vars(module).items()):
+                wrapper = wrappers.get(id(value))
+                if wrapper is not None and wrapper.__wrapped__ is value:  # type: ignore[attr-defined]
+                    saved.append((module, name, value))
+                    setattr(module, name, wrapper)
         _tracer.graph = graph
         try:
             yield
@@ -506,7 +410,7 @@ def trace_to_onnx(net: Any, inputs: Sequence[Tensor], graph_name: str) -> Any:
     """Run `net(*inputs)` once, recording it, and return the ONNX ModelProto (checked by `onnx.checker`)."""
     import onnx
 
-    graph = _Graph(onnx)
+    graph = Graph(onnx)
     graph_inputs = []
     for i, tensor in enumerate(inputs):
         name = f"input_{i}" if len(inputs) > 1 else "input"

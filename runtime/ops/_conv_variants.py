@@ -63,30 +63,45 @@ def transpose_output_size(
 
 def conv2d_transpose(
     x: Any, weight: Tensor, out_hw: tuple[int, int], stride: tuple[int, int],
-    padding: tuple[int, int, int, int], dilation: tuple[int, int],
+    padding: tuple[int, int, int, int], dilation: tuple[int, int], group: int = 1,
 ) -> Tensor:  # fmt: skip
-    """The adjoint of `conv2d`: NCHW `x` (N, C_in, H, W), `weight` (C_in, C_out, KH, KW) -> (N, C_out, *out_hw).
+    """The adjoint of `conv2d_grouped`: NCHW `x` (N, C_in, H, W), `weight` (C_in, C_out / group, KH, KW) -> (N, C_out, *out_hw).
 
-    It is exactly the input gradient of the convolution from an (N, C_out,
-    *out_hw) image with the same weight, stride, padding and dilation, so it
-    runs on the convolution kernels: the forward is that input gradient, the
-    backward is the convolution itself (for x) and its weight gradient (for
-    the weight, with the roles of image and output gradient swapped).
+    It is exactly the input gradient of the (grouped) convolution from an
+    (N, C_out, *out_hw) image with the same weight, stride, padding, dilation
+    and groups, so it runs on the convolution kernels: the forward is that
+    input gradient, the backward is the convolution itself (for x) and its
+    weight gradient (for the weight, with the roles of image and output
+    gradient swapped). Wide groups go group by group through the plain
+    kernels, as `conv2d_grouped` does.
     """
     tx = as_tensor(x)
+    if group > 1 and weight.shape[1] > _DIRECT_MAX_CHANNELS_PER_GROUP:
+        parts = zip(split(tx, 1, group), split(weight, 0, group), strict=True)
+        return f.concat(
+            [
+                conv2d_transpose(xg, wg, out_hw, stride, padding, dilation)
+                for xg, wg in parts
+            ],
+            1,
+        )
     k = n._k()
     xd, w = n._float(tx), n._float(weight)
+    # The grouped kernels take the group count after the geometry; group 1 runs the plain ones.
+    geometry = (stride, padding, dilation, *((group,) if group > 1 else ()))
+    forward = k.grouped_conv2d_forward if group > 1 else k.conv2d_forward
+    backward = k.grouped_conv2d_backward if group > 1 else k.conv2d_backward
     # The backward kernel needs an image of the output's shape; its weight gradient is discarded.
-    image = f.zeros((xd.shape[0], w.shape[1], *out_hw), tx.dtype)
-    y, _ = k.conv2d_backward(xd, n._float(image), w, stride, padding, dilation, True)
+    image = f.zeros((xd.shape[0], w.shape[1] * group, *out_hw), tx.dtype)
+    y, _ = backward(xd, n._float(image), w, *geometry, True)
 
     def grad_fn() -> GradFn:
-        def backward(g: Array) -> tuple[Array, Array]:
+        def backward_fn(g: Array) -> tuple[Array, Array]:
             gc = n._contig(g)
-            dx = k.conv2d_forward(gc, w, stride, padding, dilation)
-            _, dw = k.conv2d_backward(xd, gc, w, stride, padding, dilation, False)
+            dx = forward(gc, w, *geometry)
+            _, dw = backward(xd, gc, w, *geometry, False)
             return dx, dw
 
-        return backward
+        return backward_fn
 
     return record(y, (tx, weight), grad_fn)

@@ -484,12 +484,8 @@ def getitem(input: Any, index: Any) -> Tensor:
                 )  # a host input (a parameter not yet moved) gets a host gradient
             if _is_basic(index):
                 gx[index] += g
-            elif type(gx) is np.ndarray:
+            else:  # a device array scatter-adds in place on the device (see kernels/cuda/_indexing.py)
                 np.add.at(gx, index, g)
-            else:  # a device array: add.at would scatter into a host copy, so scatter here and copy in
-                host = np.zeros(xd.shape, xd.dtype)
-                np.add.at(host, index, np.asarray(g))
-                gx[...] = host
             return (gx,)
 
         return backward

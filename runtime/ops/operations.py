@@ -33,9 +33,10 @@ from . import (
 from ._primitive import REQUIRED, Primitive, Sizes, primitive
 
 
-def _reduce(fn: Any) -> Any:
+def _reduce(name: str) -> Any:
+    # Looked up on each call, not bound here: `export` traces by wrapping the module's functions.
     def impl(x: Any, axis: Any = (), *, keep_dims: bool, **_: Any) -> Any:
-        return fn(x, axis, keep_dims)
+        return getattr(f, name)(x, axis, keep_dims)
 
     return impl
 
@@ -125,10 +126,10 @@ MaskedFill = primitive("MaskedFill", at.masked_fill, "`value` where `mask` is Tr
 PReLU = primitive("PReLU", at.prelu, "x where x > 0, else weight * x (one slope per channel).")
 BiasAdd = primitive("BiasAdd", c.bias_add, "Add a per-channel bias.", data_format="NCHW")
 # --- reductions ---------------------------------------------------------------------------------
-ReduceSum = primitive("ReduceSum", _reduce(f.sum), "Sum over `axis` (all axes when empty).", keep_dims=False, skip_mode=False)
-ReduceMean = primitive("ReduceMean", _reduce(f.mean), "Mean over `axis` (all axes when empty).", keep_dims=False)
-ReduceMax = primitive("ReduceMax", _reduce(f.amax), "Maximum over `axis`; ties share the gradient.", keep_dims=False)
-ReduceMin = primitive("ReduceMin", _reduce(f.amin), "Minimum over `axis`; ties share the gradient.", keep_dims=False)
+ReduceSum = primitive("ReduceSum", _reduce("sum"), "Sum over `axis` (all axes when empty).", keep_dims=False, skip_mode=False)
+ReduceMean = primitive("ReduceMean", _reduce("mean"), "Mean over `axis` (all axes when empty).", keep_dims=False)
+ReduceMax = primitive("ReduceMax", _reduce("amax"), "Maximum over `axis`; ties share the gradient.", keep_dims=False)
+ReduceMin = primitive("ReduceMin", _reduce("amin"), "Minimum over `axis`; ties share the gradient.", keep_dims=False)
 Argmax = primitive("Argmax", lambda x, **a: c.typed_argmax(x, **a), "Indices of the maxima along `axis`.", axis=-1, output_type=_dtype.int32)
 Argmin = primitive("Argmin", lambda x, **a: c.typed_argmax(x, **a, largest=False), "Indices of the minima along `axis`.", axis=-1, output_type=_dtype.int32)
 ArgMaxWithValue = primitive("ArgMaxWithValue", lambda x, **a: c.arg_with_value(x, **a), "(indices, values) of the maxima along `axis`.", axis=0, keep_dims=False)

@@ -24,7 +24,7 @@ IMAGES = ms.Tensor(
         (lambda: nn.Conv1d(4, 4, 3, weight_init=ms.Tensor(np.zeros((4, 4, 1, 3), np.float32))),
          ValueError, r"'Conv1d'.*3-D.*\(4, 4, 1, 3\)"),
         (lambda: nn.Conv1d(4, 4, 0), ValueError, r"'Conv1d'.*'kernel_size' must be positive"),
-        (lambda: nn.Conv2dTranspose(4, 4, 3, group=2), ValueError, r"'Conv2dTranspose'.*group=1.*group=2"),
+        (lambda: nn.Conv2dTranspose(4, 6, 3, group=4), ValueError, r"'Conv2dTranspose'.*divisible by 'group'.*group=4"),
         (lambda: nn.Conv2dTranspose(4, 4, 3, stride=2, pad_mode="pad", output_padding=2), ValueError,
          r"'output_padding'.*\[0, max\(stride, dilation\)\).*2"),
         (lambda: nn.Conv2dTranspose(4, 4, 3, stride=2, output_padding=1), ValueError,

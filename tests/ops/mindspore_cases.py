@@ -139,6 +139,10 @@ def _zoo_conv_cases(ms: Any, ops: Any, Tensor: Any) -> dict[str, Any]:  # noqa: 
     line = Tensor(rng.normal(size=(2, 4, 9)).astype(np.float32))
     taps = Tensor(rng.normal(size=(6, 2, 3)).astype(np.float32))
     small = Tensor(np.arange(12, dtype=np.float32).reshape(1, 1, 3, 4))
+    # Drawn last, so the inputs above are those they were recorded with.
+    up_grouped = Tensor(rng.normal(size=(4, 3, 3, 3)).astype(np.float32))
+    up_depthwise = Tensor(rng.normal(size=(4, 2, 3, 2)).astype(np.float32))
+    up_wide = Tensor(rng.normal(size=(4, 9, 2, 2)).astype(np.float32))
     return {
         "Conv2D depthwise x2 pad dilation": lambda: ops.Conv2D(8, 3, pad_mode="pad", pad=1, dilation=2, group=4)(images, depthwise),
         "Conv2D group 2 same stride 2": lambda: ops.Conv2D(6, (3, 2), pad_mode="same", stride=2, group=2)(images, grouped),
@@ -146,6 +150,9 @@ def _zoo_conv_cases(ms: Any, ops: Any, Tensor: Any) -> dict[str, Any]:  # noqa: 
         "Conv2dTranspose same stride 2": lambda: nn.Conv2dTranspose(4, 3, 3, stride=2, weight_init=up)(images),
         "Conv2dTranspose valid dilation": lambda: nn.Conv2dTranspose(4, 3, 3, stride=(2, 1), pad_mode="valid", dilation=2, weight_init=up)(images),
         "Conv2dTranspose pad output_padding": lambda: nn.Conv2dTranspose(4, 3, 3, stride=2, pad_mode="pad", padding=(1, 0, 2, 1), output_padding=1, has_bias=True, weight_init=up, bias_init="ones")(images),
+        "Conv2dTranspose group 2 pad bias": lambda: nn.Conv2dTranspose(4, 6, 3, stride=2, pad_mode="pad", padding=1, group=2, has_bias=True, weight_init=up_grouped, bias_init="ones")(images),
+        "Conv2dTranspose depthwise same stride 2": lambda: nn.Conv2dTranspose(4, 8, (3, 2), stride=2, group=4, weight_init=up_depthwise)(images),
+        "Conv2dTranspose wide groups valid dilation": lambda: nn.Conv2dTranspose(4, 18, 2, pad_mode="valid", dilation=2, group=2, weight_init=up_wide)(images),
         "Conv1d group 2 stride 2": lambda: nn.Conv1d(4, 6, 3, stride=2, group=2, weight_init=taps)(line),
         "Conv1d pad dilation": lambda: nn.Conv1d(4, 6, 3, pad_mode="pad", padding=2, dilation=2, group=2, weight_init=taps)(line),
         "adaptive_avg_pool2d uneven": lambda: (ops.adaptive_avg_pool2d(images, (3, 4)), ops.adaptive_avg_pool2d(images, (None, 4))),

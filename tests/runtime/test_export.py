@@ -12,7 +12,7 @@ import onnxruntime as ort
 import pytest
 
 import cadence as ms
-from cadence import Tensor, nn, ops
+from cadence import Tensor, models, nn, ops
 from cadence.train import export as train_export
 
 
@@ -252,3 +252,53 @@ def test_indexing_and_stack(tmp_path: Any) -> None:
         ms.export(
             Fancy(), rand(3, 2), file_name=str(tmp_path / "m"), file_format="ONNX"
         )
+
+
+# Grouped, depthwise and transposed convolutions: (cell arguments, input channels).
+CONVOLUTIONS = {
+    "grouped": (lambda: nn.Conv2d(4, 6, 3, stride=2, group=2, has_bias=True), 4),
+    "depthwise x2 dilated": (lambda: nn.Conv2d(4, 8, 3, pad_mode="pad", padding=1, dilation=2, group=4), 4),
+    "wide groups": (lambda: nn.Conv2d(18, 4, (3, 1), group=2), 18),
+    "transposed same": (lambda: nn.Conv2dTranspose(4, 3, 3, stride=2, has_bias=True), 4),
+    "transposed valid dilated": (lambda: nn.Conv2dTranspose(4, 3, (2, 3), stride=(2, 1), pad_mode="valid", dilation=2), 4),
+    "transposed pad output_padding": (lambda: nn.Conv2dTranspose(4, 6, 3, stride=2, pad_mode="pad", padding=(1, 0, 2, 1), output_padding=1, group=2), 4),
+    "transposed depthwise": (lambda: nn.Conv2dTranspose(4, 8, 3, stride=2, group=4, has_bias=True), 4),
+    "transposed wide groups": (lambda: nn.Conv2dTranspose(4, 18, 1, stride=3, group=2), 4),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", sorted(CONVOLUTIONS))
+def test_grouped_and_transposed_convolutions(name: str, tmp_path: Any) -> None:
+    ms.set_seed(6)
+    make, channels = CONVOLUTIONS[name]
+    cell = make()
+    model = check(cell, rand(2, channels, 7, 6), tmp_path=tmp_path)
+    conv = next(n for n in model.graph.node if n.op_type.startswith("Conv"))
+    assert conv.op_type == (
+        "ConvTranspose" if isinstance(cell, nn.Conv2dTranspose) else "Conv"
+    )
+    assert onnx.helper.get_node_attr_value(conv, "group") == cell.group
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: models.resnet18(10, base_channels=8),
+        lambda: models.mobilenet_v2(10, width_mult=0.25, input_size=32),
+    ],
+    ids=["resnet18", "mobilenet_v2"],
+)
+def test_model_zoo_networks_run_in_onnxruntime(make: Any, tmp_path: Any) -> None:
+    ms.set_seed(7)
+    net = make()
+    net.set_train(True)
+    for seed in range(2):  # moving statistics away from their initial values
+        net(rand(4, 3, 32, 32, seed=seed))
+    model = check(net, rand(2, 3, 32, 32, seed=9), tmp_path=tmp_path, atol=1e-4)
+    groups = [
+        onnx.helper.get_node_attr_value(n, "group")
+        for n in model.graph.node
+        if n.op_type == "Conv"
+    ]
+    # MobileNetV2's depthwise convolutions are grouped Conv nodes; ResNet's are all plain.
+    assert (max(groups) > 1) == isinstance(net, models.MobileNetV2)

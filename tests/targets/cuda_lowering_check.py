@@ -21,6 +21,7 @@ from cadence.kernels.cuda import (
     _dense,
     _device,
     _generic as cg,
+    _indexing as ci,
     _matmul,
     _optim,
     _recurrent as cr,
@@ -75,6 +76,19 @@ def signatures(dt):
         "_bn_bwd": (cc._bn_bwd, (a3, a3, a1, a1, a1, types.float64, a3, a1, a1)),
         "_ewise2": (cg._ewise2, (i, a1, t6, dt, b, a1, t6, dt, b, a1, t6)),
         "_ewise1": (cg._ewise1, (i, a1, a1)),
+        # comparisons store bools; a bool mask times a float array
+        "_ewise2 (compare)": (
+            cg._ewise2,
+            (i, a1, t6, dt, b, a1, t6, dt, b, arr(1, types.boolean), t6),
+        ),
+        "_ewise2 (bool operand)": (
+            cg._ewise2,
+            (i, a1, t6, dt, b, arr(1, types.boolean), t6, types.boolean, b, a1, t6),
+        ),
+        "_scatter": (ci._scatter, (a1, i, t6, t6, a1)),
+        "_select": (ci._select, (arr(1, types.boolean), t6, a1, t6, a1, t6, a1, t6)),
+        "_take": (ci._take, (a1, arr(1, types.int64), i, i, a1)),
+        "_add_at": (ci._add_at, (a1, arr(1, types.int64), i, i, a1)),
         "_ewise1 (cast)": (cg._ewise1, (i, a1, arr(1, types.float64))),
         "_gather": (cg._gather, (a1, i, t6, t6, a1)),
         "_reduce": (cg._reduce, (a1, t6, t6, t6, t6, i, i, i, i, i, a1)),
@@ -92,28 +106,28 @@ def signatures(dt):
 
 def recurrent_signatures(a2, a3):
     """The recurrent and embedding kernels: tuples of arrays bundle the state."""
-    i = types.int64
+    i, b = types.int64, types.boolean
     ids = types.Array(types.int64, 1, "C")
     a1 = types.Array(a2.dtype, 1, "C")
     return {
-        "_forward_step": (
-            cr._forward_step,
-            (i, a3, a2, a1, ids, types.UniTuple(a3, 4), i, i),
+        "_forward_loop": (
+            cr._forward_loop,
+            (i, a3, a2, a1, ids, b, types.UniTuple(a2, 2), types.UniTuple(a3, 4), a2),
         ),
-        "_backward_step": (
-            cr._backward_step,
+        "_backward_loop": (
+            cr._backward_loop,
             (
                 i,
                 a3,
+                a2,
                 ids,
+                b,
                 types.UniTuple(a3, 3),
+                types.UniTuple(a2, 2),
                 types.UniTuple(a2, 4),
                 types.UniTuple(a3, 2),
-                i,
-                i,
             ),
         ),
-        "_carry": (cr._carry, (a2, types.UniTuple(a2, 4))),
         "_lookup": (cr._lookup, (a2, ids, a2)),
         "_scatter_add": (cr._scatter_add, (a2, ids, a2)),
     }

@@ -60,7 +60,23 @@ CASES = {
     ),
     "matmul": (lambda a, b: a @ a.T, lambda a, b: a @ a.T),
     "host operand": (lambda a, b: A + b, lambda a, b: A + b),
-}
+    # issue 23's networks: comparisons and clip (ReLU6), joins and splits (the LSTM's
+    # states, attention heads), gathers along an axis (ops.gather)
+    "compare": (lambda a, b: np.not_equal(a > b, a >= 0.5), lambda a, b: np.not_equal(a > b, a >= 0.5)),
+    "compare times float": (lambda a, b: a * (np.clip(a, 0.0, 6.0) == a), lambda a, b: a * (np.clip(a, 0.0, 6.0) == a)),
+    "compare dtype": (lambda a, b: np.less_equal(a, b), lambda a, b: np.less_equal(a, b)),
+    "clip": (lambda a, b: np.clip(a, -0.5, 0.5) + np.clip(b, None, 0.2), lambda a, b: np.clip(a, -0.5, 0.5) + np.clip(b, None, 0.2)),
+    "concatenate": (lambda a, b: np.concatenate([a, a[:1] * 2], axis=0), lambda a, b: np.concatenate([a, a[:1] * 2], axis=0)),
+    "concatenate last axis": (lambda a, b: np.concatenate((a, a[:, :1]), axis=-1), lambda a, b: np.concatenate((a, a[:, :1]), axis=-1)),
+    "stack": (lambda a, b: np.stack([a, a * 2], axis=1), lambda a, b: np.stack([a, a * 2], axis=1)),
+    "split": (lambda a, b: np.concatenate(np.split(a, [1, 3], axis=1)[::-1], axis=1), lambda a, b: np.concatenate(np.split(a, [1, 3], axis=1)[::-1], axis=1)),
+    "split sections": (lambda a, b: np.split(a, 2, axis=1)[1], lambda a, b: np.split(a, 2, axis=1)[1]),
+    "take": (lambda a, b: np.take(a, np.array([2, 0, 2]), axis=0), lambda a, b: np.take(a, np.array([2, 0, 2]), axis=0)),
+    "take int": (lambda a, b: np.take(a, 1, axis=1), lambda a, b: np.take(a, 1, axis=1)),
+    "where": (lambda a, b: np.where(a > b, a, b * 2), lambda a, b: np.where(a > b, a, b * 2)),
+    "where scalars": (lambda a, b: np.where(b > 0, 1.0, 0.0) + np.where(a < 0, a, 0), lambda a, b: np.where(b > 0, 1.0, 0.0) + np.where(a < 0, a, 0)),
+    "index array": (lambda a, b: a[:, np.array([[3, -1], [0, 0]])], lambda a, b: a[:, np.array([[3, -1], [0, 0]])]),
+}  # fmt: skip
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -95,6 +111,11 @@ def test_unsupported_numpy_calls_fall_back_and_are_counted():
     assert isinstance(got, k.DeviceArray)
     np.testing.assert_array_equal(k.to_host(got), np.sign(A))
     assert k.statistics()["fallback:sign"] == 1
+    # np.where(condition) lists indices, whose count only the host knows.
+    rows, cols = np.where(k.to_device(A) > 0)
+    np.testing.assert_array_equal(k.to_host(rows), np.where(A > 0)[0])
+    np.testing.assert_array_equal(k.to_host(cols), np.where(A > 0)[1])
+    assert k.statistics()["fallback:where"] == 1
 
 
 def test_copyto_and_setitem_write_into_device_memory():
@@ -106,6 +127,43 @@ def test_copyto_and_setitem_write_into_device_memory():
     host = np.zeros(4, np.float32)
     np.copyto(host, k.to_device(B))
     np.testing.assert_array_equal(host, B)
+
+
+def test_setitem_with_slices_and_add_at_along_an_axis_stay_on_the_device():
+    want = np.zeros((3, 4), np.float32)
+    d = k.to_device(want)
+    k.reset_statistics()
+    ids = np.array([1, 3, 1, -1])
+    for target in (d, want):
+        target[1:, ::2] = np.float32(2.0) * (
+            B[:2] if target is want else k.to_device(B[:2])
+        )
+        target[0] = 7.0
+        target[..., -1:] += 1.0
+        np.add.at(target, (slice(None), ids), A)  # type: ignore[arg-type] # repeated ids add up
+    stats = k.statistics()
+    assert not any(key.startswith("fallback") for key in stats), stats
+    np.testing.assert_allclose(k.to_host(d), want, rtol=1e-6)
+
+
+def test_add_at_with_other_indices_falls_back_and_writes_back():
+    want = np.zeros((3, 4), np.float32)
+    d = k.to_device(want)
+    k.reset_statistics()
+    index = (np.array([0, 2, 0]), np.array([1, 1, 1]))
+    np.add.at(d, index, 1.5)
+    np.add.at(want, index, 1.5)
+    assert k.statistics()["fallback:add.at"] == 1
+    np.testing.assert_array_equal(k.to_host(d), want)
+
+
+def test_indices_out_of_range_raise_numpys_error():
+    d = k.to_device(A)
+    for ids in (np.array([0, 4]), k.to_device(np.array([-5]))):
+        with pytest.raises(IndexError, match="out of bounds for axis with size 4"):
+            d[:, ids]
+        with pytest.raises(IndexError, match="out of bounds"):
+            np.add.at(d, (slice(None), ids), 1.0)  # type: ignore[arg-type]
 
 
 def test_host_conversions():

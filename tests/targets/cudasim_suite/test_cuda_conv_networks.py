@@ -1,7 +1,7 @@
 """Issue 23's convolutional cells on the GPU target: training steps equal the CPU's.
 
 A small network strings every new cell together (depthwise and grouped Conv2d,
-Conv1d, Conv2dTranspose, mirror Pad, uneven AdaptiveAvgPool2d, ReLU6, HSwish,
+Conv1d, Conv2dTranspose (depthwise and group 1), mirror Pad, uneven AdaptiveAvgPool2d, ReLU6, HSwish,
 Dropout2d with p=0 so both targets compute the same thing); a short stack of
 MobileNetV2's blocks (the whole network at a simulator-sized width ends in 1x1
 maps whose batch norm over 4 values makes float32 rounding diverge within a step).
@@ -27,7 +27,13 @@ class ConvZoo(nn.Cell):
             4, 8, 3, stride=2, pad_mode="pad", padding=1, group=4
         )
         self.grouped = nn.Conv2d(8, 4, 1, group=2)
-        self.up = nn.Conv2dTranspose(4, 3, 3, stride=2, has_bias=True)
+        # A depthwise transposed convolution, then a plain one (group 1) to 3 channels.
+        self.up = nn.SequentialCell(
+            [
+                nn.Conv2dTranspose(4, 4, 3, stride=2, group=4, has_bias=True),
+                nn.Conv2dTranspose(4, 3, 1, has_bias=True),
+            ]
+        )
         self.drop = nn.Dropout2d(p=0.0)
         self.pool = nn.AdaptiveAvgPool2d((3, 2))
         self.line = nn.Conv1d(3, 3, 2, pad_mode="valid", group=3)

@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from cadence.kernels import cuda_kernels, reference as ref
+from cadence.kernels import cpu_kernels, cuda_kernels, reference as ref
+from cadence.kernels.cuda import _device, _recurrent as cr
 
 pytestmark = pytest.mark.cudasim
 k = cuda_kernels()
@@ -18,12 +19,9 @@ def same(got, want, dtype):
         np.testing.assert_allclose(k.to_host(g), w, **TOL[dtype])  # type: ignore[call-overload]
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("reverse", [False, True])
-@pytest.mark.parametrize(("mode", "gates"), [(0, 1), (1, 1), (2, 4), (3, 3)])
-def test_one_layer_direction_forward_and_backward(mode, gates, reverse, dtype):
+def direction_cases(mode, gates, reverse, dtype, steps, rows, units, lengths):
+    """The forward and backward calls of one layer direction, as argument tuples."""
     rng = np.random.default_rng(mode)
-    steps, rows, units = 3, 2, 3
     xw, w_hh, b_hh = (
         rng.normal(size=s).astype(dtype)
         for s in (
@@ -36,13 +34,65 @@ def test_one_layer_direction_forward_and_backward(mode, gates, reverse, dtype):
         rng.normal(size=(rows, units)).astype(dtype) for _ in range(4)
     )
     dy = rng.normal(size=(steps, rows, units)).astype(dtype)
+    forward = (mode, xw, h0, c0, w_hh, b_hh, lengths, reverse)
+    saved = ref.recurrent_forward(*forward)[1:]
+    return forward, (mode, dy, dh_n, dc_n, w_hh, *saved, lengths, reverse)
+
+
+MODES = [(0, 1), (1, 1), (2, 4), (3, 3)]
+
+
+class CountedLaunches:
+    """Stands in for a kernel and counts its launches (`kernel[grid](...)`)."""
+
+    def __init__(self, kernel):
+        self.kernel, self.count = kernel, 0
+
+    def __getitem__(self, grid):
+        self.count += 1
+        return self.kernel[grid]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("reverse", [False, True])
+@pytest.mark.parametrize(("mode", "gates"), MODES)
+def test_one_layer_direction_forward_and_backward(mode, gates, reverse, dtype):
     lengths = np.array([3, 1])
-    want = ref.recurrent_forward(mode, xw, h0, c0, w_hh, b_hh, lengths, reverse)
-    same(
-        k.recurrent_forward(mode, xw, h0, c0, w_hh, b_hh, lengths, reverse), want, dtype
+    forward, backward = direction_cases(mode, gates, reverse, dtype, 3, 2, 3, lengths)
+    same(k.recurrent_forward(*forward), ref.recurrent_forward(*forward), dtype)
+    same(k.recurrent_backward(*backward), ref.recurrent_backward(*backward), dtype)
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+@pytest.mark.parametrize(("mode", "gates"), MODES)
+def test_more_units_than_threads_and_rows_than_blocks_in_one_launch_each_way(
+    mode, gates, reverse, monkeypatch
+):
+    # 10 hidden units over a block of THREADS (8 here), 3 batch rows over MAX_BLOCKS (2) blocks.
+    assert _device.THREADS < 10 and _device.MAX_BLOCKS < 3
+    launches = {
+        way: CountedLaunches(getattr(cr, f"_{way}_loop"))
+        for way in ("forward", "backward")
+    }
+    for way, counted in launches.items():
+        monkeypatch.setattr(cr, f"_{way}_loop", counted)
+    lengths = np.array([4, 2, 3])
+    forward, backward = direction_cases(
+        mode, gates, reverse, np.float64, 4, 3, 10, lengths
     )
-    grads = (mode, dy, dh_n, dc_n, w_hh, *want[1:], lengths, reverse)
-    same(k.recurrent_backward(*grads), ref.recurrent_backward(*grads), dtype)
+    cpu = cpu_kernels()
+    for name, args in (
+        ("recurrent_forward", forward),
+        ("recurrent_backward", backward),
+    ):
+        got = getattr(k, name)(*args)
+        same(got, getattr(ref, name)(*args), np.float64)
+        same(got, getattr(cpu, name)(*args), np.float64)
+    # The time loop runs inside each: one launch per call, whatever the number of steps.
+    assert {way: c.count for way, c in launches.items()} == {
+        "forward": 1,
+        "backward": 1,
+    }
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
