@@ -80,18 +80,8 @@ def check_async_save(value: Any, owner: str | None = None) -> bool | str:
     `async_save` of `save_checkpoint` and of `CheckpointConfig`: True or False, or the
     writer to use (`'thread'` or `'process'`).
     """
-    if isinstance(value, bool):
-        return value
-    expected = "a bool or one of " + ", ".join(repr(m) for m in ASYNC_SAVE_MODES)
-    if not isinstance(value, str):
-        raise TypeError(
-            f"{_where(owner)} argument 'async_save' must be {expected}, but got {_received(value)}."
-        )
-    if value not in ASYNC_SAVE_MODES:
-        raise ValueError(
-            f"{_where(owner)} argument 'async_save' must be {expected}, but got {value!r}."
-        )
-    return value
+    check_type(value, "async_save", (bool, str), owner)
+    return check_choice(value, "async_save", (False, True, *ASYNC_SAVE_MODES), owner)  # type: ignore[no-any-return]
 
 
 def check_number(

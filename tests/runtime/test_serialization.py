@@ -324,13 +324,13 @@ def test_async_save_writes_the_file_before_returning(tmp_path):
         (
             {"async_save": 1},
             TypeError,
-            r"For 'save_checkpoint', the argument 'async_save' must be a bool or one of 'thread', "
-            r"'process', but got 1 of type 'int'\.",
+            r"For 'save_checkpoint', the argument 'async_save' must be of type 'bool' or 'str', "
+            r"but got 1 of type 'int'\.",
         ),
         (
             {"async_save": "x"},
             ValueError,
-            r"For 'save_checkpoint', the argument 'async_save' must be a bool or one of 'thread', "
+            r"For 'save_checkpoint', the argument 'async_save' must be one of False, True, 'thread', "
             r"'process', but got 'x'\.",
         ),
         (

@@ -29,16 +29,21 @@ def test_async_save_is_a_bool_or_a_writer(value):
 @pytest.mark.parametrize(
     ("value", "error", "received"),
     [
-        (1, TypeError, "1 of type 'int'"),
-        (None, TypeError, "None of type 'NoneType'"),
-        ("threads", ValueError, "'threads'"),
-        ("", ValueError, "''"),
+        (1, TypeError, "be of type 'bool' or 'str', but got 1 of type 'int'"),
+        (
+            None,
+            TypeError,
+            "be of type 'bool' or 'str', but got None of type 'NoneType'",
+        ),
+        (
+            "threads",
+            ValueError,
+            "be one of False, True, 'thread', 'process', but got 'threads'",
+        ),
+        ("", ValueError, "be one of False, True, 'thread', 'process', but got ''"),
     ],
 )
 def test_any_other_async_save_names_owner_expected_and_received(value, error, received):
-    expected = (
-        "For 'Owner', the argument 'async_save' must be a bool or one of 'thread', 'process', "
-        f"but got {received}."
-    )
+    expected = f"For 'Owner', the argument 'async_save' must {received}."
     with pytest.raises(error, match=f"^{re.escape(expected)}$"):
         check_async_save(value, "Owner")
