@@ -121,7 +121,9 @@ def run_job(cmd: list[str], env: dict[str, str] | None = None) -> int:
 
 def _stop(job: subprocess.Popen[bytes], sig: int) -> None:
     """Pass `sig` on to the job; abort it if it outlives the grace period, kill it after another."""
-    steps = ((sig, STOP_GRACE_S), (signal.SIGINT, 0.0), (signal.SIGINT, STOP_GRACE_S))
+    # Two SIGINTs (mpiexec's "abort now" after SIGTERM), one second apart: a signal sent
+    # while the same one is still pending merges with it.
+    steps = ((sig, STOP_GRACE_S), (signal.SIGINT, 1.0), (signal.SIGINT, STOP_GRACE_S))
     for send, grace in steps:
         with contextlib.suppress(ProcessLookupError):
             os.kill(job.pid, send)
