@@ -19,6 +19,8 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
 
 __all__ = [
+    "ASYNC_SAVE_MODES",
+    "check_async_save",
     "check_bool",
     "check_choice",
     "check_non_negative_int",
@@ -27,6 +29,10 @@ __all__ = [
     "check_positive_number",
     "check_type",
 ]
+
+
+# The background writers a checkpoint save may use besides True/False.
+ASYNC_SAVE_MODES = ("thread", "process")
 
 
 def _where(owner: str | None) -> str:
@@ -66,6 +72,16 @@ def check_bool(value: Any, name: str, owner: str | None = None) -> bool:
             f"{_where(owner)} argument '{name}' must be a bool, but got {_received(value)}."
         )
     return value
+
+
+def check_async_save(value: Any, owner: str | None = None) -> bool | str:
+    """Return `value` if it is a bool or one of `ASYNC_SAVE_MODES`; else raise TypeError or ValueError.
+
+    `async_save` of `save_checkpoint` and of `CheckpointConfig`: True or False, or the
+    writer to use (`'thread'` or `'process'`).
+    """
+    check_type(value, "async_save", (bool, str), owner)
+    return check_choice(value, "async_save", (False, True, *ASYNC_SAVE_MODES), owner)  # type: ignore[no-any-return]
 
 
 def check_number(

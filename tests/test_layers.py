@@ -73,6 +73,7 @@ LAYERS = {
             "cadence.compute",
             "cadence._errors",
             "cadence._util",
+            "cadence.validation",
         ),
     ),
     "ops, nn, dataset": Layer(

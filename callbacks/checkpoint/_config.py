@@ -7,7 +7,7 @@ import inspect
 from typing import Any
 
 from cadence import Tensor
-from cadence.validation import check_bool, check_non_negative_int
+from cadence.validation import check_async_save, check_bool, check_non_negative_int
 
 from .._monitored import LOSS_LIKE
 from ._read_only import ReadOnly
@@ -17,7 +17,6 @@ __all__ = ["CheckpointConfig"]
 
 _OWNER = "CheckpointConfig"
 _APPEND_NAMES = ("epoch_num", "step_num")
-_ASYNC_MODES = ("thread", "process")
 _MODES = ("auto", "min", "max")
 
 
@@ -32,21 +31,6 @@ def _check_instance(
     if not isinstance(value, expected):
         raise ValueError(
             f"For '{_OWNER}', the argument '{name}' must be {label}, but got {value!r} of type {type(value).__name__!r}."
-        )
-    return value
-
-
-def _check_async_save(value: Any) -> bool | str:
-    if isinstance(value, bool):
-        return value
-    if not isinstance(value, str):
-        raise TypeError(
-            f"For '{_OWNER}', the argument 'async_save' must be a bool or one of 'thread', 'process', "
-            f"but got {value!r} of type {type(value).__name__!r}."
-        )
-    if value not in _ASYNC_MODES:
-        raise ValueError(
-            f"For '{_OWNER}', the argument 'async_save' must be a bool or one of 'thread', 'process', but got {value!r}."
         )
     return value
 
@@ -220,7 +204,7 @@ class CheckpointConfig:
         self._keep_checkpoint_max = keep_max
         self._keep_checkpoint_per_n_minutes = per_minutes
         self._integrated_save = check_bool(integrated_save, "integrated_save", _OWNER)
-        self._async_save = _check_async_save(async_save)
+        self._async_save = check_async_save(async_save, _OWNER)
         self._saved_network = _check_saved_network(saved_network)
         self._append_dict = _append_dict(append_info)
         self._enc_key: bytes | None = _check_instance(

@@ -17,6 +17,7 @@ import numpy as np
 
 from .._util import type_name
 from ..compute._tensor import Parameter, Tensor
+from ..validation import check_async_save
 from . import _ckpt_format, _safetensors_format
 from ._atomic import atomic_write_chunks
 
@@ -35,7 +36,6 @@ __all__ = [
 _LOG = logging.getLogger("cadence.serialization")
 
 _FORMATS = ("ckpt", "safetensors")
-_ASYNC_MODES = ("thread", "process")
 _KNOWN_SAVE_KWARGS = frozenset(
     {"incremental", "enable_redundance", "remove_redundancy"}
 )
@@ -140,7 +140,7 @@ def save_checkpoint(
     _check_save_obj(func, save_obj)
     path = _checkpoint_path(func, ckpt_file_name)
     _check_bool(func, "integrated_save", integrated_save)
-    _check_async_save(async_save)
+    check_async_save(async_save, "save_checkpoint")
     _check_append_dict(func, append_dict)
     format = _check_format(func, format)
     _check_save_options(format, enc_key, enc_mode, crc_check)
@@ -198,20 +198,6 @@ def _checkpoint_path(func: str, ckpt_file_name: object) -> str:
             f"For '{func}', the argument 'ckpt_file_name' must be a file name, but {path!r} is a directory."
         )
     return path
-
-
-def _check_async_save(async_save: object) -> None:
-    if isinstance(async_save, bool):
-        return
-    if not isinstance(async_save, str):
-        raise TypeError(
-            f"For 'save_checkpoint', the argument 'async_save' must be bool or str, "
-            f"but got {async_save!r} ({type_name(async_save)})."
-        )
-    if async_save not in _ASYNC_MODES:
-        raise ValueError(
-            f"For 'save_checkpoint', the argument 'async_save' must be 'thread' or 'process' when a str, but got {async_save!r}."
-        )
 
 
 def _check_append_dict(func: str, append_dict: object) -> None:

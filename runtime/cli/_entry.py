@@ -13,7 +13,7 @@ from ._command import UsageError, add_command
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-__all__ = ["COMMANDS", "build_parser", "main"]
+__all__ = ["COMMANDS", "Terminated", "build_parser", "interrupted_status", "main"]
 
 # Subcommand name -> module whose `COMMAND` declares it (`_command.Command`). Modules
 # are imported on demand so `cadence --help` stays fast.
@@ -105,10 +105,13 @@ def _run(args: argparse.Namespace) -> int:
     ) as exc:
         print(f"cadence {args.command}: error: {exc}", file=sys.stderr)
         return 2
-    except Terminated:
-        print(f"cadence {args.command}: terminated (SIGTERM)", file=sys.stderr)
-        return 128 + signal.SIGTERM
-    except KeyboardInterrupt:
-        print(f"cadence {args.command}: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:
+        what = "terminated (SIGTERM)" if isinstance(exc, Terminated) else "interrupted"
+        print(f"cadence {args.command}: {what}", file=sys.stderr)
+        return interrupted_status(exc)
     return code
+
+
+def interrupted_status(exc: KeyboardInterrupt) -> int:
+    """Return the exit status of a command that `exc` ended: 143 for SIGTERM, 130 for Ctrl-C."""
+    return 128 + (signal.SIGTERM if isinstance(exc, Terminated) else signal.SIGINT)

@@ -23,6 +23,7 @@ __all__ = [
     "OPTIMIZERS",
     "SPEC_KEY",
     "RunSpec",
+    "Statistic",
     "build_network",
     "build_optimizer",
     "default_learning_rate",
@@ -198,6 +199,29 @@ def build_optimizer(name: str, params: Any, learning_rate: float) -> Any:
     )
 
 
+# A normalization statistic: one for every value, or one per channel.
+Statistic = float | tuple[float, ...]
+
+
+def _statistic(raw: Any) -> Statistic:
+    """Read a mean or standard deviation from a run description (a number or a list)."""
+    if isinstance(raw, list):
+        return tuple(float(v) for v in raw)
+    return float(raw)
+
+
+def _per_channel(value: Statistic, spec: RunSpec, name: str) -> Any:
+    """`value` as a float32 that broadcasts over (N, *input_shape): a scalar, or (C, 1, ...)."""
+    if not isinstance(value, tuple):
+        return np.float32(value)
+    if len(value) != spec.input_shape[0]:
+        raise ValueError(
+            f"the run description's {name} has {len(value)} values, one per channel, but the network "
+            f"takes {spec.input_shape[0]} channels (input shape {spec.input_shape!r})."
+        )
+    return np.asarray(value, np.float32).reshape(-1, *[1] * (len(spec.input_shape) - 1))
+
+
 @dataclass(frozen=True)
 class RunSpec:
     """What a checkpoint needs besides its parameters to be used: the network and its inputs.
@@ -206,8 +230,9 @@ class RunSpec:
         model: The model preset name (`"mlp"`, `"lenet5"`, `"resnet18"`, `"mobilenet_v2"`).
         input_shape: One sample's shape as the network takes it ((C, H, W) or (features,)).
         num_classes: Number of output classes.
-        mean: Subtracted from inputs scaled to [0, 1] (integer data is divided by 255).
-        std: Divides the result.
+        mean: Subtracted from inputs scaled to [0, 1] (integer data is divided by 255):
+            one number, or one per channel (the first axis of `input_shape`).
+        std: Divides the result: one number, or one per channel.
         data: The data set trained on: `"digits"`, `"mnist"`, `"cifar10"` or an `.npz` path.
         data_dir: The MNIST or CIFAR-10 directory, if any.
     """
@@ -215,8 +240,8 @@ class RunSpec:
     model: str
     input_shape: tuple[int, ...]
     num_classes: int
-    mean: float = 0.0
-    std: float = 1.0
+    mean: Statistic = 0.0
+    std: Statistic = 1.0
     data: str = "digits"
     data_dir: str | None = None
 
@@ -237,8 +262,8 @@ class RunSpec:
                 model=str(raw["model"]),
                 input_shape=tuple(int(n) for n in raw["input_shape"]),
                 num_classes=int(raw["num_classes"]),
-                mean=float(raw.get("mean", 0.0)),
-                std=float(raw.get("std", 1.0)),
+                mean=_statistic(raw.get("mean", 0.0)),
+                std=_statistic(raw.get("std", 1.0)),
                 data=str(raw.get("data", "digits")),
                 data_dir=None if raw.get("data_dir") is None else str(raw["data_dir"]),
             )
@@ -287,6 +312,9 @@ def prepare_inputs(x: np.ndarray[Any, Any], spec: RunSpec) -> np.ndarray[Any, An
     out = x.astype(np.float32)
     if x.dtype.kind in "biu":
         out *= np.float32(1.0 / 255.0)
+    out = out.reshape(-1, *spec.input_shape)
     if spec.mean != 0.0 or spec.std != 1.0:
-        out = (out - np.float32(spec.mean)) / np.float32(spec.std)
-    return out.reshape(-1, *spec.input_shape)
+        out = (out - _per_channel(spec.mean, spec, "mean")) / _per_channel(
+            spec.std, spec, "std"
+        )
+    return out

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 from . import _arg_types as cli
 from ._command import Command, Group, UsageError, arg, data_args
 from ._data import DATA_HELP, load_splits, pipeline
+from ._entry import interrupted_status
+from ._interrupt import StopRanksTogether
 from ._presets import MODELS, OPTIMIZERS, SPEC_KEY, build_network, build_optimizer
 from ._run_dir import RunDirectory, Settings, resolve_run_directory
 from ._workers import Worker, in_mpi_job, join, launch
@@ -73,6 +75,9 @@ def run(args: argparse.Namespace) -> int:
     callbacks = _callbacks(
         args, settings, run_dir, spec.to_json(), steps, upload, worker
     )
+    interrupt = StopRanksTogether() if worker.size > 1 else None
+    if interrupt is not None:
+        callbacks.append(interrupt)
     if worker.leader:
         print(
             _headline(settings, splits, steps, run_dir.epochs_done(), worker.size),
@@ -84,7 +89,11 @@ def run(args: argparse.Namespace) -> int:
             model.train(settings.epochs, train, callbacks=callbacks)
         else:
             model.fit(settings.epochs, train, valid, callbacks=callbacks)
-    except KeyboardInterrupt:
+        if interrupt is not None:
+            interrupt.raise_if_received()  # came after the last step
+    except KeyboardInterrupt as exc:
+        if not worker.leader:  # rank 0 says it for the job
+            return interrupted_status(exc)
         print(
             f"To continue after the last finished epoch: cadence train --resume --output-dir "
             f"{run_dir.path} --epochs {settings.epochs}",

@@ -1,23 +1,30 @@
 """`cadence train --workers N`: data-parallel training launched through MPI by cadence itself.
 
 The launching process picks the run directory, then starts
-`mpiexec -n N python -m cadence train ... --output-dir DIR` with one BLAS
-thread share per rank, and returns the job's exit status. Inside the job
+`mpiexec -n N python _rank_guard.py python -m cadence train ... --output-dir DIR`
+with one BLAS thread share per rank, and returns the job's exit status. The
+guard names a rank that a signal kills (MPICH's launcher names only its PID).
+The job runs in a session of its own, so Ctrl-C and SIGTERM reach it through
+this process alone, which passes each on once: the ranks stop, keep their
+checkpoints and exit; past a grace period the job is aborted. Inside the job
 (launched that way or by a user typing `mpiexec -n N cadence train ...`),
 `join()` calls `init()`, sets data-parallel mode and reports who this rank is.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from ._command import UsageError
+from ._entry import Terminated
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -30,6 +37,11 @@ _THREAD_VARS = (
     "MKL_NUM_THREADS",
     "NUMBA_NUM_THREADS",
 )
+_GUARD: Final = Path(__file__).with_name("_rank_guard.py")
+# After Ctrl-C or SIGTERM, how long the ranks get to finish the step, keep their
+# checkpoints and exit; then mpiexec is told to abort (its second Ctrl-C), and
+# after as long again it is killed.
+STOP_GRACE_S: Final = 30.0
 
 
 @dataclass(frozen=True)
@@ -77,8 +89,54 @@ def launch(argv: Sequence[str], workers: int, output_dir: Path) -> int:
     per_rank = str(threads_per_rank(workers))
     for var in _THREAD_VARS:
         env.setdefault(var, per_rank)
-    cmd = [_mpiexec(), "-n", str(workers), sys.executable, "-m", "cadence", *args]
-    return subprocess.call(cmd, env=env)
+    guard = [sys.executable, "-I", str(_GUARD)]
+    cmd = [
+        _mpiexec(),
+        "-n",
+        str(workers),
+        *guard,
+        sys.executable,
+        "-m",
+        "cadence",
+        *args,
+    ]
+    return run_job(cmd, env)
+
+
+def run_job(cmd: list[str], env: dict[str, str] | None = None) -> int:
+    """Run the launcher command `cmd`; pass Ctrl-C or SIGTERM on to it, then re-raise it.
+
+    The launcher gets a session of its own (and no stdin), so a Ctrl-C typed in the
+    terminal reaches this process only: MPICH's mpiexec takes a second one as "abort now".
+    """
+    job = subprocess.Popen(
+        cmd, env=env, stdin=subprocess.DEVNULL, start_new_session=True
+    )
+    try:
+        return job.wait()
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (the CLI's Terminated)
+        _stop(job, signal.SIGTERM if isinstance(exc, Terminated) else signal.SIGINT)
+        raise
+
+
+def _stop(job: subprocess.Popen[bytes], sig: int) -> None:
+    """Pass `sig` on to the job; abort it if it outlives the grace period, kill it after another."""
+    # Two SIGINTs (mpiexec's "abort now" after SIGTERM), one second apart: a signal sent
+    # while the same one is still pending merges with it.
+    steps = ((sig, STOP_GRACE_S), (signal.SIGINT, 1.0), (signal.SIGINT, STOP_GRACE_S))
+    for send, grace in steps:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(job.pid, send)
+        try:
+            job.wait(grace)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+        except KeyboardInterrupt:  # Ctrl-C again: abort now
+            continue
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(job.pid, signal.SIGKILL)
+    job.wait()
 
 
 def _drop_option(argv: list[str], name: str) -> list[str]:

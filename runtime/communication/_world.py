@@ -27,7 +27,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Final
 
 from ..bus._events import set_process_rank
-from ._peers import Peer, gather_peers, gone_ranks
+from ._peers import Peer, gather_peers, gone_ranks, pid_map_line
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -193,8 +193,12 @@ def init_world(timeout: float | None) -> World:
                 "`pip install 'cadence[mpi]'` (mpi4py and the mpich wheel)."
             ) from None
         # We initialize MPI ourselves, asking for full thread support (the watchdog aborts
-        # from its own thread); mpi4py finalizes at exit as usual.
+        # from its own thread). mpi4py finalizes at exit only what it initialized unless
+        # told to: a rank that exits without MPI_Finalize is a failure to MPICH's launcher,
+        # which then kills every other rank (and reports success), so the rank that ends
+        # first would kill rank 0 while it still saves the model.
         mpi4py.rc.initialize = False
+        mpi4py.rc.finalize = True
         mpi4py.rc.thread_level = "multiple"
         from mpi4py import MPI
 
@@ -207,6 +211,9 @@ def init_world(timeout: float | None) -> World:
         )
         _world = world
         set_process_rank(world.rank)
+        pid_map = pid_map_line(world.peers) if world.rank == 0 else None
+        if pid_map is not None:
+            print(pid_map, file=sys.stderr, flush=True)  # noqa: T201 - read next to mpiexec's report
         if world.size > 1:
             _previous_hook = sys.excepthook
             sys.excepthook = _abort_on_uncaught

@@ -167,12 +167,24 @@ class Optimizer(Cell):
             return Tensor._wrap(data.copy())
         return Tensor._wrap(np.asarray(data[min(step, data.size - 1)]))
 
-    def _rates(self) -> list[float]:
-        """The current learning rate of every parameter."""
+    def _rates(self, *, hold: bool = False) -> list[float]:
+        """The current learning rate of every parameter.
+
+        A schedule runs once per step: a step folded into the backward pass reads the
+        rates first (`hold=True`) and keeps them for the `construct` of the same step.
+        """
+        step = int(self.global_step.asnumpy()[0])
+        held = self.__dict__.pop("_held_rates", None)
+        if held is not None and held[0] == step:
+            return held[1]  # type: ignore[no-any-return]
         rates = self.get_lr()
         if isinstance(rates, tuple):
-            return [float(r.asnumpy()) for r in rates]
-        return [float(rates.asnumpy())] * len(self._parameters)
+            found = [float(r.asnumpy()) for r in rates]
+        else:
+            found = [float(rates.asnumpy())] * len(self._parameters)
+        if hold:
+            object.__setattr__(self, "_held_rates", (step, found))
+        return found
 
     def construct(self, gradients: Sequence[Any]) -> bool:
         """Apply one update from `gradients` (one per parameter, Tensors or arrays)."""
@@ -301,7 +313,7 @@ class SGD(Optimizer):
         return {
             id(p): (lr, wd)
             for p, lr, wd in zip(
-                self.parameters, self._rates(), self._decays, strict=True
+                self.parameters, self._rates(hold=True), self._decays, strict=True
             )
             if p.requires_grad
         }

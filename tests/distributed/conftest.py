@@ -63,6 +63,49 @@ def _run_mpi(
 RunMpi = Callable[..., subprocess.CompletedProcess[str]]
 
 
+def _parents() -> dict[int, int]:
+    """Return every process's parent PID, from /proc."""
+    found: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:  # ended meanwhile
+                continue
+            found[int(entry.name)] = int(stat[stat.rindex(")") + 2 :].split()[1])
+    return found
+
+
+def ended(pid: int) -> bool:
+    """Return whether process `pid` has ended (a zombie has: an orphan waits for init to reap it)."""
+    try:
+        stat = (Path(f"/proc/{pid}") / "stat").read_text()
+    except OSError:
+        return True
+    return stat[stat.rindex(")") + 2] in "ZX"
+
+
+def rank_pids(root: int) -> dict[int, int]:
+    """Return rank -> PID of the Python ranks started under process `root` (guards excluded)."""
+    parents = _parents()
+    ranks: dict[int, int] = {}
+    for pid in parents:
+        up = pid
+        while up not in (0, 1, root):
+            up = parents.get(up, 0)
+        if up != root:
+            continue
+        try:
+            env = (Path(f"/proc/{pid}") / "environ").read_bytes().split(b"\0")
+            cmdline = (Path(f"/proc/{pid}") / "cmdline").read_bytes()
+        except OSError:
+            continue
+        rank = next((v[9:] for v in env if v.startswith(b"PMI_RANK=")), None)
+        if rank is not None and b"_rank_guard" not in cmdline:
+            ranks[int(rank)] = pid
+    return ranks
+
+
 @pytest.fixture
 def run_mpi() -> RunMpi:
     """Return the function that runs `python ARGS` under `mpiexec -n N` with a timeout."""

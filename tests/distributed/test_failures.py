@@ -58,8 +58,14 @@ def test_rank_killed_mid_epoch_ends_the_job(run_mpi, script_dir, tmp_path):
     script = str(script_dir / "rank_fail.py")
     job = run_mpi([script, "kill", str(tmp_path)], timeout=120)
     assert job.returncode != 0
-    # The launcher ends the job at once and names the dead process by its PID.
+    # The launcher ends the job at once and names the dead process by its PID; rank 0
+    # said at init which PID is which rank.
     assert "Killed (signal 9)" in job.stderr + job.stdout
+    named = re.search(r"BAD TERMINATION .*\n=\s+PID (\d+) RUNNING AT", job.stdout)
+    assert named is not None, job.stdout
+    ranks = dict(re.findall(r"pid (\d+) is rank (\d)", job.stderr))
+    assert sorted(ranks.values()) == ["0", "1"], job.stderr
+    assert named[1] in ranks
     params = [committed(tmp_path / f"rank_{r}") for r in (0, 1)]
     for name in params[0]:  # both ranks saved the same weights
         np.testing.assert_array_equal(

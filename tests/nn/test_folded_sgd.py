@@ -148,6 +148,35 @@ def test_the_learning_rate_of_each_step_is_folded():
     assert rates() == {0.2}
 
 
+class CountingDecay(nn.LearningRateSchedule):
+    """0.1 halved every step; counts how often the schedule is evaluated."""
+
+    def __init__(self):
+        super().__init__()
+        self.calls = 0
+
+    def _rate(self, step):
+        self.calls += 1
+        return 0.1 * 0.5**step
+
+
+@pytest.mark.parametrize("fold", [True, False], ids=["folded", "separate"])
+def test_a_dynamic_learning_rate_is_evaluated_once_per_step(fold):
+    schedules = []
+
+    def make_opt(params):
+        schedules.append(CountingDecay())
+        return nn.SGD(params, learning_rate=schedules[-1])
+
+    trained = run(mlp, make_opt, fold=fold, steps=3)
+    assert schedules[0].calls == 3
+    assert len(trained[2]) == (5 if fold else 0)
+    # The rates the schedule gave are the ones applied: the same as plain per-step rates.
+    same_training(
+        trained, run(mlp, lambda p: nn.SGD(p, [0.1, 0.05, 0.025]), fold=False, steps=3)
+    )
+
+
 @pytest.mark.parametrize(("alpha", "beta"), [(-0.1, 1.0), (-0.5, 0.99), (2.0, 0.0)])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("contiguous", [True, False])

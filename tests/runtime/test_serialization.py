@@ -324,12 +324,14 @@ def test_async_save_writes_the_file_before_returning(tmp_path):
         (
             {"async_save": 1},
             TypeError,
-            r"argument 'async_save' must be bool or str, but got 1",
+            r"For 'save_checkpoint', the argument 'async_save' must be of type 'bool' or 'str', "
+            r"but got 1 of type 'int'\.",
         ),
         (
             {"async_save": "x"},
             ValueError,
-            r"argument 'async_save' must be 'thread' or 'process' .* got 'x'",
+            r"For 'save_checkpoint', the argument 'async_save' must be one of False, True, 'thread', "
+            r"'process', but got 'x'\.",
         ),
         (
             {"append_dict": []},

@@ -7,13 +7,17 @@ import re
 import signal
 import subprocess
 import sys
-from typing import Any
+import time
+from typing import TYPE_CHECKING, Any
 
 import httpx
 import pytest
 
 from cadence.cli._entry import build_parser, main
 from cadence.cli._serve import TOKEN_ENV, exposure_warning
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def parse(*argv):
@@ -105,6 +109,23 @@ async def test_the_token_comes_from_the_environment(monkeypatch, tmp_path, capsy
         assert wrong.status_code == 401
 
 
+def _address(
+    proc: subprocess.Popen[str], log: Path, banner: str, limit: float = 60.0
+) -> str:
+    """Return the URL the server's banner in `log` reports; fail past `limit` s or if it exits first."""
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        found = re.search(banner, log.read_text())
+        if found:
+            return found.group(1)
+        if proc.poll() is not None:
+            pytest.fail(f"the server exited with {proc.returncode}:\n{log.read_text()}")
+        time.sleep(0.05)
+    pytest.fail(
+        f"the server did not report its address within {limit:g} s:\n{log.read_text()}"
+    )
+
+
 @pytest.mark.parametrize(
     ("server", "banner"),
     [
@@ -118,20 +139,17 @@ def test_a_real_server_process_answers_and_stops_on_a_signal(
 ):
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     env.pop(TOKEN_ENV, None)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "cadence", "serve", "--port", "0", "--output-dir", str(tmp_path / "out"),
-         "--server", server],
-        stderr=subprocess.PIPE, text=True, env=env,
-    )  # fmt: skip
+    log_path = tmp_path / "serve.log"
+    with log_path.open(
+        "w"
+    ) as log:  # a file, read with a deadline: a pipe read could block forever
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "cadence", "serve", "--port", "0", "--output-dir", str(tmp_path / "out"),
+             "--server", server],
+            stderr=log, text=True, env=env,
+        )  # fmt: skip
     try:
-        url = None
-        assert proc.stderr is not None
-        for line in proc.stderr:
-            found = re.search(banner, line)
-            if found:
-                url = found.group(1)
-                break
-        assert url is not None, "the server did not report its address"
+        url = _address(proc, log_path, banner)
         assert httpx.get(f"{url}/health").json() == {
             "status": "ok",
             "active_runs": 0,
@@ -147,5 +165,3 @@ def test_a_real_server_process_answers_and_stops_on_a_signal(
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-        if proc.stderr is not None:
-            proc.stderr.close()
