@@ -85,7 +85,7 @@ def test_sens_defaults_to_one_and_zero_is_refused():
     with pytest.raises(ValueError, match="'sens' must not be 0, but got 0"):
         nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), opt, sens=0)
     with pytest.raises(TypeError, match="'return_grad' must be a bool, but got 1"):
-        nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), opt, return_grad=1)
+        nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), opt, return_grad=1)  # type: ignore[arg-type]
 
 
 def test_return_grad_gives_the_gradients_by_parameter_name():
