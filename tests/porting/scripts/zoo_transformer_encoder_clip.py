@@ -1,6 +1,6 @@
 # A small Transformer encoder classifier trained the way BERT-style model-zoo scripts train:
 # nn.TransformerEncoderLayer/nn.TransformerEncoder with a key padding mask, AdamWeightDecay
-# driven by a LearningRateSchedule subclass (linear warm-up, then linear decay), parameter
+# driven by a LearningRateSchedule subclass (nn.WarmUpLR, then nn.PolynomialDecayLR), parameter
 # groups without weight decay on LayerNorm and biases, and a custom training cell derived from
 # nn.TrainOneStepCell that clips gradients with ops.clip_by_global_norm and ties the update to
 # the loss with ops.depend, given to Model on its own. Evaluation goes through an eval_network
@@ -29,21 +29,18 @@ from mindspore.train import Model, Callback, LossMonitor, TimeMonitor, ModelChec
 SEQ_LEN, VOCAB_SIZE, NUM_CLASSES, BATCH_SIZE = 16, 32, 3, 16
 
 
-class WarmupLinearDecay(LearningRateSchedule):
-    """Rises linearly to `peak` over `warmup_steps`, then falls linearly to `end` at `total_steps`."""
+class WarmupPolynomialDecay(LearningRateSchedule):
+    """A linear warm-up to `peak` over `warmup_steps`, then a polynomial decay to `end` at `total_steps`."""
 
-    def __init__(self, peak, end, warmup_steps, total_steps):
-        super(WarmupLinearDecay, self).__init__()
-        self.peak, self.end = peak, end
-        self.warmup_steps = float(warmup_steps)
-        self.decay_steps = float(total_steps - warmup_steps)
+    def __init__(self, peak, end, warmup_steps, total_steps, power=1.0):
+        super(WarmupPolynomialDecay, self).__init__()
+        self.warmup_steps = warmup_steps
+        self.warmup = nn.WarmUpLR(peak, warmup_steps)
+        self.decay = nn.PolynomialDecayLR(peak, end, total_steps - warmup_steps, power)
 
     def construct(self, global_step):
-        step = ops.cast(global_step, mstype.float32)
-        rising = self.peak * step / self.warmup_steps
-        remaining = ops.clip_by_value(1.0 - (step - self.warmup_steps) / self.decay_steps, 0.0, 1.0)
-        falling = self.end + (self.peak - self.end) * remaining
-        return ops.minimum(rising, falling)
+        decayed = self.decay(ops.maximum(global_step - self.warmup_steps, 0))
+        return ops.select(global_step < self.warmup_steps, self.warmup(global_step), decayed)
 
 
 class TextClassifier(nn.Cell):
@@ -146,7 +143,7 @@ if __name__ == "__main__":
     group_params = [{"params": decay_params, "weight_decay": 0.01},
                     {"params": other_params, "weight_decay": 0.0},
                     {"order_params": params}]
-    lr_schedule = WarmupLinearDecay(peak=2e-3, end=1e-5, warmup_steps=4, total_steps=steps)
+    lr_schedule = WarmupPolynomialDecay(peak=2e-3, end=1e-5, warmup_steps=4, total_steps=steps)
     rates = [float(lr_schedule(Tensor(s, mstype.int32)).asnumpy()) for s in (0, 4, steps)]
     print("learning rate at steps 0, 4, {}: {:.6f}, {:.6f}, {:.6f}".format(steps, *rates))
     optimizer = nn.AdamWeightDecay(group_params, learning_rate=lr_schedule, eps=1e-6)
