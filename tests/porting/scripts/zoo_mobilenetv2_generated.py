@@ -3,6 +3,7 @@
 # with global average pooling through ops.mean, weights set in a loop over cells_and_names()
 # with set_data(initializer(...)), trained on images made by a random-access GeneratorDataset
 # source, a piecewise-constant learning rate, label smoothing, checkpoints, then evaluation.
+# timeout: 180
 # expect: ^backbone parameters: 156, head parameters: 2$
 # expect: ^epoch: 1 step: 8, loss is \d+\.\d+(e-\d+)?$
 # expect: ^epoch: 3 step: 8, loss is \d+\.\d+(e-\d+)?$

@@ -5,6 +5,7 @@
 # The network is the zoo's ResNet-18 (ImageNet stem: 7x7 convolution of stride 2, max-pool),
 # so a 32x32 image reaches the four stages at 8, 4, 2 and 1 pixels.
 # data: cifar10_small
+# timeout: 180
 # expect: ^steps per epoch: 5$
 # expect: ^epoch: 1 step: 5, loss is \d+\.\d+(e-\d+)?$
 # expect: ^epoch: 3 step: 5, loss is \d+\.\d+(e-\d+)?$
