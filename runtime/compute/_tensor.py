@@ -18,16 +18,16 @@ if TYPE_CHECKING:
     from types import ModuleType
 
     # The type checker reads the operations' signatures here; at run time they are bound.
-    from ..ops import _functional as F  # noqa: N812 - the functional-ops idiom
+    from ..ops import _functional as F, _tensor_methods as M  # noqa: N812 - the functional-ops idiom
     from ._autograd import Node
     from ._dtype import Type
 else:
-    F = None  # bound by `bind_functional` when `cadence.ops` is imported
+    F = M = None  # bound by `bind_functional` when `cadence.ops` is imported
 
 __all__ = ["Parameter", "ParameterTuple", "Tensor", "bind_functional", "format_value"]
 
 
-def bind_functional(functional: ModuleType) -> None:
+def bind_functional(functional: ModuleType, methods: ModuleType) -> None:
     """Give `Tensor`'s operators and methods the functions they run (`cadence.ops`).
 
     The ops build on `Tensor`, so this module cannot import them without a cycle;
@@ -35,6 +35,9 @@ def bind_functional(functional: ModuleType) -> None:
     happens before any tensor is made (importing `cadence` imports `cadence.ops`).
     """
     globals()["F"] = functional
+    globals()["M"] = (
+        methods  # ops composed from the functional ones (masked_fill, softmax, ...)
+    )
 
 
 NDArray = npt.NDArray[Any]
@@ -325,6 +328,46 @@ class Tensor:
         """Return the tensor as float32."""
         return F.cast(self, _dtype.float32)
 
+    def numpy(self) -> NDArray:
+        """Return the data as a numpy array (as `asnumpy`)."""
+        return self.asnumpy()
+
+    def dim(self) -> int:
+        """Return the number of axes (as `ndim`)."""
+        return self.ndim
+
+    def nelement(self) -> int:
+        """Return the number of elements (as `size`)."""
+        return self.size
+
+    def unsqueeze(self, dim: int) -> Tensor:
+        """Insert a dimension of size 1 at `dim` (as `expand_dims`)."""
+        return F.expand_dims(self, dim)
+
+    def permute(self, *axis: Any) -> Tensor:
+        """Reorder the axes (`permute(1, 0)` or `permute((1, 0))`)."""
+        return F.transpose(self, axis[0] if len(axis) == 1 else axis)
+
+    def masked_fill(self, mask: Any, value: Any) -> Tensor:
+        """`value` where `mask` is True, this tensor elsewhere (`ops.masked_fill`)."""
+        return M.masked_fill(self, mask, value)
+
+    def softmax(self, axis: int = -1) -> Tensor:
+        """Softmax along `axis`."""
+        return M.softmax(self, axis)
+
+    def log_softmax(self, axis: int = -1) -> Tensor:
+        """Log-softmax along `axis`."""
+        return M.log_softmax(self, axis)
+
+    def tile(self, reps: Any) -> Tensor:
+        """Repeat the tensor `reps[i]` times along axis i (`ops.tile`)."""
+        return M.tile(self, reps)
+
+    def gather(self, input_indices: Any, axis: int, batch_dims: int = 0) -> Tensor:
+        """The slices at `input_indices` along `axis` (`ops.gather`)."""
+        return M.gather(self, input_indices, axis, batch_dims=batch_dims)
+
     def reshape(self, *shape: Any) -> Tensor:
         """Return the data in a new shape (`reshape(2, 3)` or `reshape((2, 3))`)."""
         return F.reshape(
@@ -460,6 +503,15 @@ class Tensor:
         """Replace the data in place and return self."""
         self._data = _to_array(value, None)
         return self
+
+    # Last in the class: below these names, `int` and `bool` would mean the methods to a type checker.
+    def int(self) -> Tensor:
+        """Return the tensor as int32."""
+        return F.cast(self, _dtype.int32)
+
+    def bool(self) -> Tensor:
+        """Return the tensor as bool."""
+        return F.cast(self, _dtype.bool_)
 
 
 def _unwrap_index(index: Any) -> Any:

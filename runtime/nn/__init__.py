@@ -50,15 +50,6 @@ from ._loss_scale import (
     FixedLossScaleUpdateCell,
     TrainOneStepWithLossScaleCell,
 )
-from ._lr import (
-    CosineDecayLR,
-    ExponentialDecayLR,
-    LearningRateSchedule,
-    cosine_decay_lr,
-    exponential_decay_lr,
-    piecewise_constant_lr,
-    warmup_lr,
-)
 from ._metrics import (
     F1,
     MAE,
@@ -101,6 +92,24 @@ from ._transformer import (
     TransformerEncoderLayer,
 )
 from ._wrap import TrainOneStepCell, WithEvalCell, WithLossCell
+from .dynamic_lr import (
+    cosine_decay_lr,
+    exponential_decay_lr,
+    inverse_decay_lr,
+    natural_exp_decay_lr,
+    piecewise_constant_lr,
+    polynomial_decay_lr,
+    warmup_lr,
+)
+from .learning_rate_schedule import (
+    CosineDecayLR,
+    ExponentialDecayLR,
+    InverseDecayLR,
+    LearningRateSchedule,
+    NaturalExpDecayLR,
+    PolynomialDecayLR,
+    WarmUpLR,
+)
 
 __all__ = [
     "F1",
@@ -207,6 +216,17 @@ __all__ += [
     "HSwish",
     "Pad",
     "ReLU6",
+]
+
+# issue 23, model-zoo scripts (ports): the rest of MindSpore's learning-rate schedules
+__all__ += [
+    "InverseDecayLR",
+    "NaturalExpDecayLR",
+    "PolynomialDecayLR",
+    "WarmUpLR",
+    "inverse_decay_lr",
+    "natural_exp_decay_lr",
+    "polynomial_decay_lr",
 ]
 
 fixup_module_metadata(__name__, globals())

@@ -180,7 +180,7 @@ class TrainOneStepWithLossScaleCell(TrainOneStepCell):
             return overflow
         return self.loss_scaling_manager(self.scale_sense, overflow)
 
-    def construct(self, *inputs: Any) -> tuple[Tensor, Tensor, Tensor]:  # type: ignore[override]
+    def construct(self, *inputs: Any) -> tuple[Tensor, Tensor, Tensor]:
         """Run the scaled step; return (loss, overflow, loss scale)."""
         scale = float(self.scale_sense.asnumpy().reshape(-1)[0])
         # Overflow is what this step expects and detects: numpy's warnings about it are noise.

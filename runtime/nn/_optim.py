@@ -21,8 +21,8 @@ from ..compute._tensor import Parameter, ParameterTuple, Tensor
 from ..ops._placement import on_target, to_target
 from ..validation import check_bool
 from ._cell import Cell
-from ._lr import LearningRateSchedule
 from ._param_groups import centralizable, centralize, parse_param_groups
+from .learning_rate_schedule import LearningRateSchedule
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

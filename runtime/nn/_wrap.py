@@ -8,6 +8,8 @@ from ..communication._parallel_context import is_data_parallel
 from ..compute._autograd import backward, enable_grad
 from ..compute._folded_steps import backward_folding_sgd
 from ..compute._tensor import Tensor
+from ..ops._grad_operation import GradOperation
+from ..validation import check_bool
 from ._cell import Cell
 
 __all__ = ["TrainOneStepCell", "WithEvalCell", "WithLossCell"]
@@ -69,15 +71,36 @@ class WithEvalCell(Cell):
         return self._loss_fn(outputs, label), outputs, label
 
 
+class _PassGradients(Cell):
+    """The gradient reducer of a single-process run: gradients go through unchanged.
+
+    MindSpore puts an `nn.Identity` there; a cell of its own keeps the tuple of
+    gradients a tuple (cadence's `Identity` makes a Tensor of what it is given).
+    """
+
+    def construct(self, grads: Any) -> Any:
+        """Return `grads`."""
+        return grads
+
+
 class TrainOneStepCell(Cell):
     """One training step: forward on the tape, gradients of the loss, optimizer update.
 
     Args:
         network: A cell returning the loss (usually a `WithLossCell`).
         optimizer: The optimizer; it updates `optimizer.parameters`.
-        sens: Scale of the seed gradient (None: 1).
+        sens: Scale of the seed gradient (None: 1; 0 is refused).
+        return_grad: Also return the gradients, as a dict from parameter name to gradient.
 
-    `construct(*inputs)` returns the loss, detached from the tape.
+    `construct(*inputs)` returns the loss, detached from the tape (with
+    `return_grad`: the loss and the dict).
+
+    A subclass that writes its own `construct`, as model-zoo training cells
+    do, finds MindSpore's attributes: `network`, `optimizer`, `weights`,
+    `sens` (1.0 when None was given), `grad` (a `GradOperation(get_by_list=True,
+    sens_param=True)`), `grad_no_sens` (`GradOperation(get_by_list=True)`),
+    `reducer_flag` and `grad_reducer` (gradients pass through unchanged
+    outside data parallelism).
 
     In data-parallel mode (`cadence.communication.init()` and
     `set_auto_parallel_context(parallel_mode=ParallelMode.DATA_PARALLEL)`
@@ -104,7 +127,11 @@ class TrainOneStepCell(Cell):
     """
 
     def __init__(
-        self, network: Cell, optimizer: Any, sens: float | None = None
+        self,
+        network: Cell,
+        optimizer: Any,
+        sens: float | None = None,
+        return_grad: bool = False,
     ) -> None:
         super().__init__(auto_prefix=False)
         _check_cell("TrainOneStepCell", "network", network)
@@ -112,13 +139,22 @@ class TrainOneStepCell(Cell):
             raise TypeError(
                 f"For 'TrainOneStepCell', the argument 'optimizer' must be an optimizer, but got {optimizer!r}."
             )
+        if sens is not None and not isinstance(sens, bool) and sens == 0:
+            raise ValueError(
+                "For 'TrainOneStepCell', the argument 'sens' must not be 0, but got 0."
+            )
         self.network = network
         self.network.set_grad()
         self.optimizer = optimizer
         object.__setattr__(self, "weights", optimizer.parameters)
-        self.sens = sens
+        # MindSpore keeps 1.0 in `sens` when none is given; the flag tells the default seed apart.
+        self.sense_flag = sens is not None
+        self.sens = 1.0 if sens is None else sens
+        self.grad = GradOperation(get_by_list=True, sens_param=True)
+        self.grad_no_sens = GradOperation(get_by_list=True)
+        self.return_grad = check_bool(return_grad, "return_grad", "TrainOneStepCell")
         self.reducer_flag = is_data_parallel()
-        self.grad_reducer: Any = None
+        self.grad_reducer: Any = _PassGradients()
         self._params_synced = not self.reducer_flag
         if self.reducer_flag:
             from ._distributed import DistributedGradReducer
@@ -129,18 +165,26 @@ class TrainOneStepCell(Cell):
         """The optimizer steps the backward pass may apply itself, or None (see `fold_optimizer_step`)."""
         if (
             not self.fold_optimizer_step
-            or self.grad_reducer is not None  # the reducer needs every gradient
+            or self.reducer_flag  # the reducer needs every gradient
+            or self.return_grad  # and so does the caller
             or type(self) is not TrainOneStepCell  # a subclass may read the gradients
         ):
             return None
         folded = getattr(self.optimizer, "folded_steps", None)
         return None if folded is None else folded()
 
-    def construct(self, *inputs: Any) -> Tensor:
-        """Run forward, backward and the update; return the loss."""
-        loss, grads = self._loss_and_grads(inputs, self.sens)
+    def construct(self, *inputs: Any) -> Any:
+        """Run forward, backward and the update; return the loss (and the gradients with `return_grad`)."""
+        loss, grads = self._loss_and_grads(
+            inputs, self.sens if self.sense_flag else None
+        )
         self.optimizer(grads)
-        return Tensor._wrap(loss._data)  # detached; stays where it was computed
+        detached = Tensor._wrap(loss._data)  # stays where it was computed
+        if self.return_grad:
+            names = [w.name for w in self.weights]
+            wrapped = [None if g is None else Tensor._wrap(g) for g in grads]
+            return detached, dict(zip(names, wrapped, strict=True))
+        return detached
 
     def _loss_and_grads(
         self, inputs: tuple[Any, ...], sens: Any
@@ -158,7 +202,7 @@ class TrainOneStepCell(Cell):
         steps = self._folded_steps()
         if steps is not None:
             grads: Any = backward_folding_sgd(loss, self.weights, sens, steps)
-        elif self.grad_reducer is None:
+        elif not self.reducer_flag:
             grads = backward(loss, self.weights, sens)
         else:
             # Buckets are all-reduced while backward goes on (see nn/_buckets.py).

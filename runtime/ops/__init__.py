@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from .._util import fixup_module_metadata
 from ..compute._tensor import bind_functional
-from . import _functional, composite, functional, operations
+from . import _functional, _tensor_methods, composite, functional, operations
 from ._comm import (
     AllGather as AllGather,
     AllReduce as AllReduce,
@@ -41,5 +41,5 @@ fixup_module_metadata(__name__, globals())
 del fixup_module_metadata
 
 # Tensor's operators run these functions; see `bind_functional` for why they are bound.
-bind_functional(_functional)
+bind_functional(_functional, _tensor_methods)
 del bind_functional

@@ -79,7 +79,8 @@ def worker(kind: str, batch: int, steps: int, distributed: bool) -> dict[str, An
     ).batch(batch // size)
     loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
     model = ms.Model(net, loss, nn.SGD(net.trainable_params(), 0.01))
-    reducer = getattr(model.train_network, "grad_reducer", None)
+    step_cell: Any = model.train_network
+    reducer = step_cell.grad_reducer if step_cell.reducer_flag else None
     if reducer is not None and os.environ.get(BUCKET_ENV):
         reducer.bucket_bytes = int(
             os.environ[BUCKET_ENV]

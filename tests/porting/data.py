@@ -7,6 +7,7 @@ script expects them after the official download:
   and `MNIST_Data/test` (`t10k-images-idx3-ubyte`, `t10k-labels-idx1-ubyte`), IDX files;
 - `make_cifar10`: `cifar-10-batches-bin/data_batch_{1..5}.bin`, `test_batch.bin` and
   `batches.meta.txt`, CIFAR-10's binary version (label byte + red, green, blue planes);
+  `make_cifar10_small` the same with fewer records, for scripts training a full-size network;
 - `make_imagefolder`: `imagefolder/<class>/<n>.jpg`, JPEG files of a few sizes.
 
 The images are tiny stand-ins, but learnable (the class decides where a bright patch sits
@@ -21,10 +22,17 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["MNIST_SIZES", "make_cifar10", "make_imagefolder", "make_mnist"]
+__all__ = [
+    "MNIST_SIZES",
+    "make_cifar10",
+    "make_cifar10_small",
+    "make_imagefolder",
+    "make_mnist",
+]
 
 MNIST_SIZES = {"train": 320, "test": 64}
 CIFAR_PER_BATCH = 40  # records per batch file (the real files hold 10,000)
+CIFAR_SMALL_PER_BATCH = 16
 IMAGEFOLDER_CLASSES = ("blue", "green", "red")
 IMAGEFOLDER_PER_CLASS = 8
 
@@ -78,17 +86,22 @@ def cifar_records(n: int, seed: int) -> np.ndarray:
     return np.concatenate([labels[:, None], planes.reshape(n, -1)], axis=1)
 
 
-def make_cifar10(workdir: str | Path) -> Path:
+def make_cifar10(workdir: str | Path, per_batch: int = CIFAR_PER_BATCH) -> Path:
     """Write `cifar-10-batches-bin` (five train batches, one test batch) under `workdir`; return it."""
     root = Path(workdir) / "cifar-10-batches-bin"
     root.mkdir(parents=True, exist_ok=True)
     names = [f"data_batch_{i}.bin" for i in range(1, 6)] + ["test_batch.bin"]
     for seed, name in enumerate(names):
-        (root / name).write_bytes(cifar_records(CIFAR_PER_BATCH, seed).tobytes())
+        (root / name).write_bytes(cifar_records(per_batch, seed).tobytes())
     (root / "batches.meta.txt").write_text(
         "airplane\nautomobile\nbird\ncat\ndeer\ndog\nfrog\nhorse\nship\ntruck\n"
     )
     return root
+
+
+def make_cifar10_small(workdir: str | Path) -> Path:
+    """`make_cifar10` with 16 records a file: 80 training images, 16 test images."""
+    return make_cifar10(workdir, CIFAR_SMALL_PER_BATCH)
 
 
 def make_imagefolder(workdir: str | Path) -> Path:

@@ -8,6 +8,7 @@ the lines it must print. A script declares, in comment lines at its top:
 
     # data: mnist                      -> tests/porting/data.py's make_mnist(workdir)
     # expect: ^epoch: 1 step: \d+, loss is   -> a regex; the lines match in this order
+    # timeout: 180                     -> seconds it may take (default TIMEOUT_S), for full-size networks
 
 Nothing else in a script is touched: if it needs an edit beyond the import
 rename to run, that is a bug in cadence.
@@ -69,6 +70,17 @@ def read_header(source: str) -> tuple[list[str], list[re.Pattern[str]]]:
     return data, expect
 
 
+def read_timeout(source: str) -> float:
+    """The `# timeout:` of the leading comment lines, else TIMEOUT_S."""
+    for line in source.splitlines():
+        if not line.startswith("#"):
+            break
+        key, _, value = line[1:].strip().partition(": ")
+        if key == "timeout":
+            return float(value)
+    return TIMEOUT_S
+
+
 def _make_data(names: list[str], workdir: Path) -> None:
     if not names:
         return
@@ -106,7 +118,9 @@ def test_script_runs_after_renaming_its_imports(script: Path, tmp_path: Path) ->
     _make_data(data, tmp_path)
     (tmp_path / script.name).write_text(rewrite_imports(source))
     env = {**os.environ, "MPLBACKEND": "Agg", "PYTHONUNBUFFERED": "1"}
-    proc = run_interpreter(script.name, cwd=tmp_path, env=env, timeout=TIMEOUT_S)
+    proc = run_interpreter(
+        script.name, cwd=tmp_path, env=env, timeout=read_timeout(source)
+    )
     report = f"--- stdout\n{proc.stdout}\n--- stderr\n{proc.stderr[-4000:]}"
     assert proc.returncode == 0, (
         f"{script.name} exited with {proc.returncode}\n{report}"
@@ -160,3 +174,5 @@ def test_header_lists_data_and_expected_lines_until_the_code_starts() -> None:
     assert [p.pattern for p in expect] == ["^epoch: 1", "^done$"]
     assert _unmatched(expect, ["epoch: 1 step: 1", "x", "done"]) is None
     assert _unmatched(expect, ["done", "epoch: 1 step: 1"]) is expect[1]
+    assert read_timeout("# A script.\n# timeout: 180\nimport mindspore\n") == 180
+    assert read_timeout("# A script.\nimport mindspore\n# timeout: 180\n") == TIMEOUT_S
