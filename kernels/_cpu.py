@@ -57,6 +57,10 @@ from ._recurrent import (  # the recurrent layers and the embedding lookup
     recurrent_forward as recurrent_forward,
 )
 from ._spatial import ConvGeometry, SpatialPrimitives, spatial_kernels
+from ._winograd import (
+    conv2d_winograd_backward as conv2d_winograd_backward,
+    conv2d_winograd_forward as conv2d_winograd_forward,
+)
 from ._wrappers import (
     OptimizerPrimitives,
     activation_kernels,

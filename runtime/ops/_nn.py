@@ -32,6 +32,9 @@ __all__ = [
 ACT_CODES = {None: 0, "relu": 1, "sigmoid": 2, "tanh": 3}
 PLANAR_MAX_CHANNELS = 16
 """Convolutions with at most this many output channels use the planar kernels (measured on LeNet-5's 6 and 16)."""
+WINOGRAD_MIN_CHANNELS = 16
+"""3x3 stride-1 convolutions with at least this many input channels use the Winograd kernels
+(below it the 16 products are too thin for BLAS and the transforms dominate: ResNet's 3-channel stem)."""
 
 
 def _k() -> Any:
@@ -157,14 +160,8 @@ def conv2d(
     k = _k()
     xd = _float(tx)
     w = _float(weight)
-    # Few output channels: the planar layout (kernels/_planar_conv.py); tables without it
-    # (older plugins) keep the general kernel.
-    planar = w.shape[0] <= PLANAR_MAX_CHANNELS and hasattr(k, "conv2d_planar_forward")
-    forward, back = (
-        (k.conv2d_planar_forward, k.conv2d_planar_backward)
-        if planar
-        else (k.conv2d_forward, k.conv2d_backward)
-    )
+    layout = _conv_layout(k, w.shape, stride, padding, dilation)
+    forward, back = getattr(k, f"{layout}_forward"), getattr(k, f"{layout}_backward")
     y = forward(xd, w, stride, padding, dilation)
 
     def grad_fn() -> GradFn:
@@ -175,6 +172,29 @@ def conv2d(
         return backward
 
     return record(y, (tx, weight), grad_fn)
+
+
+def _conv_layout(
+    k: Any,
+    w_shape: tuple[int, ...],
+    stride: tuple[int, int],
+    padding: tuple[int, int, int, int],
+    dilation: tuple[int, int],
+) -> str:
+    """The kernel pair a convolution runs on; tables without a pair (older plugins) keep `conv2d`."""
+    if w_shape[0] <= PLANAR_MAX_CHANNELS and hasattr(k, "conv2d_planar_forward"):
+        return "conv2d_planar"  # few output channels (kernels/_planar_conv.py)
+    winograd = (
+        w_shape[1] >= WINOGRAD_MIN_CHANNELS
+        and tuple(w_shape[2:]) == (3, 3)
+        and stride == (1, 1)
+        and dilation == (1, 1)
+        and max(padding) <= 2
+        and min(padding) >= 0
+    )
+    if winograd and hasattr(k, "conv2d_winograd_forward"):
+        return "conv2d_winograd"  # 3x3 stride 1 (kernels/_winograd.py)
+    return "conv2d"
 
 
 def max_pool2d(x: Any, kernel: tuple[int, int], stride: tuple[int, int]) -> Tensor:
