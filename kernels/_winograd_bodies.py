@@ -140,19 +140,20 @@ def winograd_output_grad_plane(dy: Any, dm: Any, p: int) -> None:
 
 
 def winograd_filter(w: Any, u: Any, flip: bool, p: int) -> None:
-    """Write row r of G g G^T of filter (o, c) of w (O, C, 3, 3) into u[4r .. 4r + 3, o, c], for p = (r * O + o) * C + c.
+    """Write row r of G g G^T of filter (o, c) of w (O, C, 3, 3) into u[4r .. 4r + 3, o, c], for p = (o * 4 + r) * C + c.
 
     One row per call, so consecutive calls write four runs of consecutive elements
-    (sixteen at once run out of write buffers, as in `winograd_output_grad_plane`).
+    (sixteen at once run out of write buffers, as in `winograd_output_grad_plane`),
+    and the four rows of filter o follow each other while w[o] is in cache.
     With `flip` the filter is read rotated by 180 degrees: transposed (O <-> C) in the
     product, these are the filters of the input gradient, itself a 3x3 stride-1
     correlation of dy.
     """
-    o_count, c_count = w.shape[0], w.shape[1]
-    r = p // (o_count * c_count)
-    q = p - r * o_count * c_count
-    o = q // c_count
-    c = q - o * c_count
+    c_count = w.shape[1]
+    o = p // (4 * c_count)
+    q = p - o * 4 * c_count
+    r = q // c_count
+    c = q - r * c_count
     top, bottom = (2, 0) if flip else (0, 2)
     # Row r of G g: rows 0 and 3 are the filter's top and bottom rows, 1 and 2 half of
     # (top +- middle + bottom); columns left to right (right to left when flipped).
