@@ -32,6 +32,12 @@ __all__ = [
 ACT_CODES = {None: 0, "relu": 1, "sigmoid": 2, "tanh": 3}
 PLANAR_MAX_CHANNELS = 16
 """Convolutions with at most this many output channels use the planar kernels (measured on LeNet-5's 6 and 16)."""
+PLANAR_MAX_TAPS = 32
+"""... and so do those with at most this many input values per output (C*KH*KW: ResNet's 3x3 stem
+on RGB, 27): im2col's thin columns cost more than the product (17.3 against 5.9 ms, batch 32, one thread)."""
+PLANAR_MIN_PIXELS = 64
+"""... and 1x1 convolutions with at least this many output pixels (planar 2 to 3 times faster from
+8x8 up; at 4x4 its per-sample products are too small: 21 against 14 ms for 960->320, batch 32)."""
 WINOGRAD_MIN_CHANNELS = 16
 """3x3 stride-1 convolutions with at least this many input channels use the Winograd kernels
 (below it the 16 products are too thin for BLAS and the transforms dominate: ResNet's 3-channel stem)."""
@@ -160,7 +166,7 @@ def conv2d(
     k = _k()
     xd = _float(tx)
     w = _float(weight)
-    layout = _conv_layout(k, w.shape, stride, padding, dilation)
+    layout = _conv_layout(k, xd.shape, w.shape, stride, padding, dilation)
     forward, back = getattr(k, f"{layout}_forward"), getattr(k, f"{layout}_backward")
     y = forward(xd, w, stride, padding, dilation)
 
@@ -176,14 +182,22 @@ def conv2d(
 
 def _conv_layout(
     k: Any,
+    x_shape: tuple[int, ...],
     w_shape: tuple[int, ...],
     stride: tuple[int, int],
     padding: tuple[int, int, int, int],
     dilation: tuple[int, int],
 ) -> str:
     """The kernel pair a convolution runs on; tables without a pair (older plugins) keep `conv2d`."""
-    if w_shape[0] <= PLANAR_MAX_CHANNELS and hasattr(k, "conv2d_planar_forward"):
-        return "conv2d_planar"  # few output channels (kernels/_planar_conv.py)
+    o, c, kh, kw = w_shape
+    # A 1x1 convolution's output pixels (the third dimension of its per-sample products).
+    pixels = ((x_shape[2] + padding[0] + padding[1] - 1) // stride[0] + 1) * (
+        (x_shape[3] + padding[2] + padding[3] - 1) // stride[1] + 1
+    )
+    pointwise = (kh, kw) == (1, 1) and pixels >= PLANAR_MIN_PIXELS
+    planar = o <= PLANAR_MAX_CHANNELS or c * kh * kw <= PLANAR_MAX_TAPS or pointwise
+    if planar and hasattr(k, "conv2d_planar_forward"):
+        return "conv2d_planar"  # per-sample columns (kernels/_planar_conv.py)
     winograd = (
         w_shape[1] >= WINOGRAD_MIN_CHANNELS
         and tuple(w_shape[2:]) == (3, 3)

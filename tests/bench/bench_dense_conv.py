@@ -75,7 +75,7 @@ def _cadence(
 ) -> tuple[str, Callable[[], Any]]:
     """The kernel pair the runtime picks for this convolution (`ops._nn._conv_layout`), and one call of it."""
     kernels, geometry = cpu_kernels(), _geometry(w.shape[2], stride)
-    layout = _conv_layout(kernels, w.shape, *geometry)
+    layout = _conv_layout(kernels, x.shape, w.shape, *geometry)
     forward, backward = (
         getattr(kernels, f"{layout}_{d}") for d in ("forward", "backward")
     )
