@@ -181,13 +181,9 @@ def conv2d(
 
 
 def _conv_layout(
-    k: Any,
-    x_shape: tuple[int, ...],
-    w_shape: tuple[int, ...],
-    stride: tuple[int, int],
-    padding: tuple[int, int, int, int],
-    dilation: tuple[int, int],
-) -> str:
+    k: Any, x_shape: tuple[int, ...], w_shape: tuple[int, ...], stride: tuple[int, int],
+    padding: tuple[int, int, int, int], dilation: tuple[int, int],
+) -> str:  # fmt: skip
     """The kernel pair a convolution runs on; tables without a pair (older plugins) keep `conv2d`."""
     o, c, kh, kw = w_shape
     # A 1x1 convolution's output pixels (the third dimension of its per-sample products).

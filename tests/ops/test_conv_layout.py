@@ -28,7 +28,9 @@ SAME3, NONE = (1, 1, 1, 1), (0, 0, 0, 0)
     ],
 )
 def test_layout(x_shape, w_shape, stride, padding, layout):
-    assert _conv_layout(cpu_kernels(), x_shape, w_shape, stride, padding, (1, 1)) == layout
+    assert (
+        _conv_layout(cpu_kernels(), x_shape, w_shape, stride, padding, (1, 1)) == layout
+    )
 
 
 def test_dilated_3x3_keeps_im2col():
