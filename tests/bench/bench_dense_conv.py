@@ -140,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{cpu_model()}, {args.threads} threads, batch {args.batch}, load average {os.getloadavg()[0]:.1f}"
     )
     print(
-        f"{'layer (C, O, side, k, stride)':<32}{'cadence ms':>11}{'torch ms':>10}{'GEMMs ms':>10}{'torch/cadence':>15}"
+        f"{'layer (C, O, side, k, stride) kernel':<42}{'cadence ms':>11}{'torch ms':>10}{'GEMMs ms':>10}{'torch/cadence':>15}"
     )
     rng = np.random.default_rng(0)
     totals: dict[str, float] = {}
