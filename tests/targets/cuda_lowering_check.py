@@ -24,6 +24,7 @@ from cadence.kernels.cuda import (
     _matmul,
     _optim,
     _recurrent as cr,
+    _winograd as cw,
 )
 
 _f32, _f64 = np.dtype(np.float32), np.dtype(np.float64)
@@ -87,6 +88,31 @@ def signatures(dt):
             for name, n in _OPTIM_HYPER.items()
         },
         **recurrent_signatures(a2, a3),
+        **winograd_signatures(a3, a4),
+    }
+
+
+def winograd_signatures(a3, a4):
+    """The Winograd transforms (`_winograd_bodies` in their launch loops) and the padding copy."""
+    i, b = types.int64, types.boolean
+    planes = {"input": (a4, a3), "output": (a3, a4), "output_grad": (a4, a3)}
+    filters = {"filter": (a4, a3), "filter_grad": (a3, a4)}
+    return {
+        "_winograd _pad": (cw._pad, (a4, i, i, a4)),
+        **{
+            f"_winograd {name}_plane": (
+                cw._PLANES[getattr(cw.bodies, f"winograd_{name}_plane")],
+                (*arrays, i),
+            )
+            for name, arrays in planes.items()
+        },
+        **{
+            f"_winograd {name}": (
+                cw._FILTERS[getattr(cw.bodies, f"winograd_{name}")],
+                (*arrays, b, i),
+            )
+            for name, arrays in filters.items()
+        },
     }
 
 
