@@ -16,6 +16,7 @@ import numpy as np
 from numba import types
 from numba.cuda.compiler import compile_cuda
 
+from cadence.kernels import _winograd_bodies as winograd_bodies
 from cadence.kernels.cuda import (
     _conv as cc,
     _dense,
@@ -101,14 +102,14 @@ def winograd_signatures(a3, a4):
         "_winograd _pad": (cw._pad, (a4, i, i, a4)),
         **{
             f"_winograd {name}_plane": (
-                cw._PLANES[getattr(cw.bodies, f"winograd_{name}_plane")],
+                cw._PLANES[getattr(winograd_bodies, f"winograd_{name}_plane")],
                 (*arrays, i),
             )
             for name, arrays in planes.items()
         },
         **{
             f"_winograd {name}": (
-                cw._FILTERS[getattr(cw.bodies, f"winograd_{name}")],
+                cw._FILTERS[getattr(winograd_bodies, f"winograd_{name}")],
                 (*arrays, b, i),
             )
             for name, arrays in filters.items()
