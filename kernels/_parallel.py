@@ -12,7 +12,9 @@ Here the threads meet once per kernel call.
 The thread count is BLAS's own (`runtime_num_threads` sets it), so the
 process never computes on more threads than it was allowed; while the parts
 run, BLAS is set to one thread and restored after. The numba loops and BLAS
-release the GIL, so the threads run in parallel.
+release the GIL, so the threads run in parallel. BLAS's thread count is one
+setting for the process: a product another Python thread runs meanwhile uses one
+thread too (its result is the same).
 """
 
 from __future__ import annotations
