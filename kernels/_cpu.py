@@ -4,6 +4,8 @@ Every public function has the name and signature of its `reference` twin.
 Kernels are single-threaded (`nogil`, no `parallel=True`): BLAS owns the
 cores during matmuls and the loops run between them, so the process never
 runs more compute threads than BLAS is allowed (see `CPUTarget.configure_threads`).
+The convolution's im2col and col2im loops, and the Winograd kernels, split their
+images over that many threads instead (`_parallel`, BLAS single-threaded meanwhile).
 
 On-disk caching covers `_scalar.py` and `_rowwise.py` too (see `_numba_cache`). The functions
 shared with the CUDA table (activations, softmax, optimizer updates) are built
@@ -12,6 +14,7 @@ by `_wrappers` from this file's loops.
 
 from __future__ import annotations
 
+import functools
 import weakref
 from collections import OrderedDict
 from typing import Any
@@ -46,6 +49,7 @@ from ._optim_cpu import (
     rmsprop_update as rmsprop_update,
     run_loop,
 )
+from ._parallel import run_parts, thread_count
 from ._planar_conv import (
     conv2d_planar_backward as conv2d_planar_backward,
     conv2d_planar_forward as conv2d_planar_forward,
@@ -57,6 +61,10 @@ from ._recurrent import (  # the recurrent layers and the embedding lookup
     recurrent_forward as recurrent_forward,
 )
 from ._spatial import ConvGeometry, SpatialPrimitives, spatial_kernels
+from ._winograd import (
+    conv2d_winograd_backward as conv2d_winograd_backward,
+    conv2d_winograd_forward as conv2d_winograd_forward,
+)
 from ._wrappers import (
     OptimizerPrimitives,
     activation_kernels,
@@ -341,6 +349,22 @@ def _col2im(dcols: Array, g: tuple[int, ...], dx: Array) -> None:
                 row += 1
 
 
+def _image_rows(g: ConvGeometry, first: int, stop: int) -> slice:
+    """The im2col rows of images first .. stop - 1."""
+    return slice(first * g.oh * g.ow, stop * g.oh * g.ow)
+
+
+def _by_images(loop: Any, n: int) -> None:
+    """Run loop(first, stop) over the n images, split into one span per thread (`_parallel`).
+
+    The copies in and out of the columns run on every core BLAS may use, as the products do;
+    each span writes its own rows and images only.
+    """
+    parts = min(thread_count(), n)
+    edges = [n * i // parts for i in range(parts + 1)]
+    run_parts([functools.partial(loop, edges[i], edges[i + 1]) for i in range(parts)])
+
+
 # im2col columns of recent forward passes, reused by the backward pass of the same
 # input (saves one im2col per convolution per step). Keyed by the input array's
 # identity; a weak reference proves it is the same live array. Bounded, so at most
@@ -363,7 +387,9 @@ def _columns(x: Array, w: Array, g: ConvGeometry, reuse: bool) -> Array:
     pads = ((0, 0), (0, 0), (g.pt, g.pb), (g.pl, g.pr))
     xp = np.pad(x, pads) if any(g[4:8]) else x
     cols = np.empty((x.shape[0] * g.oh * g.ow, x.shape[1] * g.kh * g.kw), x.dtype)
-    _im2col(xp, tuple(g), cols)
+    _by_images(
+        lambda a, b: _im2col(xp[a:b], tuple(g), cols[_image_rows(g, a, b)]), x.shape[0]
+    )
     _cols_cache[key] = (weakref.ref(x), cols)
     while len(_cols_cache) > _COLS_KEEP:
         _cols_cache.popitem(last=False)
@@ -456,7 +482,10 @@ _spatial = spatial_kernels(
         matmul=lambda a, b, ta, tb: (a.T if ta else a) @ (b.T if tb else b),
         contiguous=np.ascontiguousarray,
         columns=_columns,
-        col2im=lambda dcols, g, dx: _col2im(dcols, tuple(g), dx),
+        col2im=lambda dcols, g, dx: _by_images(
+            lambda a, b: _col2im(dcols[_image_rows(g, a, b)], tuple(g), dx[a:b]),
+            dx.shape[0],
+        ),
         max_pool=(_max_pool, _max_pool_grad),
         avg_pool=(_avg_pool, _avg_pool_grad),
         batch_norm=(_bn_fwd, _bn_bwd),

@@ -18,6 +18,10 @@ import numpy as np
 import numpy.typing as npt
 
 from ._names import KERNEL_NAMES
+from ._winograd_reference import (
+    conv2d_winograd_backward as conv2d_winograd_backward,
+    conv2d_winograd_forward as conv2d_winograd_forward,
+)
 from ._wrappers import dense_sgd_kernel
 
 __all__ = ["ACTIVATIONS", *KERNEL_NAMES]
@@ -240,6 +244,10 @@ def conv2d_backward(
             ] += dcols[:, :, :, :, i, j].transpose(0, 3, 1, 2)
     return dxp[:, :, pt : pt + h, pl : pl + wd].copy(), dw
 
+
+# The Winograd spec lives in `_winograd_reference` (its einsums and matrices are a module's
+# worth); it is this module's public API, so its functions say so.
+conv2d_winograd_forward.__module__ = conv2d_winograd_backward.__module__ = __name__
 
 # The planar layout (`_planar_conv`) changes how a CPU table arranges the work, not the
 # result: its spec is the convolution's.

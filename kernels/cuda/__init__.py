@@ -10,7 +10,8 @@ Where things are: `_device` (launch geometry, counters), `_array` (the array
 type), `_generic`, `_numpy` and `_indexing` (the kernels behind its numpy methods),
 `_matmul` (the tiled matmul), `_dense` (activations, dense, softmax, losses,
 optimizers), `_optim` (the adaptive optimizers), `_conv` (convolution, pooling, batch norm),
-`_grouped_conv` (direct grouped and depthwise convolution), `_attention` (layer/group norm,
+`_grouped_conv` (direct grouped and depthwise convolution), `_winograd` (3x3 stride-1
+convolution through Winograd F(2x2, 3x3)), `_attention` (layer/group norm,
 smooth activations, batched matmul), `_recurrent` (recurrent layers, embedding).
 
 Layer rule: imports numpy, numba and `cadence.kernels` only. Within the
@@ -83,6 +84,7 @@ from ._recurrent import (
     recurrent_backward,
     recurrent_forward,
 )
+from ._winograd import conv2d_winograd_backward, conv2d_winograd_forward
 
 __all__ = [
     *KERNEL_NAMES,

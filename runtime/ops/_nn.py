@@ -32,6 +32,17 @@ __all__ = [
 ACT_CODES = {None: 0, "relu": 1, "sigmoid": 2, "tanh": 3}
 PLANAR_MAX_CHANNELS = 16
 """Convolutions with at most this many output channels use the planar kernels (measured on LeNet-5's 6 and 16)."""
+PLANAR_MAX_TAPS = 32
+"""... and so do those with at most this many input values per output (C*KH*KW: ResNet's 3x3 stem
+on RGB, 27): im2col's thin columns cost more than the product (17.3 against 5.9 ms, batch 32, one thread)."""
+PLANAR_MIN_PIXELS = 64
+"""... and 1x1 convolutions with at least this many output pixels (planar 2 to 3 times faster from
+8x8 up; at 4x4 its per-sample products are too small: 21 against 14 ms for 960->320, batch 32)."""
+WINOGRAD_MIN_CHANNELS = 16
+"""3x3 stride-1 convolutions with at least this many input channels use the Winograd kernels.
+Measured at 32x32, 32 filters, batch 32, one thread (forward + backward, ms, im2col / Winograd):
+4 channels 10.8 / 12.9, 8: 18.5 / 15.4, 16: 34.0 / 20.8, 32: 70.6 / 36.8. 8 would pay too,
+by less; the few-channel layers are the transforms' worst case, so the line stays at 16."""
 
 
 def _k() -> Any:
@@ -157,14 +168,8 @@ def conv2d(
     k = _k()
     xd = _float(tx)
     w = _float(weight)
-    # Few output channels: the planar layout (kernels/_planar_conv.py); tables without it
-    # (older plugins) keep the general kernel.
-    planar = w.shape[0] <= PLANAR_MAX_CHANNELS and hasattr(k, "conv2d_planar_forward")
-    forward, back = (
-        (k.conv2d_planar_forward, k.conv2d_planar_backward)
-        if planar
-        else (k.conv2d_forward, k.conv2d_backward)
-    )
+    layout = _conv_layout(k, xd.shape, w.shape, stride, padding, dilation)
+    forward, back = getattr(k, f"{layout}_forward"), getattr(k, f"{layout}_backward")
     y = forward(xd, w, stride, padding, dilation)
 
     def grad_fn() -> GradFn:
@@ -175,6 +180,33 @@ def conv2d(
         return backward
 
     return record(y, (tx, weight), grad_fn)
+
+
+def _conv_layout(
+    k: Any, x_shape: tuple[int, ...], w_shape: tuple[int, ...], stride: tuple[int, int],
+    padding: tuple[int, int, int, int], dilation: tuple[int, int],
+) -> str:  # fmt: skip
+    """The kernel pair a convolution runs on; tables without a pair (older plugins) keep `conv2d`."""
+    o, c, kh, kw = w_shape
+    # A 1x1 convolution's output pixels (the third dimension of its per-sample products).
+    pixels = ((x_shape[2] + padding[0] + padding[1] - 1) // stride[0] + 1) * (
+        (x_shape[3] + padding[2] + padding[3] - 1) // stride[1] + 1
+    )
+    pointwise = (kh, kw) == (1, 1) and pixels >= PLANAR_MIN_PIXELS
+    planar = o <= PLANAR_MAX_CHANNELS or c * kh * kw <= PLANAR_MAX_TAPS or pointwise
+    if planar and hasattr(k, "conv2d_planar_forward"):
+        return "conv2d_planar"  # per-sample columns (kernels/_planar_conv.py)
+    winograd = (
+        w_shape[1] >= WINOGRAD_MIN_CHANNELS
+        and tuple(w_shape[2:]) == (3, 3)
+        and stride == (1, 1)
+        and dilation == (1, 1)
+        and max(padding) <= 2
+        and min(padding) >= 0
+    )
+    if winograd and hasattr(k, "conv2d_winograd_forward"):
+        return "conv2d_winograd"  # 3x3 stride 1 (kernels/_winograd.py)
+    return "conv2d"
 
 
 def max_pool2d(x: Any, kernel: tuple[int, int], stride: tuple[int, int]) -> Tensor:

@@ -16,6 +16,7 @@ import numpy as np
 from numba import types
 from numba.cuda.compiler import compile_cuda
 
+from cadence.kernels import _winograd_bodies as winograd_bodies
 from cadence.kernels.cuda import (
     _conv as cc,
     _dense,
@@ -25,6 +26,7 @@ from cadence.kernels.cuda import (
     _matmul,
     _optim,
     _recurrent as cr,
+    _winograd as cw,
 )
 
 _f32, _f64 = np.dtype(np.float32), np.dtype(np.float64)
@@ -101,6 +103,31 @@ def signatures(dt):
             for name, n in _OPTIM_HYPER.items()
         },
         **recurrent_signatures(a2, a3),
+        **winograd_signatures(a3, a4),
+    }
+
+
+def winograd_signatures(a3, a4):
+    """The Winograd transforms (`_winograd_bodies` in their launch loops) and the padding copy."""
+    i, b = types.int64, types.boolean
+    planes = {"input": (a4, a3), "output": (a3, a4), "output_grad": (a4, a3)}
+    filters = {"filter": (a4, a3), "filter_grad": (a3, a4)}
+    return {
+        "_winograd _pad": (cw._pad, (a4, i, i, a4)),
+        **{
+            f"_winograd {name}_plane": (
+                cw._PLANES[getattr(winograd_bodies, f"winograd_{name}_plane")],
+                (*arrays, i),
+            )
+            for name, arrays in planes.items()
+        },
+        **{
+            f"_winograd {name}": (
+                cw._FILTERS[getattr(winograd_bodies, f"winograd_{name}")],
+                (*arrays, b, i),
+            )
+            for name, arrays in filters.items()
+        },
     }
 
 

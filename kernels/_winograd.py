@@ -1,0 +1,300 @@
+"""3x3 stride-1 convolution through Winograd F(2x2, 3x3): the host side shared by both targets, and the CPU pair.
+
+All three products of a training step's convolution run in the Winograd domain:
+
+- forward: U = G w G^T per filter, V = B^T d B per input tile, M[k] = U[k] @ V[k]
+  (16 products, `batch_matmul`), Y = A^T M A written straight into NCHW;
+- input gradient: itself a 3x3 stride-1 correlation, of dy with the filters
+  rotated by 180 degrees and transposed (O <-> C) and padding 2 - p, so it is
+  the forward again (`winograd_filter(flip=True)`);
+- weight gradient: dM = A dY A^T per output tile, dU[k] = dM[k] @ V[k]^T summed
+  over tiles, dw = G^T dU G (the adjoints of the forward's transforms).
+
+Each product is (16 x) O x C x N*H*W/4 multiply-adds against im2col's O x 9C x N*H*W:
+2.25 times fewer. The work goes in blocks of images (`block_images`) whose
+transformed tiles stay in cache between the transform and the product; no
+tile matrix is kept from the forward for the backward (recomputed per block).
+The bodies are `_winograd_bodies`'s. F(2x2, 3x3) only: the transforms' coefficients
+are 0, +-1 and +-1/2, so float32 results stay within a few units in the last place
+of im2col's (the tests' tolerance is the convolution's own).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+import numba
+import numpy as np
+
+from . import _winograd_bodies as bodies
+from ._attention import batch_matmul
+from ._checks import check_float_array
+from ._parallel import run_parts, thread_count
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+__all__ = [
+    "WinogradPrimitives",
+    "conv2d_winograd_backward",
+    "conv2d_winograd_forward",
+    "winograd_applies",
+    "winograd_kernels",
+]
+
+Array = Any
+TILE_BYTES = 4 << 20
+"""Target size of one block's transformed input and output tiles (CPU): about what stays in L2/L3 next to the products."""
+MIN_TILES = 512
+"""Fewest tiles per block (CPU): the products' third dimension, below which BLAS runs far from its peak
+and the transformed filters (16 x O x C, 16 MiB at 512 channels) are read again for too little work."""
+
+
+Pair = tuple[int, int]
+Quad = tuple[int, int, int, int]
+
+
+def winograd_applies(
+    w_shape: tuple[int, ...], stride: Pair, padding: Quad, dilation: Pair
+) -> bool:
+    """Whether the Winograd kernels compute this convolution: 3x3, stride 1, dilation 1, each pad 0..2."""
+    return (
+        tuple(w_shape[2:]) == (3, 3)
+        and tuple(stride) == (1, 1)
+        and tuple(dilation) == (1, 1)
+        and all(0 <= p <= 2 for p in padding)
+    )
+
+
+class WinogradPrimitives(NamedTuple):
+    """What a target supplies to `winograd_kernels`.
+
+    `arg` checks a float NCHW argument and moves it to the target; `empty`
+    allocates; `pad(x, top, left, rows, cols)` returns x inside zeros of
+    (rows, cols) per plane; `images(n, per_image_bytes, tiles_per_image)` is how
+    many images one block holds; `planes` / `filters` run a body
+    (`_winograd_bodies`) for indices 0 .. count - 1 (`planes(body, src, dst,
+    count)`, `filters(body, src, dst, flip, count)`); `batch_matmul(a, b, ta, tb)`
+    multiplies stacks; `add(acc, part)` returns acc + part (acc may be updated in
+    place); `threads()` is how many groups of blocks `run(tasks)` runs at once
+    (returning their results in order).
+    """
+
+    arg: Callable[[str, Array], Array]
+    empty: Callable[[tuple[int, ...], Any], Array]
+    pad: Callable[[Array, int, int, int, int], Array]
+    images: Callable[[int, int, int], int]
+    planes: Callable[[Any, Array, Array, int], None]
+    filters: Callable[[Any, Array, Array, bool, int], None]
+    batch_matmul: Callable[[Array, Array, bool, bool], Array]
+    add: Callable[[Array, Array], Array]
+    threads: Callable[[], int]
+    run: Callable[[list[Callable[[], Any]]], list[Any]]
+
+
+def _check(x: Array, w: Array, stride: Pair, padding: Quad, dilation: Pair) -> Pair:
+    """The output's (height, width); ValueError when the Winograd kernels do not apply."""
+    if (
+        not winograd_applies(w.shape, stride, padding, dilation)
+        or w.shape[1] != x.shape[1]
+    ):
+        raise ValueError(
+            "Kernel arguments must describe a 3x3 convolution of stride 1, dilation 1 and "
+            f"padding 0..2 with w's channels matching x's; got x {tuple(x.shape)}, w {tuple(w.shape)}, "
+            f"stride {tuple(stride)}, padding {tuple(padding)}, dilation {tuple(dilation)}."
+        )
+    oh, ow = (
+        x.shape[2] + padding[0] + padding[1] - 2,
+        x.shape[3] + padding[2] + padding[3] - 2,
+    )
+    if oh < 1 or ow < 1:
+        raise ValueError(
+            f"Kernel arguments give an empty output ({oh}, {ow}) for input {tuple(x.shape)}."
+        )
+    return oh, ow
+
+
+def _part(a: Array, n0: int, n1: int) -> Array:
+    """Images n0 .. n1 - 1 of a (a itself when that is all of them: no view on a device array)."""
+    return a[n0:n1] if n0 or n1 < a.shape[0] else a
+
+
+def winograd_kernels(
+    prim: WinogradPrimitives,
+) -> tuple[Callable[..., Array], Callable[..., tuple[Array | None, Array]]]:
+    """Build a target's (conv2d_winograd_forward, conv2d_winograd_backward) from its primitives."""
+
+    def tiles(
+        x: Array, n0: int, n1: int, top: int, left: int, th: int, tw: int
+    ) -> Array:
+        """V (16, C, (n1 - n0) * TH * TW) of images n0 .. n1 - 1 of x."""
+        xp = prim.pad(_part(x, n0, n1), top, left, 2 * th + 2, 2 * tw + 2)
+        v = prim.empty((16, x.shape[1], (n1 - n0) * th * tw), x.dtype)
+        prim.planes(bodies.winograd_input_plane, xp, v, (n1 - n0) * x.shape[1])
+        return v
+
+    def groups(x: Array, out_channels: int, th: int, tw: int) -> list[list[Pair]]:
+        """Blocks of images, dealt to `threads()` groups of nearly equal work."""
+        n, parts = x.shape[0], min(prim.threads(), x.shape[0])
+        step = prim.images(n, 64 * (x.shape[1] + out_channels) * th * tw, th * tw)
+        blocks = math.ceil(n / step)
+        step = math.ceil(
+            n / (math.ceil(blocks / parts) * parts)
+        )  # a multiple of `parts` blocks
+        spans = [(n0, min(n, n0 + step)) for n0 in range(0, n, step)]
+        return [spans[i::parts] for i in range(parts) if spans[i::parts]]
+
+    def correlate(x: Array, u: Array, flip: bool, padding: Quad, y: Array) -> Array:
+        """Y = the 3x3 stride-1 correlation of x with the transformed filters u (16, O, C), into y.
+
+        With `flip` (the input gradient) u holds the rotated filters and is used transposed, (16, C, O).
+        """
+        y_channels = u.shape[2] if flip else u.shape[1]
+        th, tw = (y.shape[2] + 1) // 2, (y.shape[3] + 1) // 2
+
+        def work(spans: list[Pair]) -> None:
+            for n0, n1 in spans:
+                v = tiles(x, n0, n1, padding[0], padding[2], th, tw)
+                m = prim.batch_matmul(u, v, flip, False)
+                prim.planes(
+                    bodies.winograd_output_plane,
+                    m,
+                    _part(y, n0, n1),
+                    (n1 - n0) * y_channels,
+                )
+
+        prim.run([functools.partial(work, s) for s in groups(x, y_channels, th, tw)])
+        return y
+
+    def transformed(w: Array, flip: bool) -> Array:
+        u = prim.empty((16, w.shape[0], w.shape[1]), w.dtype)
+        prim.filters(bodies.winograd_filter, w, u, flip, 4 * w.shape[0] * w.shape[1])
+        return u
+
+    def forward(
+        x: Array, w: Array, stride: Pair, padding: Quad, dilation: Pair
+    ) -> Array:
+        """`conv2d_forward` of a 3x3 stride-1 convolution, through F(2x2, 3x3)."""
+        x, w = prim.arg("x", x), prim.arg("w", w)
+        oh, ow = _check(x, w, stride, padding, dilation)
+        y = prim.empty((x.shape[0], w.shape[0], oh, ow), x.dtype)
+        return correlate(x, transformed(w, False), False, padding, y)
+
+    def backward(
+        dy: Array,
+        x: Array,
+        w: Array,
+        stride: Pair,
+        padding: Quad,
+        dilation: Pair,
+        need_dx: bool,
+    ) -> tuple[Array | None, Array]:
+        """`conv2d_backward` of `forward`: (dx or None, dw)."""
+        dy, x, w = prim.arg("dy", dy), prim.arg("x", x), prim.arg("w", w)
+        oh, ow = _check(x, w, stride, padding, dilation)
+        th, tw = (oh + 1) // 2, (ow + 1) // 2
+        o = w.shape[0]
+
+        def work(spans: list[Pair]) -> Array:
+            du = None
+            for n0, n1 in spans:
+                v = tiles(x, n0, n1, padding[0], padding[2], th, tw)
+                dm = prim.empty((16, o, v.shape[2]), dy.dtype)
+                prim.planes(
+                    bodies.winograd_output_grad_plane,
+                    _part(dy, n0, n1),
+                    dm,
+                    (n1 - n0) * o,
+                )
+                product = prim.batch_matmul(dm, v, False, True)
+                du = product if du is None else prim.add(du, product)
+            return du
+
+        partial = prim.run([functools.partial(work, s) for s in groups(x, o, th, tw)])
+        du = partial[0]
+        for more in partial[1:]:
+            du = prim.add(du, more)
+        dw = prim.empty(w.shape, w.dtype)
+        prim.filters(bodies.winograd_filter_grad, du, dw, False, o * w.shape[1])
+        if not need_dx:
+            return None, dw
+        full: Quad = (2 - padding[0], 2 - padding[1], 2 - padding[2], 2 - padding[3])
+        dx = prim.empty(x.shape, x.dtype)
+        return correlate(dy, transformed(w, True), True, full, dx), dw
+
+    return forward, backward
+
+
+# --- the CPU pair --------------------------------------------------------------------------
+def _cpu_loop(body: Any, extra: bool) -> Any:
+    """Compile `body` into a loop over its indices (with `flip` passed through when `extra`)."""
+    inlined = numba.jit(error_model="numpy", inline="always")(body)
+    if extra:
+
+        def run_flip(src: Array, dst: Array, flip: bool, start: int, stop: int) -> None:
+            for p in range(start, stop):
+                inlined(src, dst, flip, p)
+
+        return numba.jit(nogil=True, error_model="numpy")(run_flip)
+
+    def run(src: Array, dst: Array, count: int) -> None:
+        for p in range(count):
+            inlined(src, dst, p)
+
+    return numba.jit(nogil=True, error_model="numpy")(run)
+
+
+_CPU_LOOPS: dict[Any, Any] = {}
+
+
+def _cpu_planes(body: Any, src: Array, dst: Array, count: int) -> None:
+    loop = _CPU_LOOPS.get(body) or _CPU_LOOPS.setdefault(body, _cpu_loop(body, False))
+    loop(src, dst, count)
+
+
+def _cpu_filters(body: Any, src: Array, dst: Array, flip: bool, count: int) -> None:
+    # Split over the threads too: at 512 channels one transform is 17 MiB of filters,
+    # done while the products wait (the planes are split by blocks of images instead).
+    loop = _CPU_LOOPS.get(body) or _CPU_LOOPS.setdefault(body, _cpu_loop(body, True))
+    parts = min(thread_count(), max(1, count // 65536))
+    edges = [count * i // parts for i in range(parts + 1)]
+    run_parts(
+        [
+            functools.partial(loop, src, dst, flip, edges[i], edges[i + 1])
+            for i in range(parts)
+        ]
+    )
+
+
+def _cpu_pad(x: Array, top: int, left: int, rows: int, cols: int) -> Array:
+    xp = np.zeros((x.shape[0], x.shape[1], rows, cols), x.dtype)
+    xp[:, :, top : top + x.shape[2], left : left + x.shape[3]] = x
+    return xp
+
+
+def _nchw_host_array(name: str, a: Array, ndim: int) -> Array:
+    check_float_array(name, a, ndim)
+    return a
+
+
+def _cpu_images(n: int, per_image_bytes: int, tiles_per_image: int) -> int:
+    by_cache = TILE_BYTES // per_image_bytes
+    return max(1, min(n, max(by_cache, -(-MIN_TILES // tiles_per_image))))
+
+
+conv2d_winograd_forward, conv2d_winograd_backward = winograd_kernels(
+    WinogradPrimitives(
+        arg=functools.partial(_nchw_host_array, ndim=4),
+        empty=np.empty,
+        pad=_cpu_pad,
+        images=_cpu_images,
+        planes=_cpu_planes,
+        filters=_cpu_filters,
+        batch_matmul=batch_matmul,
+        add=lambda acc, part: np.add(acc, part, out=acc),
+        threads=lambda: thread_count(),  # looked up per call: tests replace it
+        run=run_parts,
+    )
+)

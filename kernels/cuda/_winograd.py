@@ -1,0 +1,99 @@
+"""CUDA kernels of the Winograd F(2x2, 3x3) convolution: one thread per transformed plane or filter.
+
+The transform bodies are `_winograd_bodies`'s, compiled as device functions;
+the planning, checks and product order are `_winograd.winograd_kernels`'s,
+shared with the CPU table. The whole batch is one block (device arrays are
+not sliced into views here) and the 16 products are `batch_matmul`'s kernel.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import _winograd_bodies as bodies
+from .._winograd import WinogradPrimitives, winograd_kernels
+from ._array import device_empty
+from ._attention import batch_matmul
+from ._device import cuda, launch
+from ._matmul import device_arg, raw
+
+__all__ = ["conv2d_winograd_backward", "conv2d_winograd_forward"]
+
+
+@cuda.jit
+def _pad(x: Any, top: int, left: int, xp: Any) -> None:
+    # One thread per element of xp: x's pixel where it lies, else 0.
+    h, w = x.shape[2], x.shape[3]
+    rows, cols = xp.shape[2], xp.shape[3]
+    for e in range(cuda.grid(1), xp.size, cuda.gridsize(1)):
+        j = e % cols
+        i = (e // cols) % rows
+        bc = e // (cols * rows)
+        c = bc % xp.shape[1]
+        b = bc // xp.shape[1]
+        iy, ix = i - top, j - left
+        inside = 0 <= iy < h and 0 <= ix < w
+        xp[b, c, i, j] = x[b, c, iy, ix] if inside else 0.0
+
+
+def _padded(x: Any, top: int, left: int, rows: int, cols: int) -> Any:
+    xp = device_empty((x.shape[0], x.shape[1], rows, cols), x.dtype)
+    _pad[launch(xp.size)](raw(x), top, left, raw(xp))
+    return xp
+
+
+def _compiled(body: Any, flip: bool) -> Any:
+    device_body = cuda.jit(device=True)(body)
+    if flip:
+
+        @cuda.jit
+        def run_flip(src: Any, dst: Any, flag: bool, count: int) -> None:
+            for p in range(cuda.grid(1), count, cuda.gridsize(1)):
+                device_body(src, dst, flag, p)
+
+        return run_flip
+
+    @cuda.jit
+    def run(src: Any, dst: Any, count: int) -> None:
+        for p in range(cuda.grid(1), count, cuda.gridsize(1)):
+            device_body(src, dst, p)
+
+    return run
+
+
+_PLANES = {
+    body: _compiled(body, False)
+    for body in (
+        bodies.winograd_input_plane,
+        bodies.winograd_output_plane,
+        bodies.winograd_output_grad_plane,
+    )
+}
+_FILTERS = {
+    body: _compiled(body, True)
+    for body in (bodies.winograd_filter, bodies.winograd_filter_grad)
+}
+
+
+def _planes(body: Any, src: Any, dst: Any, count: int) -> None:
+    _PLANES[body][launch(count)](raw(src), raw(dst), count)
+
+
+def _filters(body: Any, src: Any, dst: Any, flip: bool, count: int) -> None:
+    _FILTERS[body][launch(count)](raw(src), raw(dst), flip, count)
+
+
+conv2d_winograd_forward, conv2d_winograd_backward = winograd_kernels(
+    WinogradPrimitives(
+        arg=lambda name, a: device_arg(name, a, 4),
+        empty=device_empty,
+        pad=_padded,
+        images=lambda n, per_image_bytes, tiles_per_image: n,
+        planes=_planes,
+        filters=_filters,
+        batch_matmul=batch_matmul,
+        add=lambda acc, part: acc + part,
+        threads=lambda: 1,
+        run=lambda tasks: [task() for task in tasks],
+    )
+)

@@ -1,0 +1,163 @@
+"""The Winograd F(2x2, 3x3) convolution kernels: CPU against `reference`, the reference against the convolution, gradients, checks, blocks and threads."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import assume, given, strategies as st
+
+from cadence.kernels import _parallel, _winograd, cpu_kernels, reference
+from cadence.kernels._blas import blas_threads
+
+from .test_cpu_matches_reference import arr, dtypes, seeds
+
+cpu = cpu_kernels()
+GEOMETRY = {"stride": (1, 1), "dilation": (1, 1)}
+
+
+def close(got, want, dtype):
+    """Compare at the kernels' float tolerance, scaled by the largest expected magnitude.
+
+    Winograd's transforms add up to 16 terms per element before the products, so a float32
+    result carries the rounding of the terms' magnitude, not of the (possibly small) result.
+    """
+    if want is None:
+        assert got is None
+        return
+    assert got.shape == want.shape and got.dtype == want.dtype
+    scale = max(1.0, float(np.abs(want).max(initial=0.0)))
+    rtol, atol = (2e-4, 2e-5) if dtype == np.float32 else (1e-10, 1e-12)
+    np.testing.assert_allclose(got, want, rtol=rtol, atol=atol * scale)
+
+
+cases = st.fixed_dictionaries(
+    {
+        "n": st.integers(1, 3),
+        "c": st.integers(1, 5),
+        "o": st.integers(1, 5),
+        "h": st.integers(1, 9),
+        "w": st.integers(1, 9),
+        "pad": st.tuples(*[st.integers(0, 2)] * 4),
+    }
+)
+
+
+def _fits(case):
+    assume(case["h"] + case["pad"][0] + case["pad"][1] >= 3)
+    assume(case["w"] + case["pad"][2] + case["pad"][3] >= 3)
+
+
+def _operands(case, dtype, seed):
+    x = arr((case["n"], case["c"], case["h"], case["w"]), dtype, seed)
+    w = arr((case["o"], case["c"], 3, 3), dtype, seed + 1)
+    geometry = ((1, 1), case["pad"], (1, 1))
+    dy = arr(reference.conv2d_forward(x, w, *geometry).shape, dtype, seed + 2)
+    return x, w, dy, geometry
+
+
+# (what is tested, its oracle): the spec against the convolution's spec, the CPU table against the spec.
+ROUTES = [
+    (reference, "conv2d_winograd", "conv2d"),
+    (cpu, "conv2d_winograd", "conv2d_winograd"),
+]
+
+
+@pytest.mark.parametrize(("table", "kernel", "oracle"), ROUTES)
+@given(case=cases, need_dx=st.booleans(), dtype=dtypes, seed=seeds)
+def test_matches_its_oracle(table, kernel, oracle, case, need_dx, dtype, seed):
+    _fits(case)
+    x, w, dy, geometry = _operands(case, dtype, seed)
+    close(
+        getattr(table, f"{kernel}_forward")(x, w, *geometry),
+        getattr(reference, f"{oracle}_forward")(x, w, *geometry),
+        dtype,
+    )
+    got = getattr(table, f"{kernel}_backward")(dy, x, w, *geometry, need_dx)
+    want = getattr(reference, f"{oracle}_backward")(dy, x, w, *geometry, need_dx)
+    for a, b in zip(got, want, strict=True):
+        close(a, b, dtype)
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+@pytest.mark.parametrize(("n", "seed"), [(1, 0), (2, 1), (5, 2), (7, 3)])
+def test_blocks_and_threads_give_the_same_result(monkeypatch, threads, n, seed):
+    # One image per block, the blocks dealt to `threads` parts: each part's weight gradient
+    # is summed, each image's output written by one part only.
+    monkeypatch.setattr(_winograd, "TILE_BYTES", 1)
+    monkeypatch.setattr(_winograd, "MIN_TILES", 1)
+    monkeypatch.setattr(_winograd, "thread_count", lambda: threads)
+    x, w, dy, geometry = _operands(
+        {"n": n, "c": 3, "o": 4, "h": 6, "w": 5, "pad": (1, 1, 1, 1)}, np.float64, seed
+    )
+    close(
+        cpu.conv2d_winograd_forward(x, w, *geometry),
+        reference.conv2d_forward(x, w, *geometry),
+        np.float64,
+    )
+    got = cpu.conv2d_winograd_backward(dy, x, w, *geometry, True)
+    want = reference.conv2d_backward(dy, x, w, (1, 1), (1, 1, 1, 1), (1, 1), True)
+    for a, b in zip(got, want, strict=True):
+        close(a, b, np.float64)
+
+
+def test_gradients_match_finite_differences():
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((2, 3, 5, 4))
+    w = rng.standard_normal((2, 3, 3, 3))
+    geometry = ((1, 1), (1, 0, 2, 1), (1, 1))
+    dy = rng.standard_normal(cpu.conv2d_winograd_forward(x, w, *geometry).shape)
+    dx, dw = cpu.conv2d_winograd_backward(dy, x, w, *geometry, True)
+
+    def loss(xv, wv):
+        return float((cpu.conv2d_winograd_forward(xv, wv, *geometry) * dy).sum())
+
+    eps = 1e-6
+    for analytic, array, index in ((dx, x, (1, 2, 3, 0)), (dw, w, (1, 0, 2, 2))):
+        for i in (index, (0,) * 4):
+            plus, minus = array.copy(), array.copy()
+            plus[i] += eps
+            minus[i] -= eps
+            args = ((plus, w), (minus, w)) if array is x else ((x, plus), (x, minus))
+            numeric = (loss(*args[0]) - loss(*args[1])) / (2 * eps)
+            assert analytic[i] == pytest.approx(numeric, rel=1e-6, abs=1e-8)
+
+
+@pytest.mark.parametrize(
+    ("w_shape", "stride", "padding", "dilation", "message"),
+    [
+        ((2, 3, 5, 5), (1, 1), (1, 1, 1, 1), (1, 1), "3x3 convolution of stride 1"),
+        ((2, 3, 3, 3), (2, 2), (1, 1, 1, 1), (1, 1), "got x .* stride \\(2, 2\\)"),
+        ((2, 3, 3, 3), (1, 1), (3, 0, 0, 0), (1, 1), "padding \\(3, 0, 0, 0\\)"),
+        ((2, 3, 3, 3), (1, 1), (1, 1, 1, 1), (2, 2), "dilation \\(2, 2\\)"),
+        ((2, 4, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), "w's channels matching x's"),
+    ],
+)
+def test_refuses_what_it_does_not_compute(w_shape, stride, padding, dilation, message):
+    x, w = np.zeros((1, 3, 5, 5), np.float32), np.zeros(w_shape, np.float32)
+    with pytest.raises(ValueError, match=message):
+        cpu.conv2d_winograd_forward(x, w, stride, padding, dilation)
+
+
+def test_refuses_an_empty_output():
+    x, w = np.zeros((1, 3, 1, 4), np.float32), np.zeros((2, 3, 3, 3), np.float32)
+    with pytest.raises(ValueError, match="empty output"):
+        cpu.conv2d_winograd_forward(x, w, (1, 1), (0, 0, 1, 1), (1, 1))
+
+
+def test_parts_restore_blas_threads_and_raise_a_failing_part():
+    before = blas_threads()
+    seen = []
+
+    def part(fail: bool) -> int:
+        seen.append((blas_threads(), _parallel.thread_count()))
+        if fail:
+            raise RuntimeError("part failed")
+        return len(seen)
+
+    with pytest.raises(RuntimeError, match="part failed"):
+        _parallel.run_parts([lambda: part(False), lambda: part(True)])
+    assert blas_threads() == before
+    # Inside a part BLAS runs on one thread and a nested call does not split again.
+    assert before is not None  # numpy's OpenBLAS is found here
+    assert seen == [(1, 1), (1, 1)]
+    assert sorted(_parallel.run_parts([lambda: 1, lambda: 2])) == [1, 2]
