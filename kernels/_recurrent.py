@@ -52,7 +52,9 @@ _kernel = numba.jit(nogil=True, error_model="numpy")
 # Inlined at numba's IR level, as `_cpu` does with the `_rowwise` bodies.
 _body = numba.jit(error_model="numpy", inline="always")
 _step_forward: Any = _body(_recurrent_steps.recurrent_step_forward)
+_step_skip: Any = _body(_recurrent_steps.recurrent_step_skip)
 _step_backward: Any = _body(_recurrent_steps.recurrent_step_backward)
+_step_backward_skip: Any = _body(_recurrent_steps.recurrent_step_backward_skip)
 _embedding_row: Any = _body(_recurrent_steps.embedding_row)
 _embedding_grad_column: Any = _body(_recurrent_steps.embedding_grad_column)
 
@@ -73,9 +75,16 @@ def _forward_loop(
     for s in range(steps):
         p = steps - 1 - s if reverse else s
         np.dot(hs[s, r0:r1], w_hh_t, gh[r0:r1])
+        # Live rows, then the rows past their length, as two passes: with the skip
+        # inside the same row loop, numba's code for it was 1.5x slower (12 against 7.9 ms).
         for b in range(r0, r1):
-            for j in range(units):
-                _step_forward(mode, xw, gh, bhh, lengths, state, s, p, b, j)
+            if p < lengths[b]:
+                for j in range(units):
+                    _step_forward(mode, xw, gh, bhh, state, s, p, b, j)
+        for b in range(r0, r1):
+            if p >= lengths[b]:
+                for j in range(units):
+                    _step_skip(state, s, p, b, j)
 
 
 @_kernel
@@ -91,9 +100,15 @@ def _backward_loop(
             dc[b, j] = final[1][b, j]
     for s in range(steps - 1, -1, -1):
         p = steps - 1 - s if reverse else s
+        # Two passes as forward; here the rows past their length first (any order: rows are independent).
         for b in range(r0, r1):
-            for j in range(units):
-                _step_backward(mode, dy, lengths, saved, carry, gate_grads, s, p, b, j)
+            if p >= lengths[b]:
+                for j in range(units):
+                    _step_backward_skip(carry, gate_grads, s, p, b, j)
+        for b in range(r0, r1):
+            if p < lengths[b]:
+                for j in range(units):
+                    _step_backward(mode, dy, saved, carry, gate_grads, s, p, b, j)
         # d(h_prev) = the direct part + dgh[s] @ W_hh; the cell gradient flows directly.
         np.dot(gate_grads[1][s, r0:r1], w_hh, dh[r0:r1])
         for b in range(r0, r1):

@@ -14,7 +14,9 @@ Layout shared by every body (T steps, B batch rows, H hidden units):
   state; the reverse direction's step s reads position T-1-s);
 - `act` (T, B, S): what the backward step needs, by position;
 - `lengths` (B,): a row's positions at and past its length are skipped: the
-  state is carried through unchanged and the output there is 0.
+  state is carried through unchanged and the output there is 0. The callers
+  test the length and call the `_skip` body there: tested inside the step
+  body, the branch made the CPU loop 1.6x slower (numba, LSTM: 12.6 against 7.7 ms).
 
 Modes: 0 RNN with tanh, 1 RNN with ReLU, 2 LSTM (gates i, f, g, o), 3 GRU
 (gates r, z, n). Gate k of unit j sits at column k*H + j.
@@ -34,8 +36,21 @@ __all__ = [
     "embedding_grad_column",
     "embedding_row",
     "recurrent_step_backward",
+    "recurrent_step_backward_skip",
     "recurrent_step_forward",
+    "recurrent_step_skip",
 ]
+
+
+def recurrent_step_skip(state: Any, s: int, p: int, b: int, j: int) -> None:
+    """Unit j of batch row b at step s, past the row's length: the state carried through, act and y 0."""
+    hs, cs, act, y = state
+    h_units = hs.shape[2]
+    hs[s + 1, b, j] = hs[s, b, j]
+    cs[s + 1, b, j] = cs[s, b, j]
+    for k in range(act.shape[2] // h_units):
+        act[p, b, k * h_units + j] = 0.0
+    y[p, b, j] = 0.0
 
 
 def recurrent_step_forward(
@@ -43,27 +58,19 @@ def recurrent_step_forward(
     xw: Any,
     gh: Any,
     bhh: Any,
-    lengths: Any,
     state: Any,
     s: int,
     p: int,
     b: int,
     j: int,
 ) -> None:
-    """Unit j of batch row b at step s (position p): the new state, what backward needs, the output.
+    """Unit j of batch row b at step s (position p, within the row's length): the new state, what backward needs, the output.
 
     `state` is (hs, cs, act, y).
     """
     hs, cs, act, y = state
     h_units = hs.shape[2]
     h_prev = hs[s, b, j]
-    if p >= lengths[b]:
-        hs[s + 1, b, j] = h_prev
-        cs[s + 1, b, j] = cs[s, b, j]
-        for k in range(act.shape[2] // h_units):
-            act[p, b, k * h_units + j] = 0.0
-        y[p, b, j] = 0.0
-        return
     if mode == 2:
         i_g = 1.0 / (1.0 + math.exp(-(xw[p, b, j] + gh[b, j] + bhh[j])))
         f_at = h_units + j
@@ -111,10 +118,23 @@ def recurrent_step_forward(
     y[p, b, j] = h
 
 
+def recurrent_step_backward_skip(
+    carry: Any, gate_grads: Any, s: int, p: int, b: int, j: int
+) -> None:
+    """Unit j of batch row b at step s, past the row's length: zero gate gradients, the state's passed back."""
+    dh, dc, dh_prev, dc_prev = carry
+    dgi, dgh = gate_grads
+    h_units = dh.shape[1]
+    for k in range(dgi.shape[2] // h_units):
+        dgi[p, b, k * h_units + j] = 0.0
+        dgh[s, b, k * h_units + j] = 0.0
+    dh_prev[b, j] = dh[b, j]
+    dc_prev[b, j] = dc[b, j]
+
+
 def recurrent_step_backward(
     mode: int,
     dy: Any,
-    lengths: Any,
     saved: Any,
     carry: Any,
     gate_grads: Any,
@@ -136,14 +156,6 @@ def recurrent_step_backward(
     dh, dc, dh_prev, dc_prev = carry
     dgi, dgh = gate_grads
     h_units = hs.shape[2]
-    gates = dgi.shape[2] // h_units
-    if p >= lengths[b]:
-        for k in range(gates):
-            dgi[p, b, k * h_units + j] = 0.0
-            dgh[s, b, k * h_units + j] = 0.0
-        dh_prev[b, j] = dh[b, j]
-        dc_prev[b, j] = dc[b, j]
-        return
     g = dh[b, j] + dy[p, b, j]
     if mode == 2:
         i_g = act[p, b, j]

@@ -32,7 +32,11 @@ __all__ = [
 Array = Any
 
 _step_forward: Any = cuda.jit(device=True)(_recurrent_steps.recurrent_step_forward)
+_step_skip: Any = cuda.jit(device=True)(_recurrent_steps.recurrent_step_skip)
 _step_backward: Any = cuda.jit(device=True)(_recurrent_steps.recurrent_step_backward)
+_step_backward_skip: Any = cuda.jit(device=True)(
+    _recurrent_steps.recurrent_step_backward_skip
+)
 _embedding_row: Any = cuda.jit(device=True)(_recurrent_steps.embedding_row)
 _embedding_grad_column: Any = cuda.jit(device=True)(
     _recurrent_steps.embedding_grad_column
@@ -45,7 +49,11 @@ def _forward_step(
 ) -> None:
     rows, units = state[0].shape[1], state[0].shape[2]
     for e in range(cuda.grid(1), rows * units, cuda.gridsize(1)):
-        _step_forward(mode, xw, gh, bhh, lengths, state, s, p, e // units, e % units)
+        b, j = e // units, e % units
+        if p >= lengths[b]:
+            _step_skip(state, s, p, b, j)
+        else:
+            _step_forward(mode, xw, gh, bhh, state, s, p, b, j)
 
 
 @cuda.jit
@@ -54,9 +62,11 @@ def _backward_step(
 ) -> None:  # fmt: skip
     rows, units = dy.shape[1], dy.shape[2]
     for e in range(cuda.grid(1), rows * units, cuda.gridsize(1)):
-        _step_backward(
-            mode, dy, lengths, saved, carry, gate_grads, s, p, e // units, e % units
-        )
+        b, j = e // units, e % units
+        if p >= lengths[b]:
+            _step_backward_skip(carry, gate_grads, s, p, b, j)
+        else:
+            _step_backward(mode, dy, saved, carry, gate_grads, s, p, b, j)
 
 
 @cuda.jit
