@@ -56,6 +56,7 @@ from ._recurrent import (  # the recurrent layers and the embedding lookup
     recurrent_backward as recurrent_backward,
     recurrent_forward as recurrent_forward,
 )
+from ._row_blocks import in_row_blocks
 from ._spatial import ConvGeometry, SpatialPrimitives, spatial_kernels
 from ._wrappers import (
     OptimizerPrimitives,
@@ -233,28 +234,35 @@ dense_backward_sgd = dense_sgd_kernel(
 
 # --- softmax and losses ---------------------------------------------------------------
 @_kernel
-def _softmax_rows(x: Array, out: Array, log: bool) -> None:
-    for i in range(x.shape[0]):
+def _softmax_rows(x: Array, out: Array, log: bool, r0: int, r1: int) -> None:
+    for i in range(r0, r1):
         _softmax_row(x, out, log, i)
 
 
 @_kernel
-def _softmax_grad_rows(dy: Array, y: Array, out: Array, log: bool) -> None:
-    for i in range(dy.shape[0]):
+def _softmax_grad_rows(
+    dy: Array, y: Array, out: Array, log: bool, r0: int, r1: int
+) -> None:
+    for i in range(r0, r1):
         _softmax_grad_row(dy, y, out, log, i)
+
+
+# Rows a thread takes at least (attention's score rows: one thread's 512 rows of 64 take ~0.1 ms).
+_SOFTMAX_BLOCK_ROWS = 512
 
 
 def _rows(x: Array, log: bool) -> Array:
     check_float_array("x", x, 2)
     out = np.empty_like(x)
-    _softmax_rows(x, out, log)
+    in_row_blocks(_softmax_rows, x.shape[0], _SOFTMAX_BLOCK_ROWS, x, out, log)
     return out
 
 
 def _rows_grad(dy: Array, y: Array, log: bool) -> Array:
     check_float_array("dy", dy, 2)
     out = np.empty_like(dy)
-    _softmax_grad_rows(dy, y, out, log)
+    rows = dy.shape[0]
+    in_row_blocks(_softmax_grad_rows, rows, _SOFTMAX_BLOCK_ROWS, dy, y, out, log)
     return out
 
 

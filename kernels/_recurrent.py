@@ -11,10 +11,10 @@ Inside the loop BLAS runs on one thread: each step's product is small
 thread, while idle BLAS workers spin-wait for the next call and take the
 cores the loop needs (measured on 2 cores: an LSTM layer of 32 steps, batch
 128, hidden 64, ran 13x slower with two BLAS threads than with one). The
-cores are used instead by splitting the batch: rows are independent through
-time, so each of the threads BLAS was allowed (`runtime_num_threads`) runs the
-whole loop on its own block of rows, the loops releasing the GIL (the gates,
-not the products, are most of a step: 12 of 14 ms forward in the case above).
+cores are used instead by splitting the batch (`_row_blocks`): rows are
+independent through time, so each thread runs the whole loop on its own block
+of rows (the gates, not the products, are most of a step: 8 of 9.4 ms forward
+in the case above).
 
 Not cached on disk: numba keys a cache on the kernel's own file only, and the
 step bodies live in another file (`_numba_cache` covers `_cpu.py` alone).
@@ -22,22 +22,16 @@ step bodies live in another file (`_numba_cache` covers `_cpu.py` alone).
 
 from __future__ import annotations
 
-import itertools
-import os
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numba
 import numpy as np
 import numpy.typing as npt
 
-# Loads the BLAS library numba's np.dot calls, so that the controller below sees it.
-import scipy.linalg.cython_blas  # noqa: F401
-from threadpoolctl import ThreadpoolController  # type: ignore[import-untyped]
-
 from . import _recurrent_steps
 from ._checks import check_float_array
 from ._recurrent_api import RecurrentPrimitives, recurrent_kernels
+from ._row_blocks import in_row_blocks
 
 __all__ = [
     "embedding_backward",
@@ -129,46 +123,8 @@ def _scatter_add(dy: Array, ids: Array, dtable: Array) -> None:
         _embedding_grad_column(dy, ids, dtable, e)
 
 
-# The BLAS libraries loaded (numpy's, and scipy's that numba's np.dot calls), set
-# directly: a `threadpoolctl` limit re-reads every library each time (milliseconds a step).
-_BLAS_LIBS = ThreadpoolController().select(user_api="blas").lib_controllers
 # Rows below which a block's product and gates are too small to be worth a thread.
 _MIN_BLOCK_ROWS = 8
-_POOL: ThreadPoolExecutor | None = None
-
-
-def _pool() -> ThreadPoolExecutor:
-    global _POOL
-    if _POOL is None:
-        _POOL = ThreadPoolExecutor(
-            max_workers=(os.cpu_count() or 1), thread_name_prefix="cadence-recurrent"
-        )
-    return _POOL
-
-
-def _row_blocks(rows: int, threads: int) -> list[tuple[int, int]]:
-    count = max(1, min(threads, rows // _MIN_BLOCK_ROWS))
-    bounds = [rows * i // count for i in range(count + 1)]
-    return list(itertools.pairwise(bounds))
-
-
-def _in_row_blocks(loop: Any, rows: int, *args: Any) -> None:
-    """Run `loop(*args, r0, r1)` over blocks of rows, one thread each, BLAS on one thread."""
-    before = [lib.get_num_threads() for lib in _BLAS_LIBS]
-    blocks = _row_blocks(rows, max(before, default=1))
-    for lib in _BLAS_LIBS:
-        lib.set_num_threads(1)
-    try:
-        # The other blocks on pool threads, the first on this one. Each loop is a
-        # finite compiled computation, so waiting for its result is bounded by it.
-        pool = _pool()
-        others = [pool.submit(loop, *args, *block) for block in blocks[1:]]
-        loop(*args, *blocks[0])
-        for job in others:
-            job.result()
-    finally:
-        for lib, n in zip(_BLAS_LIBS, before, strict=True):
-            lib.set_num_threads(n)
 
 
 def _array(name: str, a: Array, ndim: int) -> Array:
@@ -180,13 +136,16 @@ def _forward(mode: int, xw: Array, w_hh: Array, *rest: Any) -> None:
     # The loop multiplies by W_hh^T every step: transpose it once, contiguous for BLAS.
     _, rows, gates = xw.shape
     gh = np.empty((rows, gates), xw.dtype)
-    _in_row_blocks(
-        _forward_loop, rows, mode, xw, np.ascontiguousarray(w_hh.T), *rest, gh
-    )
+    w_hh_t = np.ascontiguousarray(w_hh.T)
+    args = (mode, xw, w_hh_t, *rest, gh)
+    in_row_blocks(_forward_loop, rows, _MIN_BLOCK_ROWS, *args, calls_blas=True)
 
 
 def _backward(mode: int, dy: Array, *rest: Any) -> None:
-    _in_row_blocks(_backward_loop, dy.shape[1], mode, dy, *rest)
+    rows = dy.shape[1]
+    in_row_blocks(
+        _backward_loop, rows, _MIN_BLOCK_ROWS, mode, dy, *rest, calls_blas=True
+    )
 
 
 recurrent_forward, recurrent_backward, embedding_forward, embedding_backward = (
