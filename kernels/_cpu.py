@@ -1,9 +1,11 @@
 """CPU kernels: numba loops for elementwise and fused work, numpy's BLAS for matmuls.
 
 Every public function has the name and signature of its `reference` twin.
-Kernels are single-threaded (`nogil`, no `parallel=True`): BLAS owns the
-cores during matmuls and the loops run between them, so the process never
-runs more compute threads than BLAS is allowed (see `CPUTarget.configure_threads`).
+Kernels are `nogil` loops, no `parallel=True`: BLAS owns the cores during
+matmuls and the loops run between them; loops over independent rows (softmax
+here) split their rows over as many threads as BLAS is allowed, BLAS on one
+thread meanwhile (`_row_blocks`), so the process never runs more compute
+threads than BLAS is allowed (see `CPUTarget.configure_threads`).
 
 On-disk caching covers `_scalar.py` and `_rowwise.py` too (see `_numba_cache`). The functions
 shared with the CUDA table (activations, softmax, optimizer updates) are built
