@@ -40,6 +40,17 @@ def _pool() -> ThreadPoolExecutor:
     return _POOL
 
 
+def _forget_pool() -> None:
+    # A forked child (multiprocessing's fork start, a launcher) has none of the parent's
+    # pool threads but the executor would count them as running and start no new one:
+    # a block submitted there would never run. The child starts its own pool.
+    global _POOL
+    _POOL = None
+
+
+os.register_at_fork(after_in_child=_forget_pool)
+
+
 def row_blocks(rows: int, threads: int, min_rows: int) -> list[tuple[int, int]]:
     """[(start, stop)] cutting `rows` into at most `threads` blocks of `min_rows` rows or more."""
     count = max(1, min(threads, rows // max(min_rows, 1)))

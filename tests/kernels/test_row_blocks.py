@@ -78,3 +78,21 @@ def test_split_rows_match_reference_repeat_exactly_and_restore_blas(case, thread
         np.testing.assert_allclose(g, w, rtol=1e-9, atol=1e-11)
         np.testing.assert_array_equal(g, a)
     assert after == {threads}
+
+
+def _softmax_in_child(x):
+    return cpu.softmax_forward(x)
+
+
+def test_a_forked_child_splits_rows_on_its_own_pool():
+    # The parent's pool threads do not exist in a forked child: blocks submitted to the
+    # parent's executor there would wait forever. The child must get a pool of its own.
+    import multiprocessing
+
+    x = np.random.default_rng(0).normal(size=(2100, 9))
+    with threadpool_limits(limits=2, user_api="blas"):
+        cpu.softmax_forward(x)  # the parent's pool exists from here
+        context = multiprocessing.get_context("fork")
+        with context.Pool(1) as pool:
+            got = pool.apply_async(_softmax_in_child, (x,)).get(timeout=120)
+    np.testing.assert_allclose(got, reference.softmax_forward(x), rtol=1e-9)
