@@ -17,6 +17,7 @@ import numpy.typing as npt
 from . import _attention_math as m, _numba_cache
 from ._attention_wrappers import ATTENTION_KERNELS, batch_matmul_shape, norm_kernels
 from ._checks import check_float_array, check_same_shape
+from ._row_blocks import in_row_blocks
 
 __all__ = list(ATTENTION_KERNELS)
 
@@ -24,16 +25,28 @@ Array = npt.NDArray[Any]
 
 _body = numba.jit(error_model="numpy", inline="always")
 _built: list[Any] = [_body(getattr(m, name)) for name in m.BODY_NAMES]
-_smooth, _smooth_grad, _norm_fwd_row, _norm_bwd_row, _norm_param = _built
+_smooth, _smooth_grad, _norm_fwd_row, _norm_bwd_row, _, _norm_param_row = _built
 _CACHE = _numba_cache.install(__file__, m.__file__)
 _kernel = numba.jit(nogil=True, cache=_CACHE, error_model="numpy")
+# The normalization loops are sums over rows: reassociation lets LLVM vectorize them
+# (one add chain at a time, they waited on the add's latency).
+_norm_kernel = numba.jit(
+    nogil=True, cache=_CACHE, error_model="numpy", fastmath={"reassoc", "contract"}
+)
 
 
-@_kernel
-def _norm_fwd(x: Array, params: Any, eps: float, lay: Any, y: Array, st: Array) -> None:
+@_norm_kernel
+def _norm_fwd(
+    x: Array, params: Any, eps: float, lay: Any, y: Array, st: Array, r0: int, r1: int
+) -> None:
     # params is (gamma, beta): one argument, so the signature fits a line.
-    for i in range(x.shape[0]):
+    for i in range(r0, r1):
         _norm_fwd_row(x, params[0], params[1], eps, lay, y, st, i)
+
+
+def _block_rows(x: Array) -> int:
+    # Rows a thread takes at least: about 32k elements (a layer norm's 256 rows of 128).
+    return max(1, 32768 // max(int(x.shape[1]), 1))
 
 
 def _rows_forward(
@@ -41,27 +54,36 @@ def _rows_forward(
 ) -> tuple[Array, Array]:
     y = np.empty_like(x)
     stats = np.empty((2, x.shape[0]), x.dtype)
-    _norm_fwd(x, (gamma, beta), float(eps), layout, y, stats)
+    args = (x, (gamma, beta), float(eps), layout, y, stats)
+    in_row_blocks(_norm_fwd, x.shape[0], _block_rows(x), *args)
     return y, stats
 
 
-@_kernel
+@_norm_kernel
 def _norm_bwd(
-    dy: Array, x: Array, g: Array, st: Array, lay: Any, dx: Array, dp: Array
-) -> None:
-    for i in range(x.shape[0]):
+    dy: Array, x: Array, g: Array, st: Array, lay: Any, dx: Array, acc: Array, r0: int, r1: int
+) -> None:  # fmt: skip
+    for i in range(r0, r1):
         _norm_bwd_row(dy, x, g, st, lay, dx, i)
-    for c in range(g.size):
-        _norm_param(dy, x, st, lay, dp, c)
+        _norm_param_row(dy, x, st, lay, acc, i)
 
 
 def _rows_backward(
     dy: Array, x: Array, gamma: Array, stats: Array, layout: tuple[int, int]
 ) -> tuple[Array, Array]:
     dx = np.empty_like(x)
-    dparams = np.empty((2, gamma.size), x.dtype)
-    _norm_bwd(dy, x, gamma, stats, layout, dx, dparams)
-    return dx, dparams
+    # gamma's and beta's gradients: each block of rows sums into its own float64
+    # array, added in row order afterwards (the same result on every run).
+    partial: dict[int, Array] = {}
+
+    def block(r0: int, r1: int) -> None:
+        acc = np.zeros((2, gamma.size), np.float64)
+        _norm_bwd(dy, x, gamma, stats, layout, dx, acc, r0, r1)
+        partial[r0] = acc
+
+    in_row_blocks(block, x.shape[0], _block_rows(x))
+    dparams = sum(partial[r0] for r0 in sorted(partial))
+    return dx, np.asarray(dparams, x.dtype)
 
 
 layer_norm_forward, layer_norm_backward, group_norm_forward, group_norm_backward = (

@@ -22,6 +22,7 @@ __all__ = [
     "BODY_NAMES",
     "SMOOTH_ACT_CODES",
     "norm_param_grad",
+    "norm_param_grad_row",
     "norm_row_backward",
     "norm_row_forward",
     "smooth_act",
@@ -35,6 +36,7 @@ BODY_NAMES = (
     "norm_row_forward",
     "norm_row_backward",
     "norm_param_grad",
+    "norm_param_grad_row",
 )
 
 # Codes of `smooth_act`; `alpha` is the negative slope of leaky relu and unused otherwise.
@@ -99,8 +101,10 @@ def norm_row_forward(
         d = x[i, j] - mu
         q += d * d
     r = 1.0 / math.sqrt(q / length + eps)
+    span = layout[1]
     for j in range(length):
-        c = base + j // layout[1]
+        # Layer norm (span 1) skips the integer division: it was most of the loop's time.
+        c = base + (j if span == 1 else j // span)
         y[i, j] = (x[i, j] - mu) * r * gamma[c] + beta[c]
     stats[0, i] = mu
     stats[1, i] = r
@@ -114,16 +118,17 @@ def norm_row_backward(
     base = (i % layout[0]) * (length // layout[1])
     mu = stats[0, i]
     r = stats[1, i]
+    span = layout[1]  # as in the forward, no division for layer norm (span 1)
     sg = 0.0
     sgx = 0.0
     for j in range(length):
-        g = dy[i, j] * gamma[base + j // layout[1]]
+        g = dy[i, j] * gamma[base + (j if span == 1 else j // span)]
         sg += g
         sgx += g * (x[i, j] - mu) * r
     a = sg / length
     b = sgx / length
     for j in range(length):
-        g = dy[i, j] * gamma[base + j // layout[1]]
+        g = dy[i, j] * gamma[base + (j if span == 1 else j // span)]
         dx[i, j] = r * (g - a - (x[i, j] - mu) * r * b)
 
 
@@ -143,3 +148,23 @@ def norm_param_grad(
             sb += dy[i, j]
     dparams[0, c] = sg
     dparams[1, c] = sb
+
+
+def norm_param_grad_row(
+    dy: Any, x: Any, stats: Any, layout: Any, acc: Any, i: int
+) -> None:
+    """Row i's terms of gamma's and beta's gradients, added into acc[0, c] and acc[1, c].
+
+    The same sums as `norm_param_grad`, in row order: the CPU's traversal (contiguous
+    reads; by element, a layer norm's (8192, 128) gradient took 3 ms of strided reads),
+    where CUDA sums one element per thread (no two threads add into one place).
+    """
+    length = x.shape[1]
+    base = (i % layout[0]) * (length // layout[1])
+    span = layout[1]
+    mu = stats[0, i]
+    r = stats[1, i]
+    for j in range(length):
+        c = base + (j if span == 1 else j // span)
+        acc[0, c] += dy[i, j] * (x[i, j] - mu) * r
+        acc[1, c] += dy[i, j]

@@ -1,11 +1,12 @@
 """CPU kernels: numba loops for elementwise and fused work, numpy's BLAS for matmuls.
 
 Every public function has the name and signature of its `reference` twin.
-Kernels are single-threaded (`nogil`, no `parallel=True`): BLAS owns the
-cores during matmuls and the loops run between them, so the process never
-runs more compute threads than BLAS is allowed (see `CPUTarget.configure_threads`).
-The convolution's im2col and col2im loops, and the Winograd kernels, split their
-images over that many threads instead (`_parallel`, BLAS single-threaded meanwhile).
+Kernels are `nogil` loops, no `parallel=True`: BLAS owns the cores during
+matmuls and the loops run between them. Loops over independent items (softmax
+rows, im2col and col2im images, the Winograd kernels' blocks) split them over
+as many threads as BLAS is allowed, BLAS on one thread meanwhile (`_parallel`),
+so the process never runs more compute threads than BLAS is allowed (see
+`CPUTarget.configure_threads`).
 
 On-disk caching covers `_scalar.py` and `_rowwise.py` too (see `_numba_cache`). The functions
 shared with the CUDA table (activations, softmax, optimizer updates) are built
@@ -60,6 +61,7 @@ from ._recurrent import (  # the recurrent layers and the embedding lookup
     recurrent_backward as recurrent_backward,
     recurrent_forward as recurrent_forward,
 )
+from ._row_blocks import in_row_blocks
 from ._spatial import ConvGeometry, SpatialPrimitives, spatial_kernels
 from ._winograd import (
     conv2d_winograd_backward as conv2d_winograd_backward,
@@ -241,28 +243,35 @@ dense_backward_sgd = dense_sgd_kernel(
 
 # --- softmax and losses ---------------------------------------------------------------
 @_kernel
-def _softmax_rows(x: Array, out: Array, log: bool) -> None:
-    for i in range(x.shape[0]):
+def _softmax_rows(x: Array, out: Array, log: bool, r0: int, r1: int) -> None:
+    for i in range(r0, r1):
         _softmax_row(x, out, log, i)
 
 
 @_kernel
-def _softmax_grad_rows(dy: Array, y: Array, out: Array, log: bool) -> None:
-    for i in range(dy.shape[0]):
+def _softmax_grad_rows(
+    dy: Array, y: Array, out: Array, log: bool, r0: int, r1: int
+) -> None:
+    for i in range(r0, r1):
         _softmax_grad_row(dy, y, out, log, i)
+
+
+# Rows a thread takes at least (attention's score rows: one thread's 512 rows of 64 take ~0.1 ms).
+_SOFTMAX_BLOCK_ROWS = 512
 
 
 def _rows(x: Array, log: bool) -> Array:
     check_float_array("x", x, 2)
     out = np.empty_like(x)
-    _softmax_rows(x, out, log)
+    in_row_blocks(_softmax_rows, x.shape[0], _SOFTMAX_BLOCK_ROWS, x, out, log)
     return out
 
 
 def _rows_grad(dy: Array, y: Array, log: bool) -> Array:
     check_float_array("dy", dy, 2)
     out = np.empty_like(dy)
-    _softmax_grad_rows(dy, y, out, log)
+    rows = dy.shape[0]
+    in_row_blocks(_softmax_grad_rows, rows, _SOFTMAX_BLOCK_ROWS, dy, y, out, log)
     return out
 
 

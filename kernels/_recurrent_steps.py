@@ -14,10 +14,17 @@ Layout shared by every body (T steps, B batch rows, H hidden units):
   state; the reverse direction's step s reads position T-1-s);
 - `act` (T, B, S): what the backward step needs, by position;
 - `lengths` (B,): a row's positions at and past its length are skipped: the
-  state is carried through unchanged and the output there is 0.
+  state is carried through unchanged and the output there is 0. The callers
+  test the length and call the `_skip` body there: tested inside the step
+  body, the branch made the CPU loop 1.6x slower (numba, LSTM: 12.6 against 7.7 ms).
 
 Modes: 0 RNN with tanh, 1 RNN with ReLU, 2 LSTM (gates i, f, g, o), 3 GRU
 (gates r, z, n). Gate k of unit j sits at column k*H + j.
+
+tanh(v) is written as sign(v) * (1 - e) / (1 + e) with e = exp(-2|v|): on the CPU
+one `exp` costs a quarter of libm's `tanh` (measured: 4 against 16 ns in float32),
+and the gates are most of a step's time; e <= 1, so nothing overflows on any target.
+The formula is exact to a few float64 ulps of 1 (so float32 results are rounded once).
 """
 
 from __future__ import annotations
@@ -29,8 +36,21 @@ __all__ = [
     "embedding_grad_column",
     "embedding_row",
     "recurrent_step_backward",
+    "recurrent_step_backward_skip",
     "recurrent_step_forward",
+    "recurrent_step_skip",
 ]
+
+
+def recurrent_step_skip(state: Any, s: int, p: int, b: int, j: int) -> None:
+    """Unit j of batch row b at step s, past the row's length: the state carried through, act and y 0."""
+    hs, cs, act, y = state
+    h_units = hs.shape[2]
+    hs[s + 1, b, j] = hs[s, b, j]
+    cs[s + 1, b, j] = cs[s, b, j]
+    for k in range(act.shape[2] // h_units):
+        act[p, b, k * h_units + j] = 0.0
+    y[p, b, j] = 0.0
 
 
 def recurrent_step_forward(
@@ -38,37 +58,32 @@ def recurrent_step_forward(
     xw: Any,
     gh: Any,
     bhh: Any,
-    lengths: Any,
     state: Any,
     s: int,
     p: int,
     b: int,
     j: int,
 ) -> None:
-    """Unit j of batch row b at step s (position p): the new state, what backward needs, the output.
+    """Unit j of batch row b at step s (position p, within the row's length): the new state, what backward needs, the output.
 
     `state` is (hs, cs, act, y).
     """
     hs, cs, act, y = state
     h_units = hs.shape[2]
     h_prev = hs[s, b, j]
-    if p >= lengths[b]:
-        hs[s + 1, b, j] = h_prev
-        cs[s + 1, b, j] = cs[s, b, j]
-        for k in range(act.shape[2] // h_units):
-            act[p, b, k * h_units + j] = 0.0
-        y[p, b, j] = 0.0
-        return
     if mode == 2:
         i_g = 1.0 / (1.0 + math.exp(-(xw[p, b, j] + gh[b, j] + bhh[j])))
         f_at = h_units + j
         f_g = 1.0 / (1.0 + math.exp(-(xw[p, b, f_at] + gh[b, f_at] + bhh[f_at])))
         g_at = 2 * h_units + j
-        g_g = math.tanh(xw[p, b, g_at] + gh[b, g_at] + bhh[g_at])
+        g_pre = xw[p, b, g_at] + gh[b, g_at] + bhh[g_at]
+        g_e = math.exp(-2.0 * abs(g_pre))
+        g_g = math.copysign((1.0 - g_e) / (1.0 + g_e), g_pre)
         o_at = 3 * h_units + j
         o_g = 1.0 / (1.0 + math.exp(-(xw[p, b, o_at] + gh[b, o_at] + bhh[o_at])))
         c = f_g * cs[s, b, j] + i_g * g_g
-        h = o_g * math.tanh(c)
+        c_e = math.exp(-2.0 * abs(c))
+        h = o_g * math.copysign((1.0 - c_e) / (1.0 + c_e), c)
         cs[s + 1, b, j] = c
         act[p, b, j] = i_g
         act[p, b, f_at] = f_g
@@ -80,7 +95,9 @@ def recurrent_step_forward(
         z_g = 1.0 / (1.0 + math.exp(-(xw[p, b, z_at] + gh[b, z_at] + bhh[z_at])))
         n_at = 2 * h_units + j
         h_n = gh[b, n_at] + bhh[n_at]
-        n_g = math.tanh(xw[p, b, n_at] + r_g * h_n)
+        n_pre = xw[p, b, n_at] + r_g * h_n
+        n_e = math.exp(-2.0 * abs(n_pre))
+        n_g = math.copysign((1.0 - n_e) / (1.0 + n_e), n_pre)
         h = n_g + z_g * (h_prev - n_g)
         cs[s + 1, b, j] = 0.0
         act[p, b, j] = r_g
@@ -89,17 +106,35 @@ def recurrent_step_forward(
         act[p, b, 3 * h_units + j] = h_n
     else:
         pre = xw[p, b, j] + gh[b, j] + bhh[j]
-        h = math.tanh(pre) if mode == 0 else max(pre, 0.0)
+        pre_e = math.exp(-2.0 * abs(pre))
+        h = (
+            math.copysign((1.0 - pre_e) / (1.0 + pre_e), pre)
+            if mode == 0
+            else max(pre, 0.0)
+        )
         cs[s + 1, b, j] = 0.0
         act[p, b, j] = h
     hs[s + 1, b, j] = h
     y[p, b, j] = h
 
 
+def recurrent_step_backward_skip(
+    carry: Any, gate_grads: Any, s: int, p: int, b: int, j: int
+) -> None:
+    """Unit j of batch row b at step s, past the row's length: zero gate gradients, the state's passed back."""
+    dh, dc, dh_prev, dc_prev = carry
+    dgi, dgh = gate_grads
+    h_units = dh.shape[1]
+    for k in range(dgi.shape[2] // h_units):
+        dgi[p, b, k * h_units + j] = 0.0
+        dgh[s, b, k * h_units + j] = 0.0
+    dh_prev[b, j] = dh[b, j]
+    dc_prev[b, j] = dc[b, j]
+
+
 def recurrent_step_backward(
     mode: int,
     dy: Any,
-    lengths: Any,
     saved: Any,
     carry: Any,
     gate_grads: Any,
@@ -121,21 +156,15 @@ def recurrent_step_backward(
     dh, dc, dh_prev, dc_prev = carry
     dgi, dgh = gate_grads
     h_units = hs.shape[2]
-    gates = dgi.shape[2] // h_units
-    if p >= lengths[b]:
-        for k in range(gates):
-            dgi[p, b, k * h_units + j] = 0.0
-            dgh[s, b, k * h_units + j] = 0.0
-        dh_prev[b, j] = dh[b, j]
-        dc_prev[b, j] = dc[b, j]
-        return
     g = dh[b, j] + dy[p, b, j]
     if mode == 2:
         i_g = act[p, b, j]
         f_g = act[p, b, h_units + j]
         g_g = act[p, b, 2 * h_units + j]
         o_g = act[p, b, 3 * h_units + j]
-        tc = math.tanh(cs[s + 1, b, j])
+        c = cs[s + 1, b, j]
+        c_e = math.exp(-2.0 * abs(c))
+        tc = math.copysign((1.0 - c_e) / (1.0 + c_e), c)
         d_c = dc[b, j] + g * o_g * (1.0 - tc * tc)
         d_i = d_c * g_g * i_g * (1.0 - i_g)
         d_f = d_c * cs[s, b, j] * f_g * (1.0 - f_g)

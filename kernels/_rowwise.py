@@ -34,16 +34,21 @@ def softmax_row(x: Any, out: Any, log: bool, i: int) -> None:
     for j in range(1, c):
         mx = max(mx, x[i, j])
     s = 0.0
-    for j in range(c):
-        s += math.exp(x[i, j] - mx)
     if log:
+        for j in range(c):
+            s += math.exp(x[i, j] - mx)
         lse = math.log(s)
         for j in range(c):
             out[i, j] = x[i, j] - mx - lse
     else:
+        # Each exp once, kept in `out` and then scaled: exp is most of the row's time.
+        for j in range(c):
+            e = math.exp(x[i, j] - mx)
+            out[i, j] = e
+            s += e
         inv = 1.0 / s
         for j in range(c):
-            out[i, j] = math.exp(x[i, j] - mx) * inv
+            out[i, j] *= inv
 
 
 def softmax_grad_row(dy: Any, y: Any, out: Any, log: bool, i: int) -> None:

@@ -28,7 +28,7 @@ Array = Any
 
 _device = cuda.jit(device=True)
 _built: list[Any] = [_device(getattr(m, name)) for name in m.BODY_NAMES]
-_smooth, _smooth_grad, _norm_fwd_row, _norm_bwd_row, _norm_param = _built
+_smooth, _smooth_grad, _norm_fwd_row, _norm_bwd_row, _norm_param, _ = _built
 
 
 @cuda.jit

@@ -36,7 +36,11 @@ __all__ = [
 Array = Any
 
 _step_forward: Any = cuda.jit(device=True)(_recurrent_steps.recurrent_step_forward)
+_step_skip: Any = cuda.jit(device=True)(_recurrent_steps.recurrent_step_skip)
 _step_backward: Any = cuda.jit(device=True)(_recurrent_steps.recurrent_step_backward)
+_step_backward_skip: Any = cuda.jit(device=True)(
+    _recurrent_steps.recurrent_step_backward_skip
+)
 _embedding_row: Any = cuda.jit(device=True)(_recurrent_steps.embedding_row)
 _embedding_grad_column: Any = cuda.jit(device=True)(
     _recurrent_steps.embedding_grad_column
@@ -75,8 +79,12 @@ def _forward_loop(
             _row_product(hs[s], w_hh, gh, b, True)
             cuda.syncthreads()
             p = steps - 1 - s if reverse else s
+            live = p < lengths[b]
             for j in range(cuda.threadIdx.x, units, cuda.blockDim.x):
-                _step_forward(mode, xw, gh, bhh, lengths, state, s, p, b, j)
+                if live:
+                    _step_forward(mode, xw, gh, bhh, state, s, p, b, j)
+                else:
+                    _step_skip(state, s, p, b, j)
             cuda.syncthreads()
 
 
@@ -94,8 +102,12 @@ def _backward_loop(
         cuda.syncthreads()
         for s in range(steps - 1, -1, -1):
             p = steps - 1 - s if reverse else s
+            live = p < lengths[b]
             for j in range(cuda.threadIdx.x, units, cuda.blockDim.x):
-                _step_backward(mode, dy, lengths, saved, carry, gate_grads, s, p, b, j)
+                if live:
+                    _step_backward(mode, dy, saved, carry, gate_grads, s, p, b, j)
+                else:
+                    _step_backward_skip(carry, gate_grads, s, p, b, j)
             cuda.syncthreads()
             # d(h_prev) = dgh[s] @ W_hh + the direct part; the cell gradient flows directly.
             _row_product(gate_grads[1][s], w_hh, dh, b, False)

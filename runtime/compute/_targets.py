@@ -124,8 +124,10 @@ class Target(abc.ABC):
 class CPUTarget(Target):
     """The built-in CPU target: numba kernels plus numpy's BLAS for matmuls.
 
-    The numba kernels run serially on the calling thread and BLAS runs between
-    them, so at most `num_threads` threads compute at any time.
+    The numba kernels run between BLAS calls, on the calling thread, or split by
+    rows over as many threads as BLAS is allowed with BLAS on one thread
+    meanwhile (`cadence.kernels._row_blocks`), so at most `num_threads` threads
+    compute at any time.
     """
 
     name = "CPU"
@@ -146,7 +148,7 @@ class CPUTarget(Target):
         return (f"host ({os.cpu_count() or 1} logical CPUs)",)
 
     def configure_threads(self, num_threads: int) -> None:
-        """Limit BLAS to `num_threads` threads (numba kernels are single-threaded)."""
+        """Limit BLAS to `num_threads` threads (the row-split numba loops read the same limit)."""
         try:
             from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
         except ImportError:  # pragma: no cover - threadpoolctl is a dependency

@@ -125,3 +125,34 @@ def test_embedding_lookup_and_scatter_add_match_reference(vocab, width, ids, dty
 def test_kernel_arguments_are_checked_by_name(call, message):
     with pytest.raises((ValueError, IndexError), match=message):
         call()
+
+
+@pytest.mark.parametrize(("rows", "threads"), [(16, 2), (23, 2), (40, 3), (9, 2)])
+@pytest.mark.parametrize("mode", [0, 2, 3])
+def test_row_blocks_on_several_threads_match_reference_and_restore_blas(
+    mode, rows, threads
+):
+    # Enough rows for the CPU loops to split the batch over `threads` threads (8 rows a block at least).
+    from threadpoolctl import threadpool_info, threadpool_limits  # type: ignore[import-untyped]
+
+    (xw, h0, c0, w_hh, b_hh, lengths), (dy, dh_n, dc_n) = layer_case(
+        mode, 5, rows, 3, np.float64, rows, True
+    )
+    with threadpool_limits(limits=threads, user_api="blas"):
+        got = cpu.recurrent_forward(mode, xw, h0, c0, w_hh, b_hh, lengths, True)
+        grads = cpu.recurrent_backward(
+            mode, dy, dh_n, dc_n, w_hh, *got[1:], lengths, True
+        )
+        after = {
+            lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"
+        }
+    want = reference.recurrent_forward(mode, xw, h0, c0, w_hh, b_hh, lengths, True)
+    assert_all_close(got, want, np.float64)
+    assert_all_close(
+        grads,
+        reference.recurrent_backward(
+            mode, dy, dh_n, dc_n, w_hh, *want[1:], lengths, True
+        ),
+        np.float64,
+    )
+    assert after == {threads}
