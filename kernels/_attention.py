@@ -17,7 +17,7 @@ import numpy.typing as npt
 from . import _attention_math as m, _numba_cache
 from ._attention_wrappers import ATTENTION_KERNELS, batch_matmul_shape, norm_kernels
 from ._checks import check_float_array, check_same_shape
-from ._row_blocks import in_row_blocks
+from ._parallel import in_spans
 
 __all__ = list(ATTENTION_KERNELS)
 
@@ -55,7 +55,7 @@ def _rows_forward(
     y = np.empty_like(x)
     stats = np.empty((2, x.shape[0]), x.dtype)
     args = (x, (gamma, beta), float(eps), layout, y, stats)
-    in_row_blocks(_norm_fwd, x.shape[0], _block_rows(x), *args)
+    in_spans(_norm_fwd, x.shape[0], _block_rows(x), *args)
     return y, stats
 
 
@@ -81,7 +81,7 @@ def _rows_backward(
         _norm_bwd(dy, x, gamma, stats, layout, dx, acc, r0, r1)
         partial[r0] = acc
 
-    in_row_blocks(block, x.shape[0], _block_rows(x))
+    in_spans(block, x.shape[0], _block_rows(x))
     dparams = sum(partial[r0] for r0 in sorted(partial))
     return dx, np.asarray(dparams, x.dtype)
 

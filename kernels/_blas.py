@@ -21,33 +21,20 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-__all__ = [
-    "accumulate_product",
-    "blas_threads",
-    "has_accumulating_gemm",
-    "set_blas_threads",
-]
+__all__ = ["accumulate_product", "has_accumulating_gemm"]
 
 Array = npt.NDArray[Any]
 
 _ROW_MAJOR, _NO_TRANS, _TRANS = 101, 111, 112
 
 
-def _numpy_cblas() -> dict[Any, Any]:
-    """The `cblas_?gemm` of the OpenBLAS numpy bundles (64-bit integers), by dtype; empty when not found.
-
-    The library's thread-count functions (get, set) come along under the key "threads".
-    """
+def _numpy_cblas() -> dict[np.dtype[Any], Any]:
+    """The `cblas_?gemm` of the OpenBLAS numpy bundles (64-bit integers), by dtype; empty when not found."""
     libs = os.path.join(os.path.dirname(os.path.dirname(np.__file__)), "numpy.libs")
     for path in sorted(glob.glob(os.path.join(libs, "libscipy_openblas64_*.so*"))):
         try:
             lib = ctypes.CDLL(path)
-            found: dict[Any, Any] = {
-                "threads": (
-                    lib.scipy_openblas_get_num_threads64_,
-                    lib.scipy_openblas_set_num_threads64_,
-                )
-            }
+            found = {}
             for dtype, name, scalar in (
                 (np.float32, "scipy_cblas_sgemm64_", ctypes.c_float),
                 (np.float64, "scipy_cblas_dgemm64_", ctypes.c_double),
@@ -66,18 +53,6 @@ def _numpy_cblas() -> dict[Any, Any]:
 
 
 _GEMM = _numpy_cblas()
-_THREADS = _GEMM.pop("threads", None)
-
-
-def blas_threads() -> int | None:
-    """How many threads numpy's BLAS runs a product on now, or None when its library was not found."""
-    return None if _THREADS is None else int(_THREADS[0]())
-
-
-def set_blas_threads(count: int) -> None:
-    """Let numpy's BLAS run products on `count` threads (nothing when its library was not found)."""
-    if _THREADS is not None:
-        _THREADS[1](ctypes.c_int(count))
 
 
 def has_accumulating_gemm() -> bool:

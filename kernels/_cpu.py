@@ -15,7 +15,6 @@ by `_wrappers` from this file's loops.
 
 from __future__ import annotations
 
-import functools
 import weakref
 from collections import OrderedDict
 from typing import Any
@@ -50,7 +49,7 @@ from ._optim_cpu import (
     rmsprop_update as rmsprop_update,
     run_loop,
 )
-from ._parallel import run_parts, thread_count
+from ._parallel import in_spans
 from ._planar_conv import (
     conv2d_planar_backward as conv2d_planar_backward,
     conv2d_planar_forward as conv2d_planar_forward,
@@ -61,7 +60,6 @@ from ._recurrent import (  # the recurrent layers and the embedding lookup
     recurrent_backward as recurrent_backward,
     recurrent_forward as recurrent_forward,
 )
-from ._row_blocks import in_row_blocks
 from ._spatial import ConvGeometry, SpatialPrimitives, spatial_kernels
 from ._winograd import (
     conv2d_winograd_backward as conv2d_winograd_backward,
@@ -263,7 +261,7 @@ _SOFTMAX_BLOCK_ROWS = 512
 def _rows(x: Array, log: bool) -> Array:
     check_float_array("x", x, 2)
     out = np.empty_like(x)
-    in_row_blocks(_softmax_rows, x.shape[0], _SOFTMAX_BLOCK_ROWS, x, out, log)
+    in_spans(_softmax_rows, x.shape[0], _SOFTMAX_BLOCK_ROWS, x, out, log)
     return out
 
 
@@ -271,7 +269,7 @@ def _rows_grad(dy: Array, y: Array, log: bool) -> Array:
     check_float_array("dy", dy, 2)
     out = np.empty_like(dy)
     rows = dy.shape[0]
-    in_row_blocks(_softmax_grad_rows, rows, _SOFTMAX_BLOCK_ROWS, dy, y, out, log)
+    in_spans(_softmax_grad_rows, rows, _SOFTMAX_BLOCK_ROWS, dy, y, out, log)
     return out
 
 
@@ -369,9 +367,7 @@ def _by_images(loop: Any, n: int) -> None:
     The copies in and out of the columns run on every core BLAS may use, as the products do;
     each span writes its own rows and images only.
     """
-    parts = min(thread_count(), n)
-    edges = [n * i // parts for i in range(parts + 1)]
-    run_parts([functools.partial(loop, edges[i], edges[i + 1]) for i in range(parts)])
+    in_spans(loop, n, 1)
 
 
 # im2col columns of recent forward passes, reused by the backward pass of the same

@@ -1,49 +1,94 @@
 """Run the independent parts of one CPU kernel call side by side, one thread per core BLAS may use.
 
-A kernel made of many small steps (a transform, a product of a few hundred
-columns, another transform, per block of images) keeps two cores busy
-better as two threads that each run whole blocks, with BLAS single-threaded
-inside them, than as one thread whose products alone are split: that split
-synchronizes BLAS's threads at every product, and on a loaded machine one of
-them is often descheduled (measured on the Winograd convolution: 3 to 8 times
-slower at 2 BLAS threads than the same work split by blocks, load 4 to 6 on 2 cores).
-Here the threads meet once per kernel call.
+The one place the CPU kernels use more than the calling thread. The numba loops
+run between BLAS calls, which own the cores (`CPUTarget.configure_threads` sets
+BLAS's thread count from `runtime_num_threads`). A kernel whose work splits
+into independent parts (blocks of images in the convolutions, rows of softmax
+and normalization, batch rows of a recurrent layer through time, channels of
+batch normalization) runs them on that many threads instead: the first part on
+the calling thread, the others on one small pool, and the threads meet once per
+kernel call. The numba loops (`nogil`) and BLAS release the GIL, so the parts
+really run at once.
 
-The thread count is BLAS's own (`runtime_num_threads` sets it), so the
-process never computes on more threads than it was allowed; while the parts
-run, BLAS is set to one thread and restored after. The numba loops and BLAS
-release the GIL, so the threads run in parallel. BLAS's thread count is one
-setting for the process: a product another Python thread runs meanwhile uses one
-thread too (its result is the same).
+Meanwhile BLAS runs on one thread and gets its count back afterwards, so the
+process never computes on more threads than it was allowed, and idle BLAS
+workers do not spin-wait against the parts. Both were measured on 2 cores: a
+recurrent loop calling BLAS every step ran 13x slower against two spinning BLAS
+threads, and the Winograd convolution 3 to 8 times slower with its products
+split over 2 BLAS threads than with its blocks split over 2 threads (load 4-6).
+BLAS's thread count is one setting for the process: a product another Python
+thread runs meanwhile uses one thread too (its result is the same).
+
+Not numba's `parallel=True`: its only threading layer available everywhere
+(workqueue) must not be entered from two Python threads at once, and cadence
+runs training steps from worker threads.
 """
 
 from __future__ import annotations
 
+import functools
+import itertools
+import os
 import threading
 from concurrent.futures import ThreadPoolExecutor, TimeoutError as FutureTimeout
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from ._blas import blas_threads, set_blas_threads
+# Loads the BLAS library numba's np.dot calls (scipy's), so that the controller below
+# sees it next to numpy's: recurrent loops call it inside their parts.
+import scipy.linalg.cython_blas  # noqa: F401
+from threadpoolctl import ThreadpoolController  # type: ignore[import-untyped]
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-__all__ = ["WAIT_SECONDS", "run_parts", "thread_count"]
+__all__ = [
+    "WAIT_SECONDS",
+    "blas_threads",
+    "in_spans",
+    "run_parts",
+    "spans",
+    "thread_count",
+]
 
 T = TypeVar("T")
 WAIT_SECONDS = 3600.0
 """The longest the calling thread waits for another part (a bound, far above any real call)."""
 
+# The BLAS libraries loaded, read and set directly: a `threadpoolctl` limit re-reads
+# every library each time (milliseconds a step).
+_BLAS_LIBS = ThreadpoolController().select(user_api="blas").lib_controllers
 _pool: ThreadPoolExecutor | None = None
 _pool_lock = threading.Lock()
 _inside = threading.local()
 
 
+def _forget_pool() -> None:
+    # A forked child (multiprocessing's fork start, a launcher) has none of the parent's
+    # pool threads, but the executor would count them as running and start no new one:
+    # a part submitted there would never run. The child starts its own pool.
+    global _pool
+    _pool = None
+
+
+os.register_at_fork(after_in_child=_forget_pool)
+
+
+def blas_threads() -> int:
+    """How many threads BLAS runs a product on now (the most over the loaded libraries; 1 if none)."""
+    return max((int(lib.get_num_threads()) for lib in _BLAS_LIBS), default=1)
+
+
 def thread_count() -> int:
-    """How many parts run at once: BLAS's thread count (1 when BLAS is unknown or inside a part)."""
+    """How many parts run at once: BLAS's thread count (1 inside a part: no nested split)."""
     if getattr(_inside, "active", False):
         return 1
-    return max(1, blas_threads() or 1)
+    return max(1, blas_threads())
+
+
+def spans(count: int, parts: int, min_items: int = 1) -> list[tuple[int, int]]:
+    """[(start, stop)] cutting range(count) into at most `parts` contiguous spans of `min_items` or more."""
+    n = max(1, min(parts, count // max(min_items, 1)))
+    return list(itertools.pairwise(count * i // n for i in range(n + 1)))
 
 
 def _executor(workers: int) -> ThreadPoolExecutor:
@@ -65,17 +110,21 @@ def _marked(task: Callable[[], T]) -> Callable[[], T]:
     return run
 
 
-def run_parts(tasks: list[Callable[[], T]]) -> list[T]:
+def run_parts(tasks: list[Callable[[], T]], *, blas_inside: bool = False) -> list[T]:
     """Return the results of `tasks`, run at once (the first on the calling thread), BLAS single-threaded meanwhile.
 
-    At most `thread_count()` tasks should be given; a task's exception is raised here.
+    At most `thread_count()` tasks should be given; a task's exception is raised
+    here. A single task runs as it is, unless its work calls BLAS (`blas_inside`):
+    then BLAS is held at one thread for it too.
     """
-    if len(tasks) < 2:
+    if len(tasks) < 2 and not blas_inside:
         return [task() for task in tasks]
-    threads = blas_threads() or 1
-    set_blas_threads(1)
+    before = [lib.get_num_threads() for lib in _BLAS_LIBS]
+    for lib in _BLAS_LIBS:
+        lib.set_num_threads(1)
     try:
-        futures = [_executor(len(tasks) - 1).submit(_marked(t)) for t in tasks[1:]]
+        pool = _executor(len(tasks) - 1) if len(tasks) > 1 else None
+        futures = [pool.submit(_marked(t)) for t in tasks[1:]] if pool else []
         try:
             first = _marked(tasks[0])()
         finally:  # the other parts finish (or fail) before BLAS gets its threads back
@@ -87,4 +136,30 @@ def run_parts(tasks: list[Callable[[], T]]) -> list[T]:
                 ) from exc
         return [first, *rest]
     finally:
-        set_blas_threads(threads)
+        for lib, n in zip(_BLAS_LIBS, before, strict=True):
+            lib.set_num_threads(n)
+
+
+def in_spans(
+    loop: Callable[..., Any],
+    count: int,
+    min_items: int,
+    *args: Any,
+    blas_inside: bool = False,
+) -> None:
+    """Run `loop(*args, start, stop)` over spans of range(count), one per thread (`spans`).
+
+    `min_items`: the fewest items worth a thread (below, handing a span over
+    costs more than it saves). `blas_inside`: the loop calls BLAS, which then
+    runs on one thread even when the items make a single span.
+    """
+    if not blas_inside and count < 2 * min_items:
+        loop(*args, 0, count)
+        return
+    run_parts(
+        [
+            functools.partial(loop, *args, start, stop)
+            for start, stop in spans(count, thread_count(), min_items)
+        ],
+        blas_inside=blas_inside,
+    )

@@ -11,7 +11,7 @@ Inside the loop BLAS runs on one thread: each step's product is small
 thread, while idle BLAS workers spin-wait for the next call and take the
 cores the loop needs (measured on 2 cores: an LSTM layer of 32 steps, batch
 128, hidden 64, ran 13x slower with two BLAS threads than with one). The
-cores are used instead by splitting the batch (`_row_blocks`): rows are
+cores are used instead by splitting the batch (`_parallel`): rows are
 independent through time, so each thread runs the whole loop on its own block
 of rows (the gates, not the products, are most of a step: 8 of 9.4 ms forward
 in the case above).
@@ -29,8 +29,8 @@ import numpy.typing as npt
 
 from . import _numba_cache, _recurrent_steps
 from ._checks import check_float_array
+from ._parallel import in_spans
 from ._recurrent_api import RecurrentPrimitives, recurrent_kernels
-from ._row_blocks import in_row_blocks
 
 __all__ = [
     "embedding_backward",
@@ -138,14 +138,12 @@ def _forward(mode: int, xw: Array, w_hh: Array, *rest: Any) -> None:
     gh = np.empty((rows, gates), xw.dtype)
     w_hh_t = np.ascontiguousarray(w_hh.T)
     args = (mode, xw, w_hh_t, *rest, gh)
-    in_row_blocks(_forward_loop, rows, _MIN_BLOCK_ROWS, *args, calls_blas=True)
+    in_spans(_forward_loop, rows, _MIN_BLOCK_ROWS, *args, blas_inside=True)
 
 
 def _backward(mode: int, dy: Array, *rest: Any) -> None:
     rows = dy.shape[1]
-    in_row_blocks(
-        _backward_loop, rows, _MIN_BLOCK_ROWS, mode, dy, *rest, calls_blas=True
-    )
+    in_spans(_backward_loop, rows, _MIN_BLOCK_ROWS, mode, dy, *rest, blas_inside=True)
 
 
 recurrent_forward, recurrent_backward, embedding_forward, embedding_backward = (

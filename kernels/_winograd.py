@@ -31,7 +31,7 @@ import numpy as np
 from . import _winograd_bodies as bodies
 from ._attention import batch_matmul
 from ._checks import check_float_array
-from ._parallel import run_parts, thread_count
+from ._parallel import in_spans, run_parts, thread_count
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -258,14 +258,7 @@ def _cpu_filters(body: Any, src: Array, dst: Array, flip: bool, count: int) -> N
     # Split over the threads too: at 512 channels one transform is 17 MiB of filters,
     # done while the products wait (the planes are split by blocks of images instead).
     loop = _CPU_LOOPS.get(body) or _CPU_LOOPS.setdefault(body, _cpu_loop(body, True))
-    parts = min(thread_count(), max(1, count // 65536))
-    edges = [count * i // parts for i in range(parts + 1)]
-    run_parts(
-        [
-            functools.partial(loop, src, dst, flip, edges[i], edges[i + 1])
-            for i in range(parts)
-        ]
-    )
+    in_spans(loop, count, 65536, src, dst, flip)
 
 
 def _cpu_pad(x: Array, top: int, left: int, rows: int, cols: int) -> Array:

@@ -126,7 +126,7 @@ class CPUTarget(Target):
 
     The numba kernels run between BLAS calls, on the calling thread, or split by
     rows over as many threads as BLAS is allowed with BLAS on one thread
-    meanwhile (`cadence.kernels._row_blocks`), so at most `num_threads` threads
+    meanwhile (`cadence.kernels._parallel`), so at most `num_threads` threads
     compute at any time.
     """
 

@@ -1,11 +1,11 @@
-"""The CPU row loops split over threads (`_row_blocks`): the same results as `reference`, BLAS left as found."""
+"""The CPU row loops split over threads (`_parallel`): the same results as `reference`, BLAS left as found."""
 
 import numpy as np
 import pytest
 from threadpoolctl import threadpool_info, threadpool_limits  # type: ignore[import-untyped]
 
 from cadence.kernels import cpu_kernels, reference
-from cadence.kernels._row_blocks import row_blocks
+from cadence.kernels._parallel import spans
 
 cpu = cpu_kernels()
 
@@ -23,7 +23,7 @@ cpu = cpu_kernels()
 def test_row_blocks_cut_rows_into_at_most_threads_blocks_of_min_rows(
     rows, threads, min_rows, want
 ):
-    assert row_blocks(rows, threads, min_rows) == want
+    assert spans(rows, threads, min_rows) == want
 
 
 def _blas_threads():
