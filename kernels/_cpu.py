@@ -1,9 +1,11 @@
 """CPU kernels: numba loops for elementwise and fused work, numpy's BLAS for matmuls.
 
 Every public function has the name and signature of its `reference` twin.
-Kernels are single-threaded (`nogil`, no `parallel=True`): BLAS owns the
-cores during matmuls and the loops run between them, so the process never
-runs more compute threads than BLAS is allowed (see `CPUTarget.configure_threads`).
+Kernels are `nogil` loops without `parallel=True`: BLAS owns the cores during
+matmuls and the loops run between them, most on the calling thread, the
+depthwise convolution and batch normalization split over the kernel threads
+(`_threads`), so the process never runs more compute threads than BLAS is
+allowed (see `CPUTarget.configure_threads`).
 
 On-disk caching covers `_scalar.py` and `_rowwise.py` too (see `_numba_cache`). The functions
 shared with the CUDA table (activations, softmax, optimizer updates) are built

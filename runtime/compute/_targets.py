@@ -124,8 +124,9 @@ class Target(abc.ABC):
 class CPUTarget(Target):
     """The built-in CPU target: numba kernels plus numpy's BLAS for matmuls.
 
-    The numba kernels run serially on the calling thread and BLAS runs between
-    them, so at most `num_threads` threads compute at any time.
+    The numba kernels run on the calling thread (a few split over at most
+    `num_threads` threads) and BLAS runs between them, so at most `num_threads`
+    threads compute at any time.
     """
 
     name = "CPU"
@@ -146,7 +147,10 @@ class CPUTarget(Target):
         return (f"host ({os.cpu_count() or 1} logical CPUs)",)
 
     def configure_threads(self, num_threads: int) -> None:
-        """Limit BLAS to `num_threads` threads (numba kernels are single-threaded)."""
+        """Limit BLAS, and the kernels that split their work (`kernels/_threads.py`), to `num_threads` threads."""
+        from cadence.kernels._threads import set_kernel_threads
+
+        set_kernel_threads(num_threads)
         try:
             from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
         except ImportError:  # pragma: no cover - threadpoolctl is a dependency
