@@ -13,12 +13,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-import numba
 import numpy as np
 
 from . import _depthwise_bodies as depthwise, _grouped_conv_bodies as bodies
 from ._checks import check_float_array
-from ._threads import run_split
+from ._threads import split_loop
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -156,28 +155,11 @@ def plane_schedule(
 
 
 # --- the CPU pair --------------------------------------------------------------------------
-# Reassociation lets the tap sums vectorize; each compiled loop still adds in one fixed
-# order, and NaN and infinity keep their IEEE meaning (no `fast` flags beyond these).
-_REASSOCIATE = {"reassoc", "contract"}
-
-
-def _cpu_loop(body: Any) -> Any:
-    """A launcher running `body(*args, p)` for p in range(count), split over the kernel threads."""
-    compiled = numba.jit(error_model="numpy", fastmath=_REASSOCIATE)(body)
-
-    def run(start: int, stop: int, *args: Any) -> None:
-        for p in range(start, stop):
-            compiled(*args, p)
-
-    jitted = numba.jit(nogil=True, error_model="numpy", fastmath=_REASSOCIATE)(run)
-    return lambda *args: run_split(jitted, args[-1], *args[:-1])
-
-
 # Depthwise on the CPU: one sample per call, channels-last (see `_depthwise_bodies`);
 # it beat the plane bodies on every MobileNetV2 layer, 4x4 to 32x32 (those stay CUDA's).
-_samples_forward = _cpu_loop(depthwise.depthwise_forward_sample)
-_samples_backward = _cpu_loop(depthwise.depthwise_backward_sample)
-_filter_sum = _cpu_loop(depthwise.depthwise_filter_sum)
+_samples_forward = split_loop(depthwise.depthwise_forward_sample)
+_samples_backward = split_loop(depthwise.depthwise_backward_sample)
+_filter_sum = split_loop(depthwise.depthwise_filter_sum)
 
 
 def _channels_last_taps(w: Array) -> Array:
@@ -215,8 +197,8 @@ grouped_conv2d_forward, grouped_conv2d_backward = grouped_conv_kernels(
         arg=_cpu_arg,
         small=lambda a: a,
         empty=np.empty,
-        planes=_cpu_loop(bodies.grouped_conv_plane),
-        filters=_cpu_loop(bodies.grouped_conv_filter_grad),
+        planes=split_loop(bodies.grouped_conv_plane),
+        filters=split_loop(bodies.grouped_conv_filter_grad),
         depthwise_forward=_cpu_depthwise_forward,
         depthwise_backward=_cpu_depthwise_backward,
     )

@@ -22,7 +22,9 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-__all__ = ["kernel_threads", "run_split", "set_kernel_threads"]
+import numba
+
+__all__ = ["kernel_threads", "run_split", "set_kernel_threads", "split_loop"]
 
 # Below this many items a split costs more (a hand-off to the pool) than it saves.
 MIN_ITEMS_PER_THREAD = 2
@@ -76,3 +78,20 @@ def run_split(loop: Any, count: int, *args: Any) -> None:
         # Compute only: each chunk ends after a bounded amount of work, so no timeout.
         for future in futures:
             future.result()
+
+
+# Reassociation lets the loops' sums vectorize; each compiled loop still adds in one
+# fixed order, and NaN and infinity keep their IEEE meaning (no other `fast` flags).
+_REASSOCIATE = {"reassoc", "contract"}
+
+
+def split_loop(body: Any) -> Any:
+    """A launcher `(*args, count)` running `body(*args, p)` for p in range(count), split by `run_split`."""
+    compiled = numba.jit(error_model="numpy", fastmath=_REASSOCIATE)(body)
+
+    def run(start: int, stop: int, *args: Any) -> None:
+        for p in range(start, stop):
+            compiled(*args, p)
+
+    jitted = numba.jit(nogil=True, error_model="numpy", fastmath=_REASSOCIATE)(run)
+    return lambda *args: run_split(jitted, args[-1], *args[:-1])

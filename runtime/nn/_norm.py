@@ -11,11 +11,15 @@ from ..common.initializer import initializer
 from ..compute._context import current_target
 from ..compute._tensor import Parameter, Tensor
 from ..ops import _nn as nn_ops
+from ..ops._activations import relu6
 from ..ops._placement import on_target
 from ._cell import Cell
 from ._checks import check_bool, check_positive_int
 
 __all__ = ["BatchNorm1d", "BatchNorm2d"]
+
+# The activations `_BatchNorm._normalize` applies after the moving statistics (not fused).
+_ACTIVATIONS = {"relu": nn_ops.relu, "relu6": relu6}
 
 
 class _BatchNorm(Cell):
@@ -73,6 +77,14 @@ class _BatchNorm(Cell):
 
     def construct(self, x: Any) -> Tensor:
         """Normalize with batch statistics (training) or the moving statistics."""
+        return self._normalize(x, None)
+
+    def _normalize(self, x: Any, activation: str | None) -> Tensor:
+        """`construct`, then `activation` ("relu", "relu6" or None), fused into one kernel while training.
+
+        For the networks whose structure puts ReLU or ReLU6 right after the
+        normalization (`models.mobilenet_v2`); the result is the two cells'.
+        """
         t = x if isinstance(x, Tensor) else Tensor(x)
         if t.ndim not in self._ndims or t.shape[1] != self.num_features:
             raise ValueError(
@@ -85,7 +97,9 @@ class _BatchNorm(Cell):
             else self.use_batch_statistics
         )
         if batch_stats:
-            y, mean, var = nn_ops.batch_norm(t, self.gamma, self.beta, self.eps)
+            y, mean, var = nn_ops.batch_norm(
+                t, self.gamma, self.beta, self.eps, activation
+            )
             count = t.size // self.num_features
             unbiased = var * (count / max(count - 1, 1))
             m = self.momentum
@@ -97,9 +111,10 @@ class _BatchNorm(Cell):
             return y
         shape = (1, -1) + (1,) * (t.ndim - 2)
         inv = ops.reshape(self.gamma / ops.sqrt(self.moving_variance + self.eps), shape)
-        return (t - ops.reshape(self.moving_mean, shape)) * inv + ops.reshape(
+        out = (t - ops.reshape(self.moving_mean, shape)) * inv + ops.reshape(
             self.beta, shape
         )
+        return out if activation is None else _ACTIVATIONS[activation](out)
 
     def extend_repr(self) -> str:
         """Show the configuration."""
