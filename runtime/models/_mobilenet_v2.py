@@ -48,9 +48,8 @@ class ConvBNReLU(nn.Cell):
         )
 
     def construct(self, x: Any) -> Tensor:
-        """Apply the three layers: the normalization and ReLU6 in one fused kernel while training."""
-        conv, norm = self.features[0], self.features[1]
-        result: Tensor = norm._normalize(conv(x), "relu6")
+        """Apply the three layers (`SequentialCell` fuses the normalization and the ReLU6)."""
+        result: Tensor = self.features(x)
         return result
 
 

@@ -15,8 +15,10 @@ from ..ops._activations import relu6
 from ..ops._placement import on_target
 from ._cell import Cell
 from ._checks import check_bool, check_positive_int
+from ._layers import ReLU
+from ._mobile_activations import ReLU6
 
-__all__ = ["BatchNorm1d", "BatchNorm2d"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "fusable_norm_activation"]
 
 # The activations `_BatchNorm._normalize` applies after the moving statistics (not fused).
 _ACTIVATIONS = {"relu": nn_ops.relu, "relu6": relu6}
@@ -77,13 +79,13 @@ class _BatchNorm(Cell):
 
     def construct(self, x: Any) -> Tensor:
         """Normalize with batch statistics (training) or the moving statistics."""
-        return self._normalize(x, None)
+        return self.fused(x, None)
 
-    def _normalize(self, x: Any, activation: str | None) -> Tensor:
-        """`construct`, then `activation` ("relu", "relu6" or None), fused into one kernel while training.
+    def fused(self, x: Any, activation: str | None) -> Tensor:
+        """`construct`, then `activation` ("relu", "relu6" or None), in one kernel while training.
 
-        For the networks whose structure puts ReLU or ReLU6 right after the
-        normalization (`models.mobilenet_v2`); the result is the two cells'.
+        `SequentialCell` calls it for a batch norm directly followed by a `ReLU`
+        or `ReLU6` cell; the result is the two cells'.
         """
         t = x if isinstance(x, Tensor) else Tensor(x)
         if t.ndim not in self._ndims or t.shape[1] != self.num_features:
@@ -142,3 +144,10 @@ class BatchNorm2d(_BatchNorm):
     """Batch normalization over (N, C, H, W) input; arguments as `BatchNorm1d`."""
 
     _ndims = (4,)
+
+
+def fusable_norm_activation(norm: Any, activation: Any) -> str | None:
+    """The name `_BatchNorm.fused` takes for `activation` following `norm`, or None when they do not fuse."""
+    if type(norm) not in (BatchNorm1d, BatchNorm2d):
+        return None
+    return {ReLU: "relu", ReLU6: "relu6"}.get(type(activation))
