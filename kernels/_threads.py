@@ -32,6 +32,7 @@ MIN_ITEMS_PER_THREAD = 2
 _lock = threading.Lock()
 _threads = max(1, os.cpu_count() or 1)
 _pool: ThreadPoolExecutor | None = None
+_pool_pid = 0
 
 
 def set_kernel_threads(count: int) -> None:
@@ -54,10 +55,13 @@ def kernel_threads() -> int:
 
 
 def _worker_pool(workers: int) -> ThreadPoolExecutor:
-    global _pool
+    global _pool, _pool_pid
     with _lock:
-        if _pool is None:
+        # A forked child inherits the pool object but not its threads: work submitted
+        # to it would never run, so the child starts a pool of its own.
+        if _pool is None or _pool_pid != os.getpid():
             _pool = ThreadPoolExecutor(workers, thread_name_prefix="cadence-kernel")
+            _pool_pid = os.getpid()
         return _pool
 
 

@@ -60,3 +60,20 @@ def test_runtime_num_threads_sets_the_kernel_threads(restore_threads):
     assert _threads.kernel_threads() == 1
     ms.set_context(runtime_num_threads=2)
     assert _threads.kernel_threads() == 2
+
+
+def test_a_forked_child_splits_on_a_pool_of_its_own(restore_threads):
+    import multiprocessing
+
+    _threads.set_kernel_threads(2)
+    _threads.run_split(lambda start, stop: None, 8)  # the parent's pool exists
+    context = multiprocessing.get_context("fork")
+    with context.Pool(1) as pool:
+        covered = pool.apply_async(_split_in_child).get(timeout=60)
+    assert covered == list(range(8))
+
+
+def _split_in_child() -> list[int]:
+    seen: list[int] = []
+    _threads.run_split(lambda start, stop: seen.extend(range(start, stop)), 8)
+    return sorted(seen)
