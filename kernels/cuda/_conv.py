@@ -102,15 +102,23 @@ def _avg_pool_grad(dy: Any, p: Any, dx: Any) -> None:
 
 # --- batch normalization: one thread per channel ----------------------------------------------
 @cuda.jit
-def _bn_fwd(*args: Any) -> None:  # the body's arguments but the channel; x first
-    for ch in range(cuda.grid(1), args[0].shape[1], cuda.gridsize(1)):
-        _bn_fwd_body(*args, ch)
+def _bn_fwd(
+    x: Any, gamma: Any, beta: Any, eps: float, low: float, high: float, y: Any,
+    mean: Any, var: Any,
+) -> None:  # fmt: skip
+    for ch in range(cuda.grid(1), x.shape[1], cuda.gridsize(1)):
+        _bn_fwd_body(x, gamma, beta, eps, low, high, y, mean, var, ch)
 
 
 @cuda.jit
-def _bn_bwd(*args: Any) -> None:  # the body's arguments but the channel; dy, x first
-    for ch in range(cuda.grid(1), args[1].shape[1], cuda.gridsize(1)):
-        _bn_bwd_body(*args, ch)
+def _bn_bwd(
+    dy: Any, x: Any, gamma: Any, beta: Any, mean: Any, var: Any, eps: float, low: float,
+    high: float, dx: Any, dgamma: Any, dbeta: Any,
+) -> None:  # fmt: skip
+    for ch in range(cuda.grid(1), x.shape[1], cuda.gridsize(1)):
+        _bn_bwd_body(
+            dy, x, gamma, beta, mean, var, eps, low, high, dx, dgamma, dbeta, ch
+        )
 
 
 def _col2im(dcols: DeviceArray, g: ConvGeometry, dx: DeviceArray) -> None:
