@@ -3,7 +3,8 @@
 Every public function has the name and signature of its `reference` twin.
 Kernels are `nogil` loops, no `parallel=True`: BLAS owns the cores during
 matmuls and the loops run between them. Loops over independent items (softmax
-rows, im2col and col2im images, the Winograd kernels' blocks) split them over
+rows, im2col and col2im images, the Winograd kernels' blocks, batch
+normalization's channels, the depthwise convolution's samples) split them over
 as many threads as BLAS is allowed, BLAS on one thread meanwhile (`_parallel`),
 so the process never runs more compute threads than BLAS is allowed (see
 `CPUTarget.configure_threads`).
@@ -49,7 +50,7 @@ from ._optim_cpu import (
     rmsprop_update as rmsprop_update,
     run_loop,
 )
-from ._parallel import in_spans
+from ._parallel import in_spans, split_loop
 from ._planar_conv import (
     conv2d_planar_backward as conv2d_planar_backward,
     conv2d_planar_forward as conv2d_planar_forward,
@@ -107,8 +108,6 @@ _softmax_row: Any = _row_body(_rowwise.softmax_row)
 _softmax_grad_row: Any = _row_body(_rowwise.softmax_grad_row)
 _sce_sparse_row: Any = _row_body(_rowwise.sce_sparse_row)
 _sce_dense_row: Any = _row_body(_rowwise.sce_dense_row)
-_bn_channel_fwd: Any = _row_body(_rowwise.batch_norm_channel_forward)
-_bn_channel_bwd: Any = _row_body(_rowwise.batch_norm_channel_backward)
 _max_pool_window: Any = _row_body(_rowwise.max_pool_window)
 _mean_pool_window: Any = _row_body(_rowwise.mean_pool_window)
 
@@ -448,28 +447,17 @@ def _avg_pool_grad(dy: Array, p: tuple[int, ...], dx: Array) -> None:
                             dx[b, ch, oy * sh + i, ox * sw + j] += g
 
 
-@_kernel
-def _bn_fwd(
-    x: Array, gamma: Array, beta: Array, eps: float, y: Array, mean: Array, var: Array
-) -> None:
-    for ch in range(x.shape[1]):
-        _bn_channel_fwd(x, gamma, beta, eps, y, mean, var, ch)
+# Batch normalization: the channels split over the kernel threads (`_parallel`).
+_bn_channels_fwd = split_loop(_rowwise.batch_norm_channel_forward)
+_bn_channels_bwd = split_loop(_rowwise.batch_norm_channel_backward)
 
 
-@_kernel
-def _bn_bwd(
-    dy: Array,
-    x: Array,
-    gamma: Array,
-    mean: Array,
-    var: Array,
-    eps: float,
-    dx: Array,
-    dgamma: Array,
-    dbeta: Array,
-) -> None:
-    for ch in range(x.shape[1]):
-        _bn_channel_bwd(dy, x, gamma, mean, var, eps, dx, dgamma, dbeta, ch)
+def _bn_fwd(*args: Any) -> None:  # x first
+    _bn_channels_fwd(*args, args[0].shape[1])
+
+
+def _bn_bwd(*args: Any) -> None:  # dy, x first
+    _bn_channels_bwd(*args, args[1].shape[1])
 
 
 def _checked(name: str, a: Array, ndim: int) -> Array:

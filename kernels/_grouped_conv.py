@@ -4,20 +4,20 @@
 target from its four primitives (argument conversion, allocation, the plane
 loop, the filter loop), so the CPU and CUDA tables plan, check and launch
 the same way; `kernels/cuda/_grouped_conv.py` builds the CUDA pair. The loop
-bodies are `_grouped_conv_bodies`'s. Single-threaded like every CPU kernel
-(see `_cpu`'s docstring).
+bodies are `_grouped_conv_bodies`'s, and `_depthwise_bodies`'s for depthwise
+calls (one filter per channel: MobileNet's). On the CPU the planes and filters
+are split over the kernel threads (`_parallel`).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-import numba
 import numpy as np
-from numba.extending import register_jitable
 
-from . import _grouped_conv_bodies as bodies, _numba_cache
+from . import _depthwise_bodies as depthwise, _grouped_conv_bodies as bodies
 from ._checks import check_float_array
+from ._parallel import split_loop
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -47,6 +47,14 @@ class GroupedConvPrimitives(NamedTuple):
     # (image, out, w, geom, ylim, xlim, to_image, count): run a body for indices 0 .. count-1
     planes: Callable[..., None]
     filters: Callable[..., None]
+    # Depthwise calls (see `_is_depthwise`): (x, w, geom, ylim, xlim, y) fills y, and
+    # (x, w, geom, ylim, xlim, dy, dw, need_dx) fills dw and returns dx or None.
+    depthwise_forward: Callable[..., None]
+    depthwise_backward: Callable[..., Array | None]
+
+
+def _is_depthwise(x: Array, w: Array, groups: int) -> bool:
+    return bool(groups == x.shape[1] == w.shape[0] and w.shape[1] == 1)
 
 
 def _plan(
@@ -85,6 +93,9 @@ def grouped_conv_kernels(
         (oh, ow), *host = _plan(x, w, stride, padding, dilation, groups)
         geom, ylim, xlim = (prim.small(a) for a in host)
         y = prim.empty((x.shape[0], w.shape[0], oh, ow), x.dtype)
+        if _is_depthwise(x, w, groups):
+            prim.depthwise_forward(x, w, geom, ylim, xlim, y)
+            return y
         prim.planes(x, y, w, geom, ylim, xlim, False, x.shape[0] * w.shape[0])
         return y
 
@@ -97,6 +108,10 @@ def grouped_conv_kernels(
         _, *host = _plan(x, w, stride, padding, dilation, groups)
         geom, ylim, xlim = (prim.small(a) for a in host)
         dwt = prim.empty(w.shape, w.dtype)
+        if _is_depthwise(x, w, groups):
+            return prim.depthwise_backward(
+                x, w, geom, ylim, xlim, dy, dwt, need_dx
+            ), dwt
         prim.filters(x, dy, dwt, geom, ylim, xlim, False, w.shape[0])
         if not need_dx:
             return None, dwt
@@ -107,21 +122,69 @@ def grouped_conv_kernels(
     return forward, backward
 
 
+def plane_schedule(
+    loop: Callable[[Any], Callable[..., None]],
+    empty: Callable[[tuple[int, ...], Any], Array],
+) -> tuple[Callable[..., None], Callable[..., Array | None]]:
+    """The depthwise pair of `GroupedConvPrimitives` as one call per plane (`_depthwise_bodies`).
+
+    `loop(body)` returns a launcher `(*args, count)` running body(*args, p) for every p.
+    """
+    forward_planes = loop(depthwise.depthwise_forward_plane)
+    backward_planes = loop(depthwise.depthwise_backward_plane)
+    filter_sum = loop(depthwise.depthwise_filter_sum)
+
+    def forward(
+        x: Array, w: Array, geom: Array, ylim: Array, xlim: Array, y: Array
+    ) -> None:
+        forward_planes(x, w, geom, ylim, xlim, y, y.shape[0] * y.shape[1])
+
+    def backward(
+        x: Array, w: Array, geom: Array, ylim: Array, xlim: Array, dy: Array, dwt: Array,
+        need_dx: bool,
+    ) -> Array | None:  # fmt: skip
+        partial = empty((*x.shape[:2], *w.shape[2:]), w.dtype)
+        # Without need_dx, `partial` stands in for dx: the body never writes it then.
+        dx = empty(x.shape, x.dtype) if need_dx else partial
+        planes = x.shape[0] * x.shape[1]
+        backward_planes(x, w, geom, ylim, xlim, dy, dx, partial, need_dx, planes)
+        filter_sum(partial, dwt, w.shape[0])
+        return dx if need_dx else None
+
+    return forward, backward
+
+
 # --- the CPU pair --------------------------------------------------------------------------
-# Cached on disk, keyed on this file and the bodies' (see `_numba_cache`).
-_CACHE = _numba_cache.install(__file__, bodies.__file__)
+# Depthwise on the CPU: one sample per call, channels-last (see `_depthwise_bodies`);
+# it beat the plane bodies on every MobileNetV2 layer, 4x4 to 32x32 (those stay CUDA's).
+_samples_forward = split_loop(depthwise.depthwise_forward_sample)
+_samples_backward = split_loop(depthwise.depthwise_backward_sample)
+_filter_sum = split_loop(depthwise.depthwise_filter_sum)
 
 
-def _cpu_loop(body: Any) -> Any:
-    # register_jitable: a cached closure must close over what pickles by name (see `_optim_cpu`).
-    inlined = register_jitable(error_model="numpy", inline="always")(body)
+def _channels_last_taps(w: Array) -> Array:
+    return np.ascontiguousarray(w[:, 0].transpose(1, 2, 0))
 
-    def run(image: Array, out: Array, w: Array, geom: Array, ylim: Array, xlim: Array,
-            to_image: bool, count: int) -> None:  # fmt: skip
-        for p in range(count):
-            inlined(image, out, w, geom, ylim, xlim, to_image, p)
 
-    return numba.jit(nogil=True, cache=_CACHE, error_model="numpy")(run)
+def _cpu_depthwise_forward(
+    x: Array, w: Array, geom: Array, ylim: Array, xlim: Array, y: Array
+) -> None:
+    _samples_forward(x, _channels_last_taps(w), geom, ylim, xlim, y, x.shape[0])
+
+
+def _cpu_depthwise_backward(
+    x: Array, w: Array, geom: Array, ylim: Array, xlim: Array, dy: Array, dwt: Array,
+    need_dx: bool,
+) -> Array | None:  # fmt: skip
+    n, c = x.shape[:2]
+    partial = np.empty((n, c, *w.shape[2:]), w.dtype)
+    dx = (
+        np.empty(x.shape, x.dtype) if need_dx else x
+    )  # x: never written without need_dx
+    taps = _channels_last_taps(w)
+    _samples_backward(x, taps, geom, ylim, xlim, dy, dx, partial, need_dx, n)
+    _filter_sum(partial, dwt, c)
+    return dx if need_dx else None
 
 
 def _cpu_arg(name: str, a: Array) -> Array:
@@ -134,7 +197,9 @@ grouped_conv2d_forward, grouped_conv2d_backward = grouped_conv_kernels(
         arg=_cpu_arg,
         small=lambda a: a,
         empty=np.empty,
-        planes=_cpu_loop(bodies.grouped_conv_plane),
-        filters=_cpu_loop(bodies.grouped_conv_filter_grad),
+        planes=split_loop(bodies.grouped_conv_plane),
+        filters=split_loop(bodies.grouped_conv_filter_grad),
+        depthwise_forward=_cpu_depthwise_forward,
+        depthwise_backward=_cpu_depthwise_backward,
     )
 )

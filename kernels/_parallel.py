@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 # Loads the BLAS library numba's np.dot calls (scipy's), so that the controller below
 # sees it next to numpy's: recurrent loops call it inside their parts.
+import numba
 import scipy.linalg.cython_blas  # noqa: F401
 from threadpoolctl import ThreadpoolController  # type: ignore[import-untyped]
 
@@ -47,6 +48,7 @@ __all__ = [
     "in_spans",
     "run_parts",
     "spans",
+    "split_loop",
     "thread_count",
 ]
 
@@ -163,3 +165,32 @@ def in_spans(
         ],
         blas_inside=blas_inside,
     )
+
+
+# Reassociation lets the split loops' sums vectorize; each compiled loop still adds in
+# one fixed order, and NaN and infinity keep their IEEE meaning (no other `fast` flags).
+_REASSOCIATE = {"reassoc", "contract"}
+MIN_ITEMS_PER_THREAD = 2
+"""The fewest items a `split_loop` span takes (below, a hand-off costs more than it saves)."""
+
+
+def split_loop(body: Callable[..., None]) -> Callable[..., None]:
+    """A launcher `(*args, count)` running `body(*args, p)` for p in range(count), split over the threads."""
+    compiled = numba.jit(error_model="numpy", fastmath=_REASSOCIATE)(body)
+
+    def run(start: int, stop: int, *args: Any) -> None:
+        for p in range(start, stop):
+            compiled(*args, p)
+
+    jitted = numba.jit(nogil=True, error_model="numpy", fastmath=_REASSOCIATE)(run)
+
+    def launch(*args: Any) -> None:
+        count = args[-1]
+        run_parts(
+            [
+                functools.partial(jitted, start, stop, *args[:-1])
+                for start, stop in spans(count, thread_count(), MIN_ITEMS_PER_THREAD)
+            ]
+        )
+
+    return launch

@@ -104,58 +104,69 @@ def sce_dense_row(x: Any, labels: Any, loss: Any, grad: Any, i: int) -> None:
 
 
 def batch_norm_channel_forward(
-    x: Any, gamma: Any, beta: Any, eps: float, y: Any, mean: Any, var: Any, ch: int
-) -> None:
-    """Channel ch of batch normalization of x (N, C, M): y, and the batch mean and biased var."""
+    x: Any, gamma: Any, beta: Any, eps: float, low: float, high: float, y: Any, mean: Any,
+    var: Any, ch: int,
+) -> None:  # fmt: skip
+    """Channel ch of batch normalization of x (N, C, M), clipped to [low, high]: y, the batch mean and biased var.
+
+    One pass for both statistics: sums of the values shifted by the channel's first
+    one (in float64), which keeps the variance exact when the mean is large. The
+    clip fuses a following ReLU (0, inf) or ReLU6 (0, 6); (-inf, inf) is none.
+    """
     n, _, m = x.shape
     cnt = n * m
+    clipped = low > -math.inf or high < math.inf
+    first = x[0, ch, 0]
     s = 0.0
-    for b in range(n):
-        for k in range(m):
-            s += x[b, ch, k]
-    mu = s / cnt
     q = 0.0
     for b in range(n):
         for k in range(m):
-            d = x[b, ch, k] - mu
+            d = x[b, ch, k] - first
+            s += d
             q += d * d
-    va = q / cnt
+    shifted_mean = s / cnt
+    mu = first + shifted_mean
+    va = max(q / cnt - shifted_mean * shifted_mean, 0.0)
     scale = gamma[ch] / math.sqrt(va + eps)
     shift = beta[ch] - mu * scale
     for b in range(n):
         for k in range(m):
-            y[b, ch, k] = x[b, ch, k] * scale + shift
+            z = x[b, ch, k] * scale + shift
+            y[b, ch, k] = min(max(z, low), high) if clipped else z
     mean[ch] = mu
     var[ch] = va
 
 
 def batch_norm_channel_backward(
-    dy: Any,
-    x: Any,
-    gamma: Any,
-    mean: Any,
-    var: Any,
-    eps: float,
-    dx: Any,
-    dgamma: Any,
-    dbeta: Any,
-    ch: int,
-) -> None:
-    """Channel ch of batch normalization's gradients: dx, dgamma and dbeta."""
+    dy: Any, x: Any, gamma: Any, beta: Any, mean: Any, var: Any, eps: float, low: float,
+    high: float, dx: Any, dgamma: Any, dbeta: Any, ch: int,
+) -> None:  # fmt: skip
+    """Channel ch of the gradients of `batch_norm_channel_forward`: dx, dgamma and dbeta.
+
+    With a clip, the gradient passes where the normalized value lay strictly inside
+    (low, high), as ReLU's and ReLU6's do; it is recomputed from x, not stored.
+    """
     n, _, m = x.shape
     cnt = n * m
+    clipped = low > -math.inf or high < math.inf
     invstd = 1.0 / math.sqrt(var[ch] + eps)
+    mu = mean[ch]
+    scale = gamma[ch] * invstd
+    shift = beta[ch] - mu * scale
     sb = 0.0
     sg = 0.0
     for b in range(n):
         for k in range(m):
-            sb += dy[b, ch, k]
-            sg += dy[b, ch, k] * (x[b, ch, k] - mean[ch]) * invstd
-    k1 = gamma[ch] * invstd / cnt
+            z = x[b, ch, k] * scale + shift
+            g = 0.0 if clipped and (z <= low or z >= high) else dy[b, ch, k]
+            sb += g
+            sg += g * (x[b, ch, k] - mu) * invstd
+    k1 = scale / cnt
     for b in range(n):
         for k in range(m):
-            xhat = (x[b, ch, k] - mean[ch]) * invstd
-            dx[b, ch, k] = k1 * (cnt * dy[b, ch, k] - sb - xhat * sg)
+            z = x[b, ch, k] * scale + shift
+            g = 0.0 if clipped and (z <= low or z >= high) else dy[b, ch, k]
+            dx[b, ch, k] = k1 * (cnt * g - sb - (x[b, ch, k] - mu) * invstd * sg)
     dgamma[ch] = sg
     dbeta[ch] = sb
 

@@ -9,6 +9,7 @@ multiplies (`SpatialPrimitives`).
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
@@ -201,30 +202,41 @@ def spatial_kernels(p: SpatialPrimitives) -> SpatialKernels:
         return dx
 
     def batch_norm_forward(
-        x: Array, gamma: Array, beta: Array, eps: float
-    ) -> tuple[Array, Array, Array]:
-        """Normalize x (N, C, M) per channel with batch statistics; return (y, mean, biased var)."""
+        x: Array, gamma: Array, beta: Array, eps: float, low: float = -math.inf,
+        high: float = math.inf,
+    ) -> tuple[Array, Array, Array]:  # fmt: skip
+        """Normalize x (N, C, M) per channel with batch statistics, clip to [low, high]; return (y, mean, biased var).
+
+        The clip fuses a following ReLU (low 0) or ReLU6 (low 0, high 6).
+        """
         x = p.arg("x", x, 3)
         gamma, beta = p.arg("gamma", gamma, 1), p.arg("beta", beta, 1)
         c = x.shape[1]
         y, mean, var = (p.empty(s, x.dtype) for s in (x.shape, (c,), (c,)))
-        p.launch(p.batch_norm[0], c, x, gamma, beta, float(eps), y, mean, var)
+        p.launch(p.batch_norm[0], c, x, gamma, beta, float(eps), float(low),
+                 float(high), y, mean, var)  # fmt: skip
         return y, mean, var
 
     def batch_norm_backward(
-        dy: Array, x: Array, gamma: Array, mean: Array, var: Array, eps: float
-    ) -> tuple[Array, Array, Array]:
-        """Return (dx, dgamma, dbeta)."""
+        dy: Array, x: Array, gamma: Array, mean: Array, var: Array, eps: float,
+        beta: Array | None = None, low: float = -math.inf, high: float = math.inf,
+    ) -> tuple[Array, Array, Array]:  # fmt: skip
+        """Return (dx, dgamma, dbeta) of `batch_norm_forward`; a clip needs the forward's `beta`."""
         dy, x = p.arg("dy", dy, 3), p.arg("x", x, 3)
+        if beta is None and (low > -math.inf or high < math.inf):
+            raise ValueError(
+                f"Kernel argument `beta` is needed with a clip to [{low}, {high}], but got None."
+            )
         gamma, mean, var = (
             p.arg(name, a, 1)
             for name, a in (("gamma", gamma), ("mean", mean), ("var", var))
         )
+        # Without a clip the body never reads beta: gamma stands in for it.
+        shift = gamma if beta is None else p.arg("beta", beta, 1)
         c = x.shape[1]
         dx, dgamma, dbeta = (p.empty(s, x.dtype) for s in (x.shape, (c,), (c,)))
-        p.launch(
-            p.batch_norm[1], c, dy, x, gamma, mean, var, float(eps), dx, dgamma, dbeta
-        )
+        p.launch(p.batch_norm[1], c, dy, x, gamma, shift, mean, var, float(eps),
+                 float(low), float(high), dx, dgamma, dbeta)  # fmt: skip
         return dx, dgamma, dbeta
 
     return SpatialKernels(

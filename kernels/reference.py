@@ -314,26 +314,35 @@ def avg_pool2d_backward(
 
 # --- batch normalization (training statistics) -----------------------------------
 def batch_norm_forward(
-    x: Array, gamma: Array, beta: Array, eps: float
-) -> tuple[Array, Array, Array]:
-    """Normalize x (N, C, M) per channel with batch statistics; return (y, mean, biased var)."""
+    x: Array, gamma: Array, beta: Array, eps: float, low: float = -np.inf,
+    high: float = np.inf,
+) -> tuple[Array, Array, Array]:  # fmt: skip
+    """Normalize x (N, C, M) per channel with batch statistics, clip to [low, high]; return (y, mean, biased var)."""
     mean = x.mean(axis=(0, 2))
     var = x.var(axis=(0, 2))
     xhat = (x - mean[:, None]) / np.sqrt(var[:, None] + eps)
+    z = xhat * gamma[:, None] + beta[:, None]
     return (
-        (xhat * gamma[:, None] + beta[:, None]).astype(x.dtype),
+        (np.clip(z, low, high) if low > -np.inf or high < np.inf else z).astype(
+            x.dtype
+        ),
         mean.astype(x.dtype),
         var.astype(x.dtype),
     )
 
 
 def batch_norm_backward(
-    dy: Array, x: Array, gamma: Array, mean: Array, var: Array, eps: float
-) -> tuple[Array, Array, Array]:
-    """Return (dx, dgamma, dbeta) of `batch_norm_forward`."""
+    dy: Array, x: Array, gamma: Array, mean: Array, var: Array, eps: float,
+    beta: Array | None = None, low: float = -np.inf, high: float = np.inf,
+) -> tuple[Array, Array, Array]:  # fmt: skip
+    """Return (dx, dgamma, dbeta) of `batch_norm_forward`: with a clip, dy passes strictly inside (low, high)."""
     m = x.shape[0] * x.shape[2]
     invstd = 1 / np.sqrt(var + eps)
     xhat = (x - mean[:, None]) * invstd[:, None]
+    if low > -np.inf or high < np.inf:
+        assert beta is not None, "a clip needs the forward's beta"
+        z = xhat * gamma[:, None] + beta[:, None]
+        dy = np.where((z > low) & (z < high), dy, 0)
     dbeta = dy.sum(axis=(0, 2))
     dgamma = (dy * xhat).sum(axis=(0, 2))
     dx = (

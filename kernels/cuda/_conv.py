@@ -103,26 +103,22 @@ def _avg_pool_grad(dy: Any, p: Any, dx: Any) -> None:
 # --- batch normalization: one thread per channel ----------------------------------------------
 @cuda.jit
 def _bn_fwd(
-    x: Any, gamma: Any, beta: Any, eps: float, y: Any, mean: Any, var: Any
-) -> None:
+    x: Any, gamma: Any, beta: Any, eps: float, low: float, high: float, y: Any,
+    mean: Any, var: Any,
+) -> None:  # fmt: skip
     for ch in range(cuda.grid(1), x.shape[1], cuda.gridsize(1)):
-        _bn_fwd_body(x, gamma, beta, eps, y, mean, var, ch)
+        _bn_fwd_body(x, gamma, beta, eps, low, high, y, mean, var, ch)
 
 
 @cuda.jit
 def _bn_bwd(
-    dy: Any,
-    x: Any,
-    gamma: Any,
-    mean: Any,
-    var: Any,
-    eps: float,
-    dx: Any,
-    dgamma: Any,
-    dbeta: Any,
-) -> None:
+    dy: Any, x: Any, gamma: Any, beta: Any, mean: Any, var: Any, eps: float, low: float,
+    high: float, dx: Any, dgamma: Any, dbeta: Any,
+) -> None:  # fmt: skip
     for ch in range(cuda.grid(1), x.shape[1], cuda.gridsize(1)):
-        _bn_bwd_body(dy, x, gamma, mean, var, eps, dx, dgamma, dbeta, ch)
+        _bn_bwd_body(
+            dy, x, gamma, beta, mean, var, eps, low, high, dx, dgamma, dbeta, ch
+        )
 
 
 def _col2im(dcols: DeviceArray, g: ConvGeometry, dx: DeviceArray) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import _grouped_conv_bodies as bodies
-from .._grouped_conv import GroupedConvPrimitives, grouped_conv_kernels
+from .._grouped_conv import GroupedConvPrimitives, grouped_conv_kernels, plane_schedule
 from ._array import device_empty, to_device
 from ._device import cuda, launch
 from ._matmul import device_arg, raw
@@ -22,10 +22,10 @@ def _grid_loop(body: Any) -> Any:
     device_body = cuda.jit(device=True)(body)
 
     @cuda.jit
-    def run(image: Any, out: Any, w: Any, geom: Any, ylim: Any, xlim: Any,
-            to_image: bool, count: int) -> None:  # fmt: skip
+    def run(*args: Any) -> None:  # the body's arguments, then the count
+        count = args[-1]
         for p in range(cuda.grid(1), count, cuda.gridsize(1)):
-            device_body(image, out, w, geom, ylim, xlim, to_image, p)
+            device_body(*args[:-1], p)
 
     def launch_over(*args: Any) -> None:
         count = args[-1]
@@ -34,6 +34,8 @@ def _grid_loop(body: Any) -> Any:
     return launch_over
 
 
+_depthwise_forward, _depthwise_backward = plane_schedule(_grid_loop, device_empty)
+
 grouped_conv2d_forward, grouped_conv2d_backward = grouped_conv_kernels(
     GroupedConvPrimitives(
         arg=lambda name, a: device_arg(name, a, 4),
@@ -41,5 +43,7 @@ grouped_conv2d_forward, grouped_conv2d_backward = grouped_conv_kernels(
         empty=device_empty,
         planes=_grid_loop(bodies.grouped_conv_plane),
         filters=_grid_loop(bodies.grouped_conv_filter_grad),
+        depthwise_forward=_depthwise_forward,
+        depthwise_backward=_depthwise_backward,
     )
 )

@@ -148,12 +148,15 @@ class CPUTarget(Target):
         return (f"host ({os.cpu_count() or 1} logical CPUs)",)
 
     def configure_threads(self, num_threads: int) -> None:
-        """Limit BLAS to `num_threads` threads (the row-split numba loops read the same limit)."""
+        """Limit BLAS to `num_threads` threads (the numba loops split over threads read the same limit)."""
         try:
             from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
         except ImportError:  # pragma: no cover - threadpoolctl is a dependency
             os.environ["OPENBLAS_NUM_THREADS"] = str(num_threads)
             return
+        # Loads scipy's BLAS too (the one numba's loops call), so that the limit covers it.
+        import cadence.kernels._parallel  # noqa: F401
+
         global _BLAS_LIMIT
         _BLAS_LIMIT = threadpool_limits(limits=num_threads, user_api="blas")
 

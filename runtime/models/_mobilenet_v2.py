@@ -48,7 +48,7 @@ class ConvBNReLU(nn.Cell):
         )
 
     def construct(self, x: Any) -> Tensor:
-        """Apply the three layers."""
+        """Apply the three layers (`SequentialCell` fuses the normalization and the ReLU6)."""
         result: Tensor = self.features(x)
         return result
 

@@ -256,7 +256,8 @@ class SequentialCell(Cell):
     """Run cells one after another; children are named `"0"`, `"1"`, ...
 
     A `Dense` without activation directly followed by `ReLU`, `Sigmoid` or
-    `Tanh` runs as one fused op (same result, fewer passes over memory).
+    `Tanh`, and a `BatchNorm1d`/`BatchNorm2d` directly followed by `ReLU` or
+    `ReLU6`, run as one fused op (same result, fewer passes over memory).
 
     Args:
         *args: Cells, one list of cells, or an OrderedDict of name -> cell.
@@ -301,6 +302,7 @@ class SequentialCell(Cell):
 
     def _build_plan(self) -> list[Any]:
         from ._layers import Dense, fusable_activation
+        from ._norm import fusable_norm_activation
 
         cells = list(self._cells.values())
         plan: list[Any] = []
@@ -311,6 +313,9 @@ class SequentialCell(Cell):
             act = fusable_activation(nxt)
             if type(cell) is Dense and cell.activation is None and act is not None:
                 plan.append((cell, act))
+                i += 2
+            elif (norm_act := fusable_norm_activation(cell, nxt)) is not None:
+                plan.append((cell, norm_act))
                 i += 2
             else:
                 plan.append(cell)

@@ -11,11 +11,17 @@ from ..common.initializer import initializer
 from ..compute._context import current_target
 from ..compute._tensor import Parameter, Tensor
 from ..ops import _nn as nn_ops
+from ..ops._activations import relu6
 from ..ops._placement import on_target
 from ._cell import Cell
 from ._checks import check_bool, check_positive_int
+from ._layers import ReLU
+from ._mobile_activations import ReLU6
 
-__all__ = ["BatchNorm1d", "BatchNorm2d"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "fusable_norm_activation"]
+
+# The activations `_BatchNorm._normalize` applies after the moving statistics (not fused).
+_ACTIVATIONS = {"relu": nn_ops.relu, "relu6": relu6}
 
 
 class _BatchNorm(Cell):
@@ -73,6 +79,14 @@ class _BatchNorm(Cell):
 
     def construct(self, x: Any) -> Tensor:
         """Normalize with batch statistics (training) or the moving statistics."""
+        return self.fused(x, None)
+
+    def fused(self, x: Any, activation: str | None) -> Tensor:
+        """`construct`, then `activation` ("relu", "relu6" or None), in one kernel while training.
+
+        `SequentialCell` calls it for a batch norm directly followed by a `ReLU`
+        or `ReLU6` cell; the result is the two cells'.
+        """
         t = x if isinstance(x, Tensor) else Tensor(x)
         if t.ndim not in self._ndims or t.shape[1] != self.num_features:
             raise ValueError(
@@ -85,7 +99,9 @@ class _BatchNorm(Cell):
             else self.use_batch_statistics
         )
         if batch_stats:
-            y, mean, var = nn_ops.batch_norm(t, self.gamma, self.beta, self.eps)
+            y, mean, var = nn_ops.batch_norm(
+                t, self.gamma, self.beta, self.eps, activation
+            )
             count = t.size // self.num_features
             unbiased = var * (count / max(count - 1, 1))
             m = self.momentum
@@ -97,9 +113,10 @@ class _BatchNorm(Cell):
             return y
         shape = (1, -1) + (1,) * (t.ndim - 2)
         inv = ops.reshape(self.gamma / ops.sqrt(self.moving_variance + self.eps), shape)
-        return (t - ops.reshape(self.moving_mean, shape)) * inv + ops.reshape(
+        out = (t - ops.reshape(self.moving_mean, shape)) * inv + ops.reshape(
             self.beta, shape
         )
+        return out if activation is None else _ACTIVATIONS[activation](out)
 
     def extend_repr(self) -> str:
         """Show the configuration."""
@@ -127,3 +144,10 @@ class BatchNorm2d(_BatchNorm):
     """Batch normalization over (N, C, H, W) input; arguments as `BatchNorm1d`."""
 
     _ndims = (4,)
+
+
+def fusable_norm_activation(norm: Any, activation: Any) -> str | None:
+    """The name `_BatchNorm.fused` takes for `activation` following `norm`, or None when they do not fuse."""
+    if type(norm) not in (BatchNorm1d, BatchNorm2d):
+        return None
+    return {ReLU: "relu", ReLU6: "relu6"}.get(type(activation))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -263,27 +264,33 @@ def softmax_cross_entropy(logits: Any, labels: Any, sparse: bool) -> Tensor:
     return record(loss, (tl,), lambda: lambda g: (dlogits * g[:, None],))
 
 
+# The clips `batch_norm` fuses, by the name of the activation that follows.
+BN_ACTIVATIONS = {None: (-math.inf, math.inf), "relu": (0.0, math.inf), "relu6": (0.0, 6.0)}  # fmt: skip
+
+
 def batch_norm(
-    x: Any, gamma: Tensor, beta: Tensor, eps: float
+    x: Any, gamma: Tensor, beta: Tensor, eps: float, activation: str | None = None
 ) -> tuple[Tensor, Array, Array]:
-    """Normalize (N, C, ...) input with batch statistics; return (y, batch mean, biased batch var)."""
+    """Normalize (N, C, ...) input with batch statistics; return (y, batch mean, biased batch var).
+
+    `activation` "relu" or "relu6" applies that activation in the same kernel (one
+    pass over the data, no stored intermediate); its gradient passes where the
+    normalized value lay strictly inside the activation's linear range.
+    """
+    low, high = BN_ACTIVATIONS[activation]
     tx = as_tensor(x)
     k = _k()
     xd = _float(tx)
     shape = xd.shape
     x3 = xd.reshape(shape[0], shape[1], -1)
     g_data, b_data = _float(gamma), _float(beta)
-    y, mean, var = k.batch_norm_forward(x3, g_data, b_data, eps)
+    y, mean, var = k.batch_norm_forward(x3, g_data, b_data, eps, low, high)
 
     def grad_fn() -> GradFn:
         def backward(g: Array) -> tuple[Array, Array, Array]:
+            dy = _contig(g).reshape(x3.shape)
             dx, dg, db = k.batch_norm_backward(
-                _contig(g).reshape(x3.shape),
-                x3,
-                g_data,
-                mean,
-                var,
-                eps,
+                dy, x3, g_data, mean, var, eps, b_data, low, high
             )
             return dx.reshape(shape), dg, db
 

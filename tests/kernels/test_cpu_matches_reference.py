@@ -153,25 +153,33 @@ def test_pooling(case, dtype, seed):
     both("avg_pool2d_backward", dy, x.shape, k, k, s, s, dtype=dtype)
 
 
+# (low, high) of the fused clip: none, ReLU's, ReLU6's, and one that clips most values.
+BN_CLIPS = [(-np.inf, np.inf), (0.0, np.inf), (0.0, 6.0), (-0.25, 0.25)]
+
+
 @given(
     n=st.integers(2, 5),
-    c=st.integers(1, 4),
+    c=st.integers(1, 9),
     m=st.integers(1, 6),
+    clip=st.sampled_from(BN_CLIPS),
+    offset=st.sampled_from(
+        [0.0, 100.0]
+    ),  # a large mean: the one-pass variance stays exact
     dtype=dtypes,
     seed=seeds,
 )
-def test_batch_norm(n, c, m, dtype, seed):
+def test_batch_norm(n, c, m, clip, offset, dtype, seed):
     x, g, b = (
-        arr((n, c, m), dtype, seed),
+        arr((n, c, m), dtype, seed) + dtype(offset),
         arr((c,), dtype, seed + 1),
         arr((c,), dtype, seed + 2),
     )
-    both("batch_norm_forward", x, g, b, 1e-5, dtype=dtype)
+    both("batch_norm_forward", x, g, b, 1e-5, *clip, dtype=dtype)
     _, mean, var = reference.batch_norm_forward(x, g, b, 1e-5)
     dy = arr((n, c, m), dtype, seed + 3)
     tol = TOL[dtype]
-    got = cpu.batch_norm_backward(dy, x, g, mean, var, 1e-5)
-    want = reference.batch_norm_backward(dy, x, g, mean, var, 1e-5)
+    got = cpu.batch_norm_backward(dy, x, g, mean, var, 1e-5, b, *clip)
+    want = reference.batch_norm_backward(dy, x, g, mean, var, 1e-5, b, *clip)
     for a, e in zip(
         got, want, strict=True
     ):  # dx cancels large terms: compare against the gradient's scale

@@ -26,13 +26,42 @@ def test_grouped_conv2d(
         h + p[0] + p[1] >= d[0] * (kh - 1) + 1
         and w + p[2] + p[3] >= d[1] * (kw - 1) + 1
     )
-    x = arr((n, groups * per_group, h, w), dtype, seed)
-    wt = arr((groups * multiplier, per_group, kh, kw), dtype, seed + 1)
+    _check_both_ways(
+        arr((n, groups * per_group, h, w), dtype, seed),
+        arr((groups * multiplier, per_group, kh, kw), dtype, seed + 1),
+        s, p, d, groups, need_dx, dtype, seed,
+    )  # fmt: skip
+
+
+def _check_both_ways(
+    x: np.ndarray, wt: np.ndarray, s: tuple[int, int], p: tuple[int, int, int, int],
+    d: tuple[int, int], groups: int, need_dx: bool, dtype: type, seed: int,
+) -> None:  # fmt: skip
     both("grouped_conv2d_forward", x, wt, s, p, d, groups, dtype=dtype)
     dy = arr(
         reference.grouped_conv2d_forward(x, wt, s, p, d, groups).shape, dtype, seed + 2
     )
     both("grouped_conv2d_backward", dy, x, wt, s, p, d, groups, need_dx, dtype=dtype)
+
+
+@given(
+    n=st.integers(1, 3), channels=st.integers(1, 9), h=st.integers(1, 12), w=st.integers(1, 12),
+    kh=st.integers(1, 5), kw=st.integers(1, 5), s=st.tuples(st.integers(1, 3), st.integers(1, 3)),
+    p=st.tuples(*[st.integers(0, 3)] * 4), d=st.tuples(st.integers(1, 2), st.integers(1, 2)),
+    need_dx=st.booleans(), dtype=dtypes, seed=seeds,
+)  # fmt: skip
+def test_depthwise_conv2d(
+    n: int, channels: int, h: int, w: int, kh: int, kw: int, s: tuple[int, int],
+    p: tuple[int, int, int, int], d: tuple[int, int], need_dx: bool, dtype: type, seed: int,
+) -> None:  # fmt: skip
+    """Depthwise (groups == channels == filters): the channels-last bodies, split over threads."""
+    assume(
+        h + p[0] + p[1] >= d[0] * (kh - 1) + 1
+        and w + p[2] + p[3] >= d[1] * (kw - 1) + 1
+    )
+    x = arr((n, channels, h, w), dtype, seed)
+    wt = arr((channels, 1, kh, kw), dtype, seed + 1)
+    _check_both_ways(x, wt, s, p, d, channels, need_dx, dtype, seed)
 
 
 @pytest.mark.parametrize(

@@ -18,8 +18,6 @@ import pytest
 from cadence.kernels import (
     _attention,
     _attention_math,
-    _grouped_conv,
-    _grouped_conv_bodies,
     _numba_cache,
     _optim_cpu,
     _optim_elements,
@@ -35,7 +33,6 @@ CACHED_MODULES = {
     "_cpu": (cpu_kernels, (_scalar, _rowwise)),
     "_attention": (lambda: _attention, (_attention_math,)),
     "_recurrent": (lambda: _recurrent, (_recurrent_steps,)),
-    "_grouped_conv": (lambda: _grouped_conv, (_grouped_conv_bodies,)),
     "_optim_cpu": (lambda: _optim_cpu, (_optim_elements,)),
 }
 
@@ -108,11 +105,9 @@ y, hs, cs, act = k.recurrent_forward(0, a, a[0], a[0], np.ones((4, 4), np.float3
                                      np.full(3, 2, np.int64), False)
 k.recurrent_backward(0, y, a[0], a[0], np.ones((4, 4), np.float32), hs, cs, act,
                      np.full(3, 2, np.int64), False)
-k.grouped_conv2d_forward(np.ones((1, 2, 3, 3), np.float32), np.ones((2, 1, 2, 2), np.float32),
-                         (1, 1), (0, 0, 0, 0), (1, 1), 2)
 k.adagrad_update(np.ones(3, np.float32), np.ones(3, np.float32), np.ones(3, np.float32), 0.1, 0.0, 1.0)
 """
-_NEW_MODULES = ("_recurrent", "_grouped_conv", "_optim_cpu")
+_NEW_MODULES = ("_recurrent", "_optim_cpu")
 
 
 def _cache_events(cache_dir, variant):

@@ -220,16 +220,17 @@ def test_pooling(case, seed):
     n=st.integers(2, 4),
     c=st.integers(1, 3),
     m=st.integers(1, 3),
+    activation=st.sampled_from([None, "relu", "relu6"]),
     seed=st.integers(0, 1000),
 )
-def test_batch_norm(n, c, m, seed):
+def test_batch_norm(n, c, m, activation, seed):
     x, g, b = (
         values((n, c, m), seed=seed),
         values((c,), 0.5, 2, seed=seed + 1),
         values((c,), seed=seed + 2),
     )
     check(
-        lambda a, gg, bb: nn_ops.batch_norm(a, gg, bb, 1e-5)[0],
+        lambda a, gg, bb: nn_ops.batch_norm(a, gg, bb, 1e-5, activation)[0],
         x,
         g,
         b,

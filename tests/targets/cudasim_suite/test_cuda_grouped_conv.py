@@ -15,6 +15,7 @@ pytestmark = pytest.mark.cudasim
     ("channels", "filters", "groups", "stride", "padding", "dilation"),
     [
         (4, 4, 4, (1, 1), (1, 1, 1, 1), (1, 1)),  # depthwise 3x3, 'same'
+        (3, 3, 3, (2, 1), (1, 0, 2, 1), (1, 2)),  # depthwise, strided, dilated
         (
             4,
             8,

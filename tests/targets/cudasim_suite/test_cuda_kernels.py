@@ -157,24 +157,17 @@ def test_pooling(dtype):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-def test_batch_norm(dtype):
+@pytest.mark.parametrize("clip", [(-np.inf, np.inf), (0.0, 6.0), (-0.25, 0.25)])
+def test_batch_norm(dtype, clip):
     x, gamma, beta = (
         arr((4, 3, 5), dtype, 11),
         arr((3,), dtype, 12),
         arr((3,), dtype, 13),
     )
-    both("batch_norm_forward", x, gamma, beta, 1e-5, dtype=dtype)
+    both("batch_norm_forward", x, gamma, beta, 1e-5, *clip, dtype=dtype)
     _, mean, var = ref.batch_norm_forward(x, gamma, beta, 1e-5)
-    both(
-        "batch_norm_backward",
-        arr(x.shape, dtype, 14),
-        x,
-        gamma,
-        mean,
-        var,
-        1e-5,
-        dtype=dtype,
-    )
+    dy = arr(x.shape, dtype, 14)
+    both("batch_norm_backward", dy, x, gamma, mean, var, 1e-5, beta, *clip, dtype=dtype)
 
 
 def _update(name, dtype, *state, args):

@@ -1,0 +1,86 @@
+"""`_parallel.split_loop` and `in_spans`: a loop's range split over the kernel threads, and their count."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
+
+import cadence as ms
+from cadence.kernels import _parallel
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+@pytest.mark.parametrize("count", [0, 1, 3, 4, 7, 64])
+def test_in_spans_covers_the_range_once_in_contiguous_spans(threads, count):
+    calls: list[tuple[int, int, str, str]] = []
+
+    def loop(tag: str, start: int, stop: int) -> None:
+        calls.append((start, stop, tag, threading.current_thread().name))
+
+    with threadpool_limits(limits=threads, user_api="blas"):
+        _parallel.in_spans(loop, count, 2, "arg")
+    covered = sorted(i for start, stop, _, _ in calls for i in range(start, stop))
+    assert covered == list(range(count))
+    assert all(tag == "arg" for _, _, tag, _ in calls)
+    parts = max(1, min(threads, count // 2))
+    assert len(calls) == parts
+    # The caller runs one span itself, the pool's threads the others.
+    assert sum(name.startswith("cadence-kernel") for *_, name in calls) == parts - 1
+
+
+def _double(src, dst, p):
+    dst[p] = 2.0 * src[p]
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_split_loop_runs_the_compiled_body_for_every_item(threads):
+    launch = _parallel.split_loop(_double)
+    src = np.arange(101, dtype=np.float64)
+    dst = np.zeros_like(src)
+    with threadpool_limits(limits=threads, user_api="blas"):
+        launch(src, dst, src.size)
+    np.testing.assert_array_equal(dst, 2.0 * src)
+
+
+def test_an_error_in_a_span_reaches_the_caller():
+    def loop(start: int, stop: int) -> None:
+        if start > 0:
+            raise RuntimeError("second span failed")
+
+    with (
+        threadpool_limits(limits=2, user_api="blas"),
+        pytest.raises(RuntimeError, match="second span failed"),
+    ):
+        _parallel.in_spans(loop, 10, 2)
+
+
+def test_runtime_num_threads_sets_the_kernel_threads():
+    before = _parallel.thread_count()
+    try:
+        ms.set_context(runtime_num_threads=1)
+        assert _parallel.thread_count() == 1
+        ms.set_context(runtime_num_threads=2)
+        assert _parallel.thread_count() == 2
+    finally:
+        ms.set_context(runtime_num_threads=before)
+
+
+def test_a_forked_child_splits_on_a_pool_of_its_own():
+    import multiprocessing
+
+    with threadpool_limits(limits=2, user_api="blas"):
+        _parallel.in_spans(lambda start, stop: None, 8, 2)  # the parent's pool exists
+        context = multiprocessing.get_context("fork")
+        with context.Pool(1) as pool:
+            covered = pool.apply_async(_split_in_child).get(timeout=60)
+    assert covered == list(range(8))
+
+
+def _split_in_child() -> list[int]:
+    seen: list[int] = []
+    with threadpool_limits(limits=2, user_api="blas"):
+        _parallel.in_spans(lambda start, stop: seen.extend(range(start, stop)), 8, 2)
+    return sorted(seen)
