@@ -2,7 +2,9 @@
 
 numba decides between the simulator and a real GPU when it is first imported, so
 the suite cannot share this process. Kept small: the simulator runs every CUDA
-thread as a Python thread.
+thread as a Python thread. One process per file of the suite, each under its own
+time limit, so a slow or hung file fails its own test (the whole suite takes
+several minutes on 2 cores).
 """
 
 import os
@@ -15,14 +17,17 @@ import pytest
 SUITE = Path(__file__).parent / "cudasim_suite"
 
 
-def run_suite(env_extra):
+FILES = sorted(path.name for path in SUITE.glob("test_*.py"))
+
+
+def run_suite(env_extra, target=SUITE):
     env = {**os.environ, "CADENCE_CUDA_SUITE": "1", **env_extra}
     return subprocess.run(
         [
             sys.executable,
             "-m",
             "pytest",
-            str(SUITE),
+            str(target),
             "-q",
             "-p",
             "no:cacheprovider",
@@ -37,8 +42,9 @@ def run_suite(env_extra):
 
 
 @pytest.mark.slow
-def test_cuda_suite_passes_under_the_simulator():
-    done = run_suite({"NUMBA_ENABLE_CUDASIM": "1"})
+@pytest.mark.parametrize("name", FILES)
+def test_cuda_suite_passes_under_the_simulator(name):
+    done = run_suite({"NUMBA_ENABLE_CUDASIM": "1"}, SUITE / name)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
     assert " passed" in done.stdout and "skipped" not in done.stdout, done.stdout[
         -2000:
