@@ -123,7 +123,9 @@ class _Bound:
         return self.op(*(x if a is ... else a for a in self.args))
 
     def __repr__(self):
-        return f"{self.op!r}{self.args}"
+        # The function's name, not its repr (an address): test ids must be the same in
+        # every process, or pytest-xdist's workers disagree on what they collected.
+        return f"{getattr(self.op, '__name__', type(self.op).__name__)}{self.args}"
 
 
 # Differentiable operators: the gradient through the class equals a finite difference.
