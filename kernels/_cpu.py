@@ -62,6 +62,7 @@ from ._recurrent import (  # the recurrent layers and the embedding lookup
     recurrent_forward as recurrent_forward,
 )
 from ._spatial import ConvGeometry, SpatialPrimitives, spatial_kernels
+from ._split_gemm import split_matmul
 from ._winograd import (
     conv2d_winograd_backward as conv2d_winograd_backward,
     conv2d_winograd_forward as conv2d_winograd_forward,
@@ -472,7 +473,7 @@ _spatial = spatial_kernels(
         empty=np.empty,
         zeros=np.zeros,
         launch=lambda loop, n, *args: loop(*args),
-        matmul=lambda a, b, ta, tb: (a.T if ta else a) @ (b.T if tb else b),
+        matmul=split_matmul,
         contiguous=np.ascontiguousarray,
         columns=_columns,
         col2im=lambda dcols, g, dx: _by_images(
