@@ -3,7 +3,8 @@
 Every public function has the name and signature of its `reference` twin.
 Kernels are `nogil` loops, no `parallel=True`: BLAS owns the cores during
 matmuls and the loops run between them. Loops over independent items (softmax
-rows, im2col and col2im images, the Winograd kernels' blocks, batch
+rows, im2col and col2im images and the rows of their products, the planar and
+Winograd kernels' blocks of images, batch
 normalization's channels, the depthwise convolution's samples) split them over
 as many threads as BLAS is allowed, BLAS on one thread meanwhile (`_parallel`),
 so the process never runs more compute threads than BLAS is allowed (see
