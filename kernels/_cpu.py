@@ -3,7 +3,8 @@
 Every public function has the name and signature of its `reference` twin.
 Kernels are `nogil` loops, no `parallel=True`: BLAS owns the cores during
 matmuls and the loops run between them. Loops over independent items (softmax
-rows, im2col and col2im images, the Winograd kernels' blocks, batch
+rows, im2col and col2im images and the rows of their products, the planar and
+Winograd kernels' blocks of images, batch
 normalization's channels, the depthwise convolution's samples) split them over
 as many threads as BLAS is allowed, BLAS on one thread meanwhile (`_parallel`),
 so the process never runs more compute threads than BLAS is allowed (see
@@ -62,6 +63,7 @@ from ._recurrent import (  # the recurrent layers and the embedding lookup
     recurrent_forward as recurrent_forward,
 )
 from ._spatial import ConvGeometry, SpatialPrimitives, spatial_kernels
+from ._split_gemm import split_matmul
 from ._winograd import (
     conv2d_winograd_backward as conv2d_winograd_backward,
     conv2d_winograd_forward as conv2d_winograd_forward,
@@ -472,7 +474,7 @@ _spatial = spatial_kernels(
         empty=np.empty,
         zeros=np.zeros,
         launch=lambda loop, n, *args: loop(*args),
-        matmul=lambda a, b, ta, tb: (a.T if ta else a) @ (b.T if tb else b),
+        matmul=split_matmul,
         contiguous=np.ascontiguousarray,
         columns=_columns,
         col2im=lambda dcols, g, dx: _by_images(

@@ -3,9 +3,10 @@
 The one place the CPU kernels use more than the calling thread. The numba loops
 run between BLAS calls, which own the cores (`CPUTarget.configure_threads` sets
 BLAS's thread count from `runtime_num_threads`). A kernel whose work splits
-into independent parts (blocks of images in the convolutions, rows of softmax
-and normalization, batch rows of a recurrent layer through time, channels of
-batch normalization) runs them on that many threads instead: the first part on
+into independent parts (blocks of images in the convolutions, rows of the im2col
+products (`_split_gemm`), rows of softmax and normalization, batch rows of a
+recurrent layer through time, channels of batch normalization) runs them on that
+many threads instead: the first part on
 the calling thread, the others on one small pool, and the threads meet once per
 kernel call. The numba loops (`nogil`) and BLAS release the GIL, so the parts
 really run at once.

@@ -76,7 +76,8 @@ class WinogradPrimitives(NamedTuple):
     (rows, cols) per plane; `images(n, per_image_bytes, tiles_per_image)` is how
     many images one block holds; `planes` / `filters` run a body
     (`_winograd_bodies`) for indices 0 .. count - 1 (`planes(body, src, dst,
-    count)`, `filters(body, src, dst, flip, count)`); `batch_matmul(a, b, ta, tb)`
+    count)`), or for index pairs (i, c) of range(rows) x range(inner)
+    (`filters(body, src, dst, flip, rows, inner)`); `batch_matmul(a, b, ta, tb)`
     multiplies stacks; `add(acc, part)` returns acc + part (acc may be updated in
     place); `threads()` is how many groups of blocks `run(tasks)` runs at once
     (returning their results in order).
@@ -87,7 +88,7 @@ class WinogradPrimitives(NamedTuple):
     pad: Callable[[Array, int, int, int, int], Array]
     images: Callable[[int, int, int], int]
     planes: Callable[[Any, Array, Array, int], None]
-    filters: Callable[[Any, Array, Array, bool, int], None]
+    filters: Callable[[Any, Array, Array, bool, int, int], None]
     batch_matmul: Callable[[Array, Array, bool, bool], Array]
     add: Callable[[Array, Array], Array]
     threads: Callable[[], int]
@@ -170,7 +171,7 @@ def winograd_kernels(
 
     def transformed(w: Array, flip: bool) -> Array:
         u = prim.empty((16, w.shape[0], w.shape[1]), w.dtype)
-        prim.filters(bodies.winograd_filter, w, u, flip, 4 * w.shape[0] * w.shape[1])
+        prim.filters(bodies.winograd_filter, w, u, flip, 4 * w.shape[0], w.shape[1])
         return u
 
     def forward(
@@ -217,7 +218,7 @@ def winograd_kernels(
         for more in partial[1:]:
             du = prim.add(du, more)
         dw = prim.empty(w.shape, w.dtype)
-        prim.filters(bodies.winograd_filter_grad, du, dw, False, o * w.shape[1])
+        prim.filters(bodies.winograd_filter_grad, du, dw, False, o, w.shape[1])
         if not need_dx:
             return None, dw
         full: Quad = (2 - padding[0], 2 - padding[1], 2 - padding[2], 2 - padding[3])
@@ -233,9 +234,12 @@ def _cpu_loop(body: Any, extra: bool) -> Any:
     inlined = numba.jit(error_model="numpy", inline="always")(body)
     if extra:
 
-        def run_flip(src: Array, dst: Array, flip: bool, start: int, stop: int) -> None:
-            for p in range(start, stop):
-                inlined(src, dst, flip, p)
+        def run_flip(
+            src: Array, dst: Array, flip: bool, inner: int, start: int, stop: int
+        ) -> None:
+            for i in range(start, stop):
+                for c in range(inner):
+                    inlined(src, dst, flip, i, c)
 
         return numba.jit(nogil=True, error_model="numpy")(run_flip)
 
@@ -254,11 +258,13 @@ def _cpu_planes(body: Any, src: Array, dst: Array, count: int) -> None:
     loop(src, dst, count)
 
 
-def _cpu_filters(body: Any, src: Array, dst: Array, flip: bool, count: int) -> None:
+def _cpu_filters(
+    body: Any, src: Array, dst: Array, flip: bool, rows: int, inner: int
+) -> None:
     # Split over the threads too: at 512 channels one transform is 17 MiB of filters,
     # done while the products wait (the planes are split by blocks of images instead).
     loop = _CPU_LOOPS.get(body) or _CPU_LOOPS.setdefault(body, _cpu_loop(body, True))
-    in_spans(loop, count, 65536, src, dst, flip)
+    in_spans(loop, rows, max(1, 65536 // inner), src, dst, flip, inner)
 
 
 def _cpu_pad(x: Array, top: int, left: int, rows: int, cols: int) -> Array:

@@ -139,34 +139,35 @@ def winograd_output_grad_plane(dy: Any, dm: Any, p: int) -> None:
                 dm[4 * r + 3, o, t] = -h1
 
 
-def winograd_filter(w: Any, u: Any, flip: bool, p: int) -> None:
-    """Write row r of G g G^T of filter (o, c) of w (O, C, 3, 3) into u[4r .. 4r + 3, o, c], for p = (o * 4 + r) * C + c.
+def winograd_filter(w: Any, u: Any, flip: bool, i: int, c: int) -> None:
+    """Write row r of G g G^T of filter (o, c) of w (O, C, 3, 3) into u[4r .. 4r + 3, o, c], for i = o * 4 + r.
 
-    One row per call, so consecutive calls write four runs of consecutive elements
+    One row per call, so calls for consecutive c write four runs of consecutive elements
     (sixteen at once run out of write buffers, as in `winograd_output_grad_plane`),
-    and the four rows of filter o follow each other while w[o] is in cache.
+    and the four rows of filter o follow each other while w[o] is in cache (the
+    CPU loop runs over c innermost).
     With `flip` the filter is read rotated by 180 degrees: transposed (O <-> C) in the
     product, these are the filters of the input gradient, itself a 3x3 stride-1
     correlation of dy.
     """
-    c_count = w.shape[1]
-    o = p // (4 * c_count)
-    q = p - o * 4 * c_count
-    r = q // c_count
-    c = q - r * c_count
-    top, bottom = (2, 0) if flip else (0, 2)
+    o = i // 4
+    r = i - 4 * o
     # Row r of G g: rows 0 and 3 are the filter's top and bottom rows, 1 and 2 half of
     # (top +- middle + bottom); columns left to right (right to left when flipped).
+    # Every index is a constant, so the CPU loop over c vectorizes (with the flip
+    # read through variable indices it ran 3.6 times slower).
     if r == 0 or r == 3:
-        row = top if r == 0 else bottom
-        a, b, d = w[o, c, row, top], w[o, c, row, 1], w[o, c, row, bottom]
+        row = 2 if (r == 0) == flip else 0
+        if flip:
+            a, b, d = w[o, c, row, 2], w[o, c, row, 1], w[o, c, row, 0]
+        else:
+            a, b, d = w[o, c, row, 0], w[o, c, row, 1], w[o, c, row, 2]
     else:
         sign = 1.0 if r == 1 else -1.0
-        a = 0.5 * (w[o, c, top, top] + sign * w[o, c, 1, top] + w[o, c, bottom, top])
-        b = 0.5 * (w[o, c, top, 1] + sign * w[o, c, 1, 1] + w[o, c, bottom, 1])
-        d = 0.5 * (
-            w[o, c, top, bottom] + sign * w[o, c, 1, bottom] + w[o, c, bottom, bottom]
-        )
+        c0 = 0.5 * (w[o, c, 0, 0] + sign * w[o, c, 1, 0] + w[o, c, 2, 0])
+        c1 = 0.5 * (w[o, c, 0, 1] + sign * w[o, c, 1, 1] + w[o, c, 2, 1])
+        c2 = 0.5 * (w[o, c, 0, 2] + sign * w[o, c, 1, 2] + w[o, c, 2, 2])
+        a, b, d = (c2, c1, c0) if flip else (c0, c1, c2)
     # ... times G^T: (a, b, d) -> (a, (a + b + d) / 2, (a - b + d) / 2, d).
     u[4 * r, o, c] = a
     u[4 * r + 1, o, c] = 0.5 * (a + b + d)
@@ -174,14 +175,11 @@ def winograd_filter(w: Any, u: Any, flip: bool, p: int) -> None:
     u[4 * r + 3, o, c] = d
 
 
-def winograd_filter_grad(du: Any, dw: Any, flip: bool, p: int) -> None:
-    """Write G^T dU G of filter p = o * C + c from du (16, O, C) into dw (O, C, 3, 3): the adjoint of `winograd_filter`.
+def winograd_filter_grad(du: Any, dw: Any, flip: bool, o: int, c: int) -> None:
+    """Write G^T dU G of filter (o, c) from du (16, O, C) into dw (O, C, 3, 3): the adjoint of `winograd_filter`.
 
     `flip` is unused: it keeps `winograd_filter`'s signature, so a target launches both alike.
     """
-    c_count = dw.shape[1]
-    o = p // c_count
-    c = p - o * c_count
     for s in range(3):
         # Column s of dU G: G maps a row (u0, u1, u2, u3) to (u0 + (u1 + u2)/2, (u1 - u2)/2, (u1 + u2)/2 + u3).
         if s == 1:

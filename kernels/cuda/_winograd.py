@@ -47,9 +47,10 @@ def _compiled(body: Any, flip: bool) -> Any:
     if flip:
 
         @cuda.jit
-        def run_flip(src: Any, dst: Any, flag: bool, count: int) -> None:
+        def run_flip(src: Any, dst: Any, flag: bool, inner: int, count: int) -> None:
             for p in range(cuda.grid(1), count, cuda.gridsize(1)):
-                device_body(src, dst, flag, p)
+                i = p // inner
+                device_body(src, dst, flag, i, p - i * inner)
 
         return run_flip
 
@@ -79,8 +80,9 @@ def _planes(body: Any, src: Any, dst: Any, count: int) -> None:
     _PLANES[body][launch(count)](raw(src), raw(dst), count)
 
 
-def _filters(body: Any, src: Any, dst: Any, flip: bool, count: int) -> None:
-    _FILTERS[body][launch(count)](raw(src), raw(dst), flip, count)
+def _filters(body: Any, src: Any, dst: Any, flip: bool, rows: int, inner: int) -> None:
+    count = rows * inner
+    _FILTERS[body][launch(count)](raw(src), raw(dst), flip, inner, count)
 
 
 conv2d_winograd_forward, conv2d_winograd_backward = winograd_kernels(

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .. import nn, ops
+from ..nn._norm import fusable_norm_activation
 from ..validation import check_positive_int
 
 if TYPE_CHECKING:
@@ -29,6 +30,15 @@ def _conv3x3(in_channel: int, out_channel: int, stride: int = 1) -> nn.Conv2d:
 def _bn(channel: int) -> nn.BatchNorm2d:
     # The model zoo's ResNet batch norm: eps 1e-4, the moving statistics keep 0.9 of their value.
     return nn.BatchNorm2d(channel, eps=1e-4, momentum=0.9)
+
+
+def _norm_act(norm: nn.BatchNorm2d, act: nn.Cell, x: Any) -> Tensor:
+    """act(norm(x)), as one fused kernel when the two cells fuse (as in `SequentialCell`)."""
+    fused = fusable_norm_activation(norm, act)
+    if fused is None:
+        result: Tensor = act(norm(x))
+        return result
+    return norm.fused(x, fused)
 
 
 class ResidualBlockBase(nn.Cell):
@@ -50,7 +60,7 @@ class ResidualBlockBase(nn.Cell):
 
     def construct(self, x: Any) -> Tensor:
         """Residual: relu(bn(conv(relu(bn(conv(x))))) + shortcut(x))."""
-        out = self.relu(self.bn1d(self.conv1(x)))
+        out = _norm_act(self.bn1d, self.relu, self.conv1(x))
         out = self.bn2d(self.conv2(out))
         identity = x if self.down_sample_layer is None else self.down_sample_layer(x)
         result: Tensor = self.relu(out + identity)
@@ -111,7 +121,7 @@ class ResNet(nn.Cell):
 
     def construct(self, x: Any) -> Tensor:
         """Logits of NCHW images."""
-        out = self.relu(self.bn1(self.conv1(x)))
+        out = _norm_act(self.bn1, self.relu, self.conv1(x))
         out = self.layer4(self.layer3(self.layer2(self.layer1(out))))
         result: Tensor = self.end_point(self.flatten(self.mean(out, (2, 3))))
         return result

@@ -64,7 +64,27 @@ def _group_norm(rng):
     )
 
 
-@pytest.mark.parametrize("case", [_softmax, _layer_norm, _group_norm])
+def _conv(layout, x_shape, w_shape, stride):
+    # One convolution forward and backward through a CPU kernel pair, beside the reference.
+    def case(rng):
+        x, w = rng.normal(size=x_shape), rng.normal(size=w_shape)
+        geometry = ((stride, stride), (1, 1, 1, 1), (1, 1))
+        y = getattr(cpu, f"{layout}_forward")(x, w, *geometry)
+        dy = rng.normal(size=y.shape)
+        back = getattr(cpu, f"{layout}_backward")(dy, x, w, *geometry, True)
+        want = reference.conv2d_forward(x, w, *geometry)
+        return (y, *back), (want, *reference.conv2d_backward(dy, x, w, *geometry, True))
+
+    case.__name__ = layout
+    return case
+
+
+# im2col: 4 * 9 * 9 output rows, two blocks of the split product; planar: two blocks of images.
+_IM2COL = _conv("conv2d", (4, 3, 18, 18), (5, 3, 3, 3), 2)
+_PLANAR = _conv("conv2d_planar", (3, 2, 7, 7), (4, 2, 3, 3), 1)
+
+
+@pytest.mark.parametrize("case", [_softmax, _layer_norm, _group_norm, _IM2COL, _PLANAR])
 @pytest.mark.parametrize("threads", [2, 3])
 def test_split_rows_match_reference_repeat_exactly_and_restore_blas(case, threads):
     # float64 and enough rows for several blocks; two runs must agree to the bit

@@ -94,3 +94,24 @@ def test_sequential_cell_fuses_batch_norm_and_relu(cells, shape, fused_name):
     assert results[0][0].max() > 0
     for got, want in zip(*results, strict=True):
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+class _UnfusedReLU(nn.ReLU):
+    """A ReLU the fusion does not recognise (it matches the exact cell type)."""
+
+
+def test_resnet_block_fuses_batch_norm_and_relu_with_the_cells_results():
+    # ResidualBlockBase (and ResNet's stem) run bn1d + relu fused; a ReLU subclass keeps them apart.
+    from cadence.models._resnet import ResidualBlockBase
+
+    x = ms.Tensor(np.random.default_rng(2).normal(size=(2, 4, 6, 6)).astype(np.float32))
+    results = []
+    for relu in (nn.ReLU, _UnfusedReLU):
+        ms.set_seed(0)
+        block = ResidualBlockBase(4, 8, 2)  # with the down-sampling branch
+        block.relu = relu()
+        results.append(_run(block, block, x))
+    # out, dx, 3 convolution weights, 3 BNs' gamma and beta, then their moving statistics
+    assert len(results[0]) == 2 + 3 + 3 * 2 + 3 * 2
+    for got, want in zip(*results, strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)

@@ -126,7 +126,7 @@ def winograd_signatures(a3, a4):
         **{
             f"_winograd {name}": (
                 cw._FILTERS[getattr(winograd_bodies, f"winograd_{name}")],
-                (*arrays, b, i),
+                (*arrays, b, i, i),  # flip, inner, count
             )
             for name, arrays in filters.items()
         },
