@@ -22,13 +22,13 @@ Array = np.ndarray[Any, Any]
 GradFn = Callable[[Array], Sequence["Array | None"]]
 
 # The functions of MindSpore's `F` path defined here (`functional` re-exports them);
-# `getitem`, Tensor's indexing, is internal: MindSpore has no `ops.getitem`.
+# `getitem`, Tensor's indexing, is internal: MindSpore has no `ops.getitem`; so is
+# `argmax` (Int32, numpy's arguments): `ops.argmax` is `_ranking`'s, MindSpore 2.x's.
 __all__ = [
     "abs",
     "add",
     "amax",
     "amin",
-    "argmax",
     "argmin",
     "cast",
     "clip",
