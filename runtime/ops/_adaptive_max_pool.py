@@ -8,12 +8,13 @@ of each window (added up where overlapping windows chose the same one).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, overload
 
 import numpy as np
 
 from ..compute._tensor import Tensor
 from . import _functional as f
+from ._ranking import gather_rows
 from ._spatial import adaptive_sizes
 
 __all__ = ["adaptive_max_pool2d", "adaptive_max_pool2d_op"]
@@ -37,6 +38,18 @@ def _argmax_planes(
     return out
 
 
+@overload
+def adaptive_max_pool2d(
+    input: Any, output_size: Any, return_indices: Literal[False] = False
+) -> Tensor: ...
+@overload
+def adaptive_max_pool2d(
+    input: Any, output_size: Any, return_indices: Literal[True]
+) -> tuple[Tensor, Tensor]: ...
+@overload
+def adaptive_max_pool2d(
+    input: Any, output_size: Any, return_indices: bool
+) -> Tensor | tuple[Tensor, Tensor]: ...
 def adaptive_max_pool2d(
     input: Any, output_size: Any, return_indices: bool = False
 ) -> Tensor | tuple[Tensor, Tensor]:
@@ -50,8 +63,7 @@ def adaptive_max_pool2d(
     oh, ow = adaptive_sizes("adaptive_max_pool2d", output_size, h, w)
     planes = f.reshape(t, (-1, h * w))
     index = _argmax_planes(np.asarray(planes._data).reshape(-1, h, w), oh, ow)
-    rows = np.arange(index.shape[0])[:, None]
-    picked = f.getitem(planes, (rows, index.reshape(index.shape[0], -1)))
+    picked = gather_rows(planes, index.reshape(index.shape[0], -1))
     shape = (*t.shape[:-2], oh, ow)
     values = f.reshape(picked, shape)
     if not return_indices:
@@ -66,6 +78,4 @@ def adaptive_max_pool2d_op(input: Any, *, output_size: Any) -> tuple[Tensor, Ten
             f"For 'AdaptiveMaxPool2D', the argument 'output_size' must be a tuple or list of two ints "
             f"(or None), but got {output_size!r}."
         )
-    out = adaptive_max_pool2d(input, output_size, True)
-    assert isinstance(out, tuple)
-    return out
+    return adaptive_max_pool2d(input, output_size, True)

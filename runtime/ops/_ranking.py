@@ -15,7 +15,19 @@ from ..compute._tensor import Tensor
 from ..validation import check_bool, check_positive_int, check_type
 from . import _functional as f
 
-__all__ = ["argmax", "top_k", "topk"]
+__all__ = ["argmax", "gather_rows", "top_k", "topk"]
+
+
+def gather_rows(rows: Tensor, index: np.ndarray[Any, Any]) -> Tensor:
+    """rows[r, index[r, j]] for (R, n) `rows` and host (R, k) `index`, differentiable.
+
+    One flat index array, not a pair: a device array gathers (and scatter-adds the
+    gradient) along one axis on the device.
+    """
+    n = rows.shape[-1]
+    flat = (np.arange(index.shape[0])[:, None] * n + index).ravel()
+    picked = f.getitem(f.reshape(rows, (-1,)), Tensor(flat.astype(np.int64)))
+    return f.reshape(picked, index.shape)
 
 
 def _axis(dim: Any, ndim: int, op: str) -> int:
@@ -59,7 +71,7 @@ def topk(
     order = np.argsort(-keys if largest else keys, axis=-1, kind="stable")[:, :k]
     if not sorted:
         order = np.sort(order, axis=-1)
-    picked = f.getitem(rows, (np.arange(order.shape[0])[:, None], order))
+    picked = gather_rows(rows, order)
     shape = (*moved.shape[:-1], k)
     back = (*range(axis), t.ndim - 1, *range(axis, t.ndim - 1)) if t.ndim else None
     values = f.reshape(picked, shape)
