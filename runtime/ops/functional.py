@@ -11,8 +11,6 @@ from functools import partial
 from ..compute._grad import grad, value_and_grad
 from . import _functional
 from ._activations import elu, hardsigmoid, hardswish, relu6, softplus, softsign
-
-# issue 23, what porting users still met (gaps)
 from ._adaptive_max_pool import adaptive_max_pool2d
 from ._attention import (
     bmm,
@@ -53,6 +51,9 @@ from ._elementwise import (
     cos,
     expm1,
     floor,
+    isfinite,
+    isinf,
+    isnan,
     log1p,
     logical_and,
     logical_not,
@@ -71,6 +72,7 @@ from ._functional import (
     sub,
     transpose,
 )
+from ._gather_nd import gather_nd
 from ._losses import (
     binary_cross_entropy_with_logits,
     cross_entropy,
@@ -180,6 +182,10 @@ __all__ += [
     "argmax",
     "broadcast_to",
     "expand_as",
+    "gather_nd",
+    "isfinite",
+    "isinf",
+    "isnan",
     "norm",
     "repeat_interleave",
     "topk",

@@ -28,6 +28,7 @@ from . import (
     _elementwise as e,
     _expanding as ex,
     _functional as f,
+    _gather_nd as gnd,
     _nn as n,
     _ranking as rk,
     _slicing as sl,
@@ -106,6 +107,9 @@ GreaterEqual = primitive("GreaterEqual", f.greater_equal, "Elementwise x >= y.")
 LogicalAnd = primitive("LogicalAnd", e.logical_and, "Elementwise AND.")
 LogicalOr = primitive("LogicalOr", e.logical_or, "Elementwise OR.")
 LogicalNot = primitive("LogicalNot", e.logical_not, "Elementwise NOT.")
+IsFinite = primitive("IsFinite", e.isfinite, "Elementwise: neither inf nor NaN.")
+IsNan = primitive("IsNan", e.isnan, "Elementwise: NaN.")
+IsInf = primitive("IsInf", e.isinf, "Elementwise: inf or -inf.")
 ReduceAll = primitive("ReduceAll", _reduce_logic("all"), "AND over `axis` (all axes when empty).", keep_dims=False)
 ReduceAny = primitive("ReduceAny", _reduce_logic("any"), "OR over `axis` (all axes when empty).", keep_dims=False)
 Select = primitive("Select", e.select, "`x` where the condition holds, else `y`; gradients flow to the chosen side.")
@@ -153,11 +157,13 @@ BroadcastTo = primitive("BroadcastTo", lambda x, *, shape: ex.broadcast_to(x, sh
 Split = primitive("Split", lambda x, *, axis, output_num: sl.split(x, axis, output_num), "Split into equal parts along `axis`.", axis=0, output_num=1)
 StridedSlice = primitive("StridedSlice", _strided_slice, "x[begin:end:strides] per axis (masks 0).", begin_mask=0, end_mask=0, ellipsis_mask=0, new_axis_mask=0, shrink_axis_mask=0)
 CumSum = primitive("CumSum", sl.cumulative_sum, "Cumulative sum along an axis.", exclusive=False, reverse=False)
+GatherNd = primitive("GatherNd", gnd.gather_nd, "Slices at index tuples: the last axis of `indices` indexes the input's leading axes.")
 Gather = primitive("Gather", c.gather, "Take slices along `axis` at integer indices.", batch_dims=0)
 Pad = primitive("Pad", lambda x, *, paddings: f.pad(x, paddings), "Pad each axis by (before, after) zeros.", paddings=REQUIRED)
 Cast = primitive("Cast", f.cast, "Convert to a dtype; the gradient is converted back.")
 Print = primitive("Print", c.print_, "Print each argument on its own line (tensors as their repr).")
 Identity = primitive("Identity", lambda x: x, "Return the input.")
+Depend = primitive("Depend", c.depend, "Return the first input; the second has run already (cadence runs in program order).")
 Shape = primitive("Shape", c.shape, "The shape, as a tuple of ints.")
 Rank = primitive("Rank", c.rank, "The number of dimensions.")
 Size = primitive("Size", lambda x: f.as_tensor(x).size, "The number of elements.")
@@ -213,6 +219,7 @@ __all__ = [
     "CumSum",
     "DType",
     "Dense",
+    "Depend",
     "Div",
     "Dropout",
     "Elu",
@@ -227,12 +234,16 @@ __all__ = [
     "FloorDiv",
     "FloorMod",
     "Gather",
+    "GatherNd",
     "GeLU",
     "Greater",
     "GreaterEqual",
     "HSigmoid",
     "HSwish",
     "Identity",
+    "IsFinite",
+    "IsInf",
+    "IsNan",
     "LayerNorm",
     "Less",
     "LessEqual",

@@ -136,6 +136,7 @@ def _porting_cases(ms: Any, ops: Any, Tensor: Any) -> dict[str, Any]:  # noqa: N
     im = Tensor(rng.normal(size=(2, 3, 5, 7)).astype(np.float32))
     counts = Tensor(np.array([1, 2, 0, 3], np.int32))
     ints = Tensor(np.array([1, 2, 3], np.int32))
+    odd = Tensor(np.array([1.0, np.inf, -np.inf, np.nan], np.float32))
 
     def grads(a: Any, b: Any) -> Any:
         return (
@@ -167,6 +168,11 @@ def _porting_cases(ms: Any, ops: Any, Tensor: Any) -> dict[str, Any]:  # noqa: N
         "argmax dim keepdim": lambda: (ops.argmax(x, dim=1, keepdim=True), ops.argmax(x), ops.argmax(x, keepdim=True), x.argmax(1, True), x.argmax(axis=0)),
         "Flatten start_dim end_dim": lambda: (nn.Flatten(0, 1)(cube), nn.Flatten(start_dim=1, end_dim=2)(im), nn.Flatten()(im)),
         "GradOperation through porting ops": lambda: ops.GradOperation(get_all=True)(grads)(x, x * 0.5 + 1),
+        "GatherNd and gather_nd": lambda: (ops.GatherNd()(cube, Tensor(np.array([[0, 1], [1, 2]], np.int32))), ops.gather_nd(cube, Tensor(np.array([[[1, 0, 3]]], np.int32))),
+                                           ops.GradOperation()(lambda a: (ops.gather_nd(a, Tensor(np.array([[0], [0]], np.int32))) * 2).sum())(cube)),
+        "IsFinite isnan isinf Depend": lambda: (ops.IsFinite()(odd), ops.isfinite(odd), ops.isnan(odd), ops.isinf(odd), ops.IsNan()(odd), ops.IsInf()(odd), ops.Depend()(x, odd)),
+        "numpy creators": lambda: (ms.numpy.zeros((2, 3)), ms.numpy.zeros(2, dtype="int32"), ms.numpy.ones((1, 2), ms.float16), ms.numpy.full((2,), 1.5),
+                                   ms.numpy.full((2,), 3), ms.numpy.arange(3), ms.numpy.arange(0, 1, 0.25), ms.numpy.zeros_like(x), ms.numpy.ones_like(ints)),
     }  # fmt: skip
 
 

@@ -5,13 +5,19 @@ these cover what it cannot record: `Tensor.repeat` (Ascend-only in MindSpore 2.1
 `ClipByNorm` over one axis (see docs/mindspore-differences.md) and unsorted `TopK`.
 """
 
+from typing import Any
+
 import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 from hypothesis.extra import numpy as hnp
 
+import cadence as ms
 from cadence import Tensor, nn, ops
+from cadence.ops.primitive import constexpr
+from cadence.train.train_thor import ConvertModelUtils
 
+NOT_A_STR: Any = 2
 floats = hnp.arrays(
     np.float32,
     hnp.array_shapes(min_dims=1, max_dims=3, max_side=4),
@@ -87,7 +93,35 @@ ERRORS = {
     "adaptive_max_pool2d rank": (lambda: ops.adaptive_max_pool2d(Tensor(np.ones((4, 4))), 2), ValueError, r"3-D or 4-D, but got shape \(4, 4\)"),
     "ClipByNorm axis": (lambda: nn.ClipByNorm(axis=1.5), TypeError, r"'ClipByNorm'.*'axis' must be None, an int or a tuple/list of ints, but got 1.5"),
     "ClipByNorm clip_norm": (lambda: nn.ClipByNorm()(Tensor(np.ones(2)), 1.0), TypeError, r"'ClipByNorm'.*'clip_norm' must be a Tensor, but got 1.0"),
+    "GatherNd out of range": (lambda: ops.GatherNd()(Tensor(np.ones((2, 3))), Tensor(np.array([[2, 0]]))), ValueError, r"'GatherNd'.*inside the input's leading axes \(2, 3\), but got \[\[2, 0\]\]"),
+    "GatherNd float indices": (lambda: ops.gather_nd(Tensor(np.ones((2, 3))), Tensor(np.array([[0.0]]))), ValueError, r"'GatherNd'.*integer tensor.*float"),
+    "numpy.zeros shape": (lambda: ms.numpy.zeros((2, -1)), ValueError, r"'zeros'.*'shape' must be an int >= 0 or a tuple/list of them, but got \(2, -1\)"),
+    "JitConfig level": (lambda: ms.JitConfig(jit_level=NOT_A_STR), TypeError, r"'JitConfig'.*'jit_level' must be of type 'str'"),
+    "set_jit_config": (lambda: nn.Dense(2, 2).set_jit_config({"jit_level": "O2"}), TypeError, r"'set_jit_config'.*must be a JitConfig"),
+    "set_algo_parameters option": (lambda: ms.parallel.set_algo_parameters(bogus=True), ValueError, r"'set_algo_parameters'.*'bogus' is not an option"),
+    "set_algo_parameters bool": (lambda: ms.parallel.set_algo_parameters(fully_use_devices=1), TypeError, r"'fully_use_devices' must be a bool"),
+    "THOR": (lambda: ConvertModelUtils().convert_to_thor_model(None, None), NotImplementedError, r"THOR optimizer is not available in cadence"),
+    "constexpr": (lambda: constexpr(3), TypeError, r"'constexpr'.*'fn' must be callable, but got 3"),
 }  # fmt: skip
+
+
+def test_model_zoo_idioms_run_eagerly():
+    @constexpr
+    def doubled(n):
+        return (n, 2 * n)
+
+    @constexpr(reuse_result=False)
+    def shifted(n):
+        return n + 1
+
+    assert (doubled(3), shifted(3)) == ((3, 6), 4)
+    dense = nn.Dense(2, 3)
+    assert dense.init_parameters_data() == {p: p for p in dense.get_parameters()}
+    dense.set_jit_config(ms.JitConfig(jit_level="O2"))
+    ms.parallel.set_algo_parameters(elementwise_op_strategy_follow=True)
+    assert ms.parallel.get_algo_parameters("elementwise_op_strategy_follow") is True
+    ms.parallel.set_algo_parameters(elementwise_op_strategy_follow=False)
+    assert getattr(dense, "jit_config_dict")["jit_level"] == "O2"  # noqa: B009 (recorded only)
 
 
 @pytest.mark.parametrize("name", sorted(ERRORS))
