@@ -101,6 +101,10 @@ ERRORS = {
     "set_algo_parameters option": (lambda: ms.parallel.set_algo_parameters(bogus=True), ValueError, r"'set_algo_parameters'.*'bogus' is not an option"),
     "set_algo_parameters bool": (lambda: ms.parallel.set_algo_parameters(fully_use_devices=1), TypeError, r"'fully_use_devices' must be a bool"),
     "THOR": (lambda: ConvertModelUtils().convert_to_thor_model(None, None), NotImplementedError, r"THOR optimizer is not available in cadence"),
+    "Flatten order": (lambda: nn.Flatten(2, 1)(Tensor(np.ones((1, 3, 2, 2)))), ValueError, r"'flatten'.*'start_dim' \(2\) must not come after 'end_dim' \(1\)"),
+    "Flatten range": (lambda: nn.Flatten()(Tensor(np.ones(3))), ValueError, r"'flatten'.*must lie in \[-1, 1\) for a 1-D input, but got start_dim=1, end_dim=-1"),
+    "Flatten type": (lambda: nn.Flatten(1.0), TypeError, r"'Flatten'.*'start_dim' must be an int, but got 1.0"),  # type: ignore[arg-type]
+    "flatten order": (lambda: ops.flatten(Tensor(np.ones((2, 2))), "F"), ValueError, r"'order' must be 'C' on cadence, but got 'F'"),
     "constexpr": (lambda: constexpr(3), TypeError, r"'constexpr'.*'fn' must be callable, but got 3"),
 }  # fmt: skip
 
