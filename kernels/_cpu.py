@@ -39,6 +39,7 @@ from ._blas import accumulate_product
 from ._checks import check_float_array
 from ._grouped_conv import (
     grouped_conv2d_backward as grouped_conv2d_backward,
+    grouped_conv2d_backward_input as grouped_conv2d_backward_input,
     grouped_conv2d_forward as grouped_conv2d_forward,
 )
 from ._names import KERNEL_NAMES
@@ -487,6 +488,7 @@ _spatial = spatial_kernels(
     )
 )
 conv2d_forward, conv2d_backward = _spatial.conv2d
+conv2d_backward_input = _spatial.conv2d_backward_input
 max_pool2d_forward, max_pool2d_backward = _spatial.max_pool2d
 avg_pool2d_forward, avg_pool2d_backward = _spatial.avg_pool2d
 batch_norm_forward, batch_norm_backward = _spatial.batch_norm

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 __all__ = [
     "GroupedConvPrimitives",
     "grouped_conv2d_backward",
+    "grouped_conv2d_backward_input",
     "grouped_conv2d_forward",
     "grouped_conv_kernels",
 ]
@@ -58,10 +59,11 @@ def _is_depthwise(x: Array, w: Array, groups: int) -> bool:
 
 
 def _plan(
-    x: Array, w: Array, stride: Pair, padding: Quad, dilation: Pair, groups: int
-) -> tuple[Pair, Array, Array, Array]:
+    x_shape: tuple[int, ...], w: Array, stride: Pair, padding: Quad, dilation: Pair,
+    groups: int,
+) -> tuple[Pair, Array, Array, Array]:  # fmt: skip
     """Check the geometry; return the output's (height, width), `geom`, `ylim` and `xlim` (host arrays)."""
-    c, h, wd = x.shape[1], x.shape[2], x.shape[3]
+    c, h, wd = x_shape[1], x_shape[2], x_shape[3]
     o, cg, kh, kw = w.shape
     if groups < 1 or o % groups or cg * groups != c:
         raise ValueError(
@@ -72,7 +74,7 @@ def _plan(
     ow = (wd + padding[2] + padding[3] - dilation[1] * (kw - 1) - 1) // stride[1] + 1
     if oh < 1 or ow < 1:
         raise ValueError(
-            f"Kernel arguments give an empty output ({oh}, {ow}) for input {x.shape}."
+            f"Kernel arguments give an empty output ({oh}, {ow}) for input {x_shape}."
         )
     geom = np.array([*stride, padding[0], padding[2], *dilation, groups], np.int64)
     ylim = bodies.tap_ranges(h, oh, kh, stride[0], padding[0], dilation[0])
@@ -82,15 +84,19 @@ def _plan(
 
 def grouped_conv_kernels(
     prim: GroupedConvPrimitives,
-) -> tuple[Callable[..., Array], Callable[..., tuple[Array | None, Array]]]:
-    """Build a target's (grouped_conv2d_forward, grouped_conv2d_backward) from its primitives."""
+) -> tuple[
+    Callable[..., Array],
+    Callable[..., tuple[Array | None, Array]],
+    Callable[..., Array],
+]:
+    """Build a target's (grouped_conv2d_forward, _backward, _backward_input) from its primitives."""
 
     def forward(
         x: Array, w: Array, stride: Pair, padding: Quad, dilation: Pair, groups: int
     ) -> Array:
         """Direct grouped cross-correlation: x (N, C, H, W), w (O, C/groups, KH, KW) -> (N, O, OH, OW)."""
         x, w = prim.arg("x", x), prim.arg("w", w)
-        (oh, ow), *host = _plan(x, w, stride, padding, dilation, groups)
+        (oh, ow), *host = _plan(x.shape, w, stride, padding, dilation, groups)
         geom, ylim, xlim = (prim.small(a) for a in host)
         y = prim.empty((x.shape[0], w.shape[0], oh, ow), x.dtype)
         if _is_depthwise(x, w, groups):
@@ -105,7 +111,7 @@ def grouped_conv_kernels(
     ) -> tuple[Array | None, Array]:  # fmt: skip
         """Return (dx or None, dw) of the forward."""
         dy, x, w = prim.arg("dy", dy), prim.arg("x", x), prim.arg("w", w)
-        _, *host = _plan(x, w, stride, padding, dilation, groups)
+        _, *host = _plan(x.shape, w, stride, padding, dilation, groups)
         geom, ylim, xlim = (prim.small(a) for a in host)
         dwt = prim.empty(w.shape, w.dtype)
         if _is_depthwise(x, w, groups):
@@ -115,11 +121,23 @@ def grouped_conv_kernels(
         prim.filters(x, dy, dwt, geom, ylim, xlim, False, w.shape[0])
         if not need_dx:
             return None, dwt
-        dx = prim.empty(x.shape, x.dtype)
-        prim.planes(dx, dy, w, geom, ylim, xlim, True, x.shape[0] * x.shape[1])
-        return dx, dwt
+        return backward_input(dy, w, x.shape, stride, padding, dilation, groups), dwt
 
-    return forward, backward
+    def backward_input(
+        dy: Array, w: Array, x_shape: tuple[int, ...], stride: Pair, padding: Quad,
+        dilation: Pair, groups: int,
+    ) -> Array:  # fmt: skip
+        """Return dx of the forward alone (a transposed convolution's forward needs no dw)."""
+        dy, w = prim.arg("dy", dy), prim.arg("w", w)
+        _, *host = _plan(tuple(x_shape), w, stride, padding, dilation, groups)
+        geom, ylim, xlim = (prim.small(a) for a in host)
+        dx = prim.empty(tuple(x_shape), dy.dtype)
+        # The plane body gathers each input plane's gradient from its group's filters;
+        # it serves depthwise calls too (one filter per plane), without their dw partials.
+        prim.planes(dx, dy, w, geom, ylim, xlim, True, x_shape[0] * x_shape[1])
+        return dx
+
+    return forward, backward, backward_input
 
 
 def plane_schedule(
@@ -192,7 +210,11 @@ def _cpu_arg(name: str, a: Array) -> Array:
     return a
 
 
-grouped_conv2d_forward, grouped_conv2d_backward = grouped_conv_kernels(
+(
+    grouped_conv2d_forward,
+    grouped_conv2d_backward,
+    grouped_conv2d_backward_input,
+) = grouped_conv_kernels(
     GroupedConvPrimitives(
         arg=_cpu_arg,
         small=lambda a: a,

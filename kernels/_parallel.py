@@ -28,6 +28,7 @@ runs training steps from worker threads.
 from __future__ import annotations
 
 import functools
+import inspect
 import itertools
 import os
 import threading
@@ -38,7 +39,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 # sees it next to numpy's: recurrent loops call it inside their parts.
 import numba
 import scipy.linalg.cython_blas  # noqa: F401
+from numba.extending import register_jitable
 from threadpoolctl import ThreadpoolController  # type: ignore[import-untyped]
+
+from . import _numba_cache
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -175,23 +179,47 @@ MIN_ITEMS_PER_THREAD = 2
 """The fewest items a `split_loop` span takes (below, a hand-off costs more than it saves)."""
 
 
+# The files of the bodies `split_loop` compiled so far: the compiled loops live in this
+# file's cache entries, so their stamp covers these files too (see `_numba_cache`).
+_BODY_FILES: set[str] = set()
+
+
 def split_loop(body: Callable[..., None]) -> Callable[..., None]:
-    """A launcher `(*args, count)` running `body(*args, p)` for p in range(count), split over the threads."""
-    compiled = numba.jit(error_model="numpy", fastmath=_REASSOCIATE)(body)
+    """A launcher `(*args, count)` running `body(*args, p)` for p in range(count), split over the threads.
+
+    The compiled loop is kept in numba's disk cache, so a new process loads it
+    instead of compiling it again. `body` is called as a plain function: numba keys
+    a cached closure on the pickled values it closes over, and a plain function
+    pickles by its name, where a dispatcher carries a new id in every process.
+    """
+    _BODY_FILES.add(inspect.getfile(body))
+    element = register_jitable(error_model="numpy", fastmath=_REASSOCIATE)(body)
 
     def run(start: int, stop: int, *args: Any) -> None:
         for p in range(start, stop):
-            compiled(*args, p)
+            element(*args, p)
 
-    jitted = numba.jit(nogil=True, error_model="numpy", fastmath=_REASSOCIATE)(run)
+    jitted: list[Any] = []
 
     def launch(*args: Any) -> None:
+        if not jitted:
+            jitted.append(_cached_jit(run))
         count = args[-1]
         run_parts(
             [
-                functools.partial(jitted, start, stop, *args[:-1])
+                functools.partial(jitted[0], start, stop, *args[:-1])
                 for start, stop in spans(count, thread_count(), MIN_ITEMS_PER_THREAD)
             ]
         )
 
     return launch
+
+
+def _cached_jit(run: Callable[..., None]) -> Any:
+    # Decorated on the first launch, not in `split_loop`: numba reads the cache stamp when a
+    # function is decorated, and every split loop shares one cache index (one function
+    # here); a stamp taken after the modules built all their loops is the same for each.
+    cache = _numba_cache.install(__file__, *sorted(_BODY_FILES))
+    return numba.jit(
+        nogil=True, cache=cache, error_model="numpy", fastmath=_REASSOCIATE
+    )(run)

@@ -96,9 +96,11 @@ class SpatialPrimitives(NamedTuple):
 
 
 class SpatialKernels(NamedTuple):
-    """The eight public convolution, pooling and batch-normalization kernels, as (forward, backward) pairs.
+    """The public convolution, pooling and batch-normalization kernels, as (forward, backward) pairs.
 
-    A target binds each pair to its `<operation>_forward` and `<operation>_backward` names.
+    A target binds each pair to its `<operation>_forward` and `<operation>_backward` names,
+    and `conv2d_backward_input` (dx of conv2d alone, from x's shape: a transposed
+    convolution's forward) to its own name.
     """
 
     conv2d: tuple[Callable[..., Array], Callable[..., tuple[Array | None, Array]]]
@@ -108,6 +110,7 @@ class SpatialKernels(NamedTuple):
         Callable[..., tuple[Array, Array, Array]],
         Callable[..., tuple[Array, Array, Array]],
     ]
+    conv2d_backward_input: Callable[..., Array]
 
 
 def _pool_shape(
@@ -153,12 +156,25 @@ def spatial_kernels(p: SpatialPrimitives) -> SpatialKernels:
         o = w.shape[0]
         dyr = p.contiguous(dy.transpose(0, 2, 3, 1)).reshape(-1, o)
         dw = p.matmul(dyr, p.columns(x, w, g, True), True, False).reshape(w.shape)
-        if not need_dx:
-            return None, dw
-        dcols = p.matmul(dyr, w.reshape(o, -1), False, False)
-        dx = p.zeros(x.shape, x.dtype)
+        return (_input_grad(dyr, w, x.shape, g) if need_dx else None), dw
+
+    def _input_grad(
+        dyr: Array, w: Array, x_shape: tuple[int, ...], g: ConvGeometry
+    ) -> Array:
+        dcols = p.matmul(dyr, w.reshape(w.shape[0], -1), False, False)
+        dx = p.zeros(tuple(x_shape), dyr.dtype)
         p.col2im(dcols, g, dx)
-        return dx, dw
+        return dx
+
+    def conv2d_backward_input(
+        dy: Array, w: Array, x_shape: tuple[int, int, int, int],
+        stride: tuple[int, int], padding: tuple[int, int, int, int], dilation: tuple[int, int],
+    ) -> Array:  # fmt: skip
+        """Return dx of `conv2d_forward` alone: no columns of x, no dw."""
+        dy, w = p.arg("dy", dy, 4), p.arg("w", w, 4)
+        g = conv_geometry(tuple(x_shape), w.shape, stride, padding, dilation)
+        dyr = p.contiguous(dy.transpose(0, 2, 3, 1)).reshape(-1, w.shape[0])
+        return _input_grad(dyr, w, x_shape, g)
 
     def max_pool2d_forward(
         x: Array, kh: int, kw: int, sh: int, sw: int
@@ -244,4 +260,5 @@ def spatial_kernels(p: SpatialPrimitives) -> SpatialKernels:
         (max_pool2d_forward, max_pool2d_backward),
         (avg_pool2d_forward, avg_pool2d_backward),
         (batch_norm_forward, batch_norm_backward),
+        conv2d_backward_input,
     )

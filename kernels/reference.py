@@ -255,6 +255,14 @@ conv2d_planar_forward = conv2d_forward
 conv2d_planar_backward = conv2d_backward
 
 
+def conv2d_backward_input(
+    dy: Array, w: Array, x_shape: tuple[int, int, int, int], stride: tuple[int, int],
+    padding: tuple[int, int, int, int], dilation: tuple[int, int],
+) -> Array:  # fmt: skip
+    """Dx of `conv2d_forward` alone: it does not depend on x, only on its shape."""
+    return grouped_conv2d_backward_input(dy, w, x_shape, stride, padding, dilation, 1)
+
+
 def max_pool2d_forward(
     x: Array, kh: int, kw: int, sh: int, sw: int
 ) -> tuple[Array, Array]:
@@ -769,3 +777,14 @@ def grouped_conv2d_backward(
     ]
     dw = np.concatenate([p[1] for p in parts], axis=0)
     return (np.concatenate([p[0] for p in parts], axis=1) if need_dx else None), dw
+
+
+def grouped_conv2d_backward_input(
+    dy: Array, w: Array, x_shape: tuple[int, int, int, int], stride: tuple[int, int],
+    padding: tuple[int, int, int, int], dilation: tuple[int, int], groups: int,
+) -> Array:  # fmt: skip
+    """Dx of `grouped_conv2d_forward` alone: it does not depend on x, only on its shape."""
+    x = np.zeros(x_shape, dy.dtype)
+    dx, _ = grouped_conv2d_backward(dy, x, w, stride, padding, dilation, groups, True)
+    assert dx is not None
+    return dx

@@ -24,7 +24,9 @@ from . import (
     dataset as dataset,
     dtype as dtype,
     nn as nn,
+    numpy as numpy,
     ops as ops,
+    parallel as parallel,
     train as train,
 )
 from ._errors import (
@@ -58,6 +60,7 @@ from .checkpoint._serialization import (
 )
 from .checkpoint._snapshot import CheckpointSnapshot
 from .common.api import jit, ms_function
+from .common.jit_config import JitConfig
 from .communication._parallel_context import (
     ParallelMode,
     get_auto_parallel_context,
@@ -112,6 +115,7 @@ __all__ = [
     "DynamicLossScaleManager",
     "EventBus",
     "FixedLossScaleManager",
+    "JitConfig",
     "LegacyHookWarning",
     "LossScaleManager",
     "MissingKeyError",

@@ -77,7 +77,13 @@ LAYERS = {
         ),
     ),
     "ops, nn, dataset": Layer(
-        holds=("cadence.ops", "cadence.nn", "cadence.common", "cadence.dataset"),
+        holds=(
+            "cadence.ops",
+            "cadence.nn",
+            "cadence.common",
+            "cadence.dataset",
+            "cadence.numpy",
+        ),
         may_import=(
             "cadence.compute",
             "cadence.kernels",
@@ -130,6 +136,10 @@ LAYERS = {
             "cadence._errors",
             "cadence._util",
         ),
+    ),
+    # MindSpore's sharding-planner settings, recorded (`mindspore.parallel`).
+    "parallel": Layer(
+        holds=("cadence.parallel",), may_import=("cadence._util", "cadence.validation")
     ),
     # Data parallelism over MPI: the process world, collectives, the stop vote, metric merging.
     "communication": Layer(

@@ -40,6 +40,7 @@ from ._conv import (
     batch_norm_backward,
     batch_norm_forward,
     conv2d_backward,
+    conv2d_backward_input,
     conv2d_forward,
     conv2d_planar_backward,
     conv2d_planar_forward,
@@ -69,7 +70,11 @@ from ._dense import (
     tanh_forward,
 )
 from ._device import reset_statistics, statistics
-from ._grouped_conv import grouped_conv2d_backward, grouped_conv2d_forward
+from ._grouped_conv import (
+    grouped_conv2d_backward,
+    grouped_conv2d_backward_input,
+    grouped_conv2d_forward,
+)
 from ._matmul import matmul
 from ._optim import (
     adagrad_update as adagrad_update,

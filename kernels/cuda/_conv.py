@@ -147,6 +147,7 @@ _spatial = spatial_kernels(
     )
 )
 conv2d_forward, conv2d_backward = _spatial.conv2d
+conv2d_backward_input = _spatial.conv2d_backward_input
 max_pool2d_forward, max_pool2d_backward = _spatial.max_pool2d
 avg_pool2d_forward, avg_pool2d_backward = _spatial.avg_pool2d
 batch_norm_forward, batch_norm_backward = _spatial.batch_norm

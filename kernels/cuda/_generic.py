@@ -34,10 +34,12 @@ def _binary_op(x: Any, y: Any, code: int) -> Any:
         return x * y
     if code == 3:
         return x / y
+    # maximum and minimum propagate NaN as numpy does: a NaN `x` fails no test here
+    # because `x != x` holds only for NaN, and a NaN `y` fails `x >= y` and is returned.
     if code == 4:
-        return x if x >= y else y
+        return x if x >= y or x != x else y
     if code == 5:
-        return x if x <= y else y
+        return x if x <= y or x != x else y
     return x**y
 
 
@@ -160,10 +162,12 @@ def _reduce(
         acc = 0.0
         for j in range(first, last):
             v = src[_offset(j, rshape, rstrides, base)] * 1.0
+            # A NaN element wins (v != v) and then stays: no comparison with a NaN `acc`
+            # holds, so max and min propagate NaN as numpy's do.
             if op == 1:
-                acc = v if j == first or v > acc else acc
+                acc = v if j == first or v > acc or v != v else acc
             elif op == 2:
-                acc = v if j == first or v < acc else acc
+                acc = v if j == first or v < acc or v != v else acc
             else:
                 acc += v
         if op == 3 and divisor > 0:

@@ -15,7 +15,11 @@ from ._array import device_empty, to_device
 from ._device import cuda, launch
 from ._matmul import device_arg, raw
 
-__all__ = ["grouped_conv2d_backward", "grouped_conv2d_forward"]
+__all__ = [
+    "grouped_conv2d_backward",
+    "grouped_conv2d_backward_input",
+    "grouped_conv2d_forward",
+]
 
 
 def _grid_loop(body: Any) -> Any:
@@ -36,7 +40,11 @@ def _grid_loop(body: Any) -> Any:
 
 _depthwise_forward, _depthwise_backward = plane_schedule(_grid_loop, device_empty)
 
-grouped_conv2d_forward, grouped_conv2d_backward = grouped_conv_kernels(
+(
+    grouped_conv2d_forward,
+    grouped_conv2d_backward,
+    grouped_conv2d_backward_input,
+) = grouped_conv_kernels(
     GroupedConvPrimitives(
         arg=lambda name, a: device_arg(name, a, 4),
         small=to_device,

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 from ..compute._context import get_seed, set_seed
 from ..compute._tensor import Parameter, ParameterTuple, Tensor
-from . import api, dtype, initializer, parameter, tensor
+from . import api, dtype, initializer, jit_config, parameter, tensor
 from .api import jit, ms_function
+from .jit_config import JitConfig
 
 __all__ = [
+    "JitConfig",
     "Parameter",
     "ParameterTuple",
     "Tensor",
@@ -23,6 +25,7 @@ __all__ = [
     "get_seed",
     "initializer",
     "jit",
+    "jit_config",
     "ms_function",
     "parameter",
     "set_seed",

@@ -364,6 +364,38 @@ class Tensor:
         """Repeat the tensor `reps[i]` times along axis i (`ops.tile`)."""
         return M.tile(self, reps)
 
+    def norm(
+        self, ord: Any = None, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
+    ) -> Tensor:  # fmt: skip
+        """The vector or matrix norm (`ops.norm`)."""
+        return M.norm(self, ord, dim, keepdim, dtype=dtype)
+
+    def broadcast_to(self, shape: Any) -> Tensor:
+        """Broadcast to `shape`; -1 keeps an axis (`ops.broadcast_to`)."""
+        return M.broadcast_to(self, shape)
+
+    def expand_as(self, other: Any) -> Tensor:
+        """Broadcast to `other`'s shape (`ops.expand_as`)."""
+        return M.expand_as(self, other)
+
+    def repeat(self, *repeats: Any) -> Tensor:
+        """Copies of the whole tensor along each axis, as `tile` (MindSpore 2.x's meaning; see `repeat_interleave`)."""
+        return M.repeat(self, *repeats)
+
+    def repeat_interleave(self, repeats: Any, dim: int | None = None) -> Tensor:
+        """Repeat each element or slice along `dim` (`ops.repeat_interleave`)."""
+        return M.repeat_interleave(self, repeats, dim)
+
+    def cumsum(self, axis: int | None = None, dtype: Any = None) -> Tensor:
+        """Cumulative sum along `axis`, of the flattened tensor when None (`ops.cumsum`)."""
+        return M.cumsum(self, axis, dtype)
+
+    def topk(
+        self, k: int, dim: int | None = None, largest: bool = True, sorted: bool = True
+    ) -> tuple[Tensor, Tensor]:
+        """The k largest (or smallest) elements along `dim` and their indices (`ops.topk`)."""
+        return M.topk(self, k, dim, largest, sorted)
+
     def gather(self, input_indices: Any, axis: int, batch_dims: int = 0) -> Tensor:
         """The slices at `input_indices` along `axis` (`ops.gather`)."""
         return M.gather(self, input_indices, axis, batch_dims=batch_dims)
@@ -427,9 +459,12 @@ class Tensor:
         """Minimum over `axis`."""
         return F.amin(self, axis, keepdims)
 
-    def argmax(self, axis: int | None = None, keepdims: bool = False) -> Tensor:
-        """Indices of the maxima along `axis`."""
-        return F.argmax(self, axis, keepdims)
+    def argmax(
+        self, axis: int | None = None, keepdims: bool = False, *, dim: int | None = None,
+        keepdim: bool | None = None,
+    ) -> Tensor:  # fmt: skip
+        """Indices (Int64) of the maxima along `axis` (`dim`); of all elements when None (`ops.argmax`)."""
+        return M.argmax(self, dim, bool(keepdim) or keepdims, axis=axis)
 
     def argmin(self, axis: int | None = None, keepdims: bool = False) -> Tensor:
         """Indices of the minima along `axis`."""

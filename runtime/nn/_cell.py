@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
+from ..common.jit_config import JitConfig
 from ..compute._tensor import Parameter, ParameterTuple
 
 if TYPE_CHECKING:
@@ -223,6 +224,21 @@ class Cell:
         """Record whether the cell is differentiated (informational here); return self."""
         object.__setattr__(self, "requires_grad", requires_grad)
         return self
+
+    def set_jit_config(self, jit_config: Any) -> None:
+        """Record a `JitConfig` for graph compilation, which cadence does not do (cells run eagerly)."""
+        if not isinstance(jit_config, JitConfig):
+            raise TypeError(
+                f"For 'set_jit_config', the argument 'jit_config' must be a JitConfig, "
+                f"but got {jit_config!r}."
+            )
+        object.__setattr__(self, "jit_config_dict", jit_config.jit_config_dict)
+
+    def init_parameters_data(
+        self, auto_parallel_mode: bool = False
+    ) -> dict[Parameter, Parameter]:
+        """Return {parameter: parameter} for every parameter: cadence initializes them when they are made."""
+        return {p: p for p in self.get_parameters()}
 
     def to_float(self, dst_type: Any) -> Cell:
         """Accepted for MindSpore compatibility; compute keeps parameter dtypes. Return self."""

@@ -133,12 +133,17 @@ class Flatten(Cell):
 
     def __init__(self, start_dim: int = 1, end_dim: int = -1) -> None:
         super().__init__()
+        for name, value in (("start_dim", start_dim), ("end_dim", end_dim)):
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise TypeError(
+                    f"For 'Flatten', the argument '{name}' must be an int, but got {value!r}."
+                )
         self.start_dim = start_dim
         self.end_dim = end_dim
 
     def construct(self, x: Any) -> Tensor:
         """Flatten."""
-        return ops.flatten(x, self.start_dim, self.end_dim)
+        return ops.flatten(x, start_dim=self.start_dim, end_dim=self.end_dim)
 
 
 class Dense(Cell):

@@ -17,7 +17,14 @@ from __future__ import annotations
 
 from .._util import fixup_module_metadata
 from ..compute._tensor import bind_functional
-from . import _functional, _tensor_methods, composite, functional, operations
+from . import (
+    _functional,
+    _tensor_methods,
+    composite,
+    functional,
+    operations,
+    primitive as primitive,
+)
 from ._comm import (
     AllGather as AllGather,
     AllReduce as AllReduce,
@@ -30,10 +37,11 @@ from ._functional import *  # noqa: F403
 from .composite import *  # noqa: F403 (the three MindSpore submodules make up `ops`)
 from .functional import *  # noqa: F403
 from .operations import *  # noqa: F403
+from .primitive import constexpr as constexpr
 
 __all__ = sorted(
     {*composite.__all__, *functional.__all__, *operations.__all__}
-    | {"composite", "functional", "operations"}
+    | {"composite", "functional", "operations", "primitive", "constexpr"}
     | {"AllGather", "AllReduce", "Broadcast", "ReduceOp"}
 )
 

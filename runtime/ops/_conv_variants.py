@@ -91,17 +91,27 @@ def conv2d_transpose(
     geometry = (stride, padding, dilation, *((group,) if group > 1 else ()))
     forward = k.grouped_conv2d_forward if group > 1 else k.conv2d_forward
     backward = k.grouped_conv2d_backward if group > 1 else k.conv2d_backward
-    # The backward kernel needs an image of the output's shape; its weight gradient is discarded.
-    image = f.zeros((xd.shape[0], w.shape[1] * group, *out_hw), tx.dtype)
-    y, _ = backward(xd, n._float(image), w, *geometry, True)
+    image_shape = (xd.shape[0], w.shape[1] * group, *out_hw)
+    y = _convolution_input_grad(k, xd, w, image_shape, geometry, group)
 
     def grad_fn() -> GradFn:
-        def backward_fn(g: Array) -> tuple[Array, Array]:
+        # Only the gradients the tape asks for: a frozen weight or a constant input costs nothing.
+        def backward_fn(g: Array) -> tuple[Array | None, Array | None]:
             gc = n._contig(g)
-            dx = forward(gc, w, *geometry)
-            _, dw = backward(xd, gc, w, *geometry, False)
+            dx = forward(gc, w, *geometry) if tx._tracked else None
+            dw = backward(xd, gc, w, *geometry, False)[1] if weight._tracked else None
             return dx, dw
 
         return backward_fn
 
     return record(y, (tx, weight), grad_fn)
+
+
+def _convolution_input_grad(
+    k: Any, dy: Array, w: Array, image_shape: tuple[int, ...], geometry: tuple[Any, ...],
+    group: int,
+) -> Array:  # fmt: skip
+    """The input gradient of the convolution producing `dy` from an image of `image_shape`."""
+    name = "grouped_conv2d_backward_input" if group > 1 else "conv2d_backward_input"
+    dx: Array = getattr(k, name)(dy, w, image_shape, *geometry)
+    return dx

@@ -18,6 +18,9 @@ __all__ = [
     "cos",
     "expm1",
     "floor",
+    "isfinite",
+    "isinf",
+    "isnan",
     "log1p",
     "logical_and",
     "logical_not",
@@ -74,6 +77,21 @@ def logical_or(input: Any, other: Any) -> Tensor:
 def logical_not(input: Any) -> Tensor:
     """Elementwise NOT of a Bool tensor."""
     return _constant(np.logical_not, input)
+
+
+def isfinite(input: Any) -> Tensor:
+    """Elementwise: neither inf nor NaN (Bool; loss-scaling cells check gradients with it)."""
+    return _constant(np.isfinite, input)
+
+
+def isnan(input: Any) -> Tensor:
+    """Elementwise: NaN (Bool)."""
+    return _constant(np.isnan, input)
+
+
+def isinf(input: Any) -> Tensor:
+    """Elementwise: inf or -inf (Bool)."""
+    return _constant(np.isinf, input)
 
 
 def select(condition: Any, input: Any, other: Any) -> Tensor:

@@ -22,13 +22,13 @@ Array = np.ndarray[Any, Any]
 GradFn = Callable[[Array], Sequence["Array | None"]]
 
 # The functions of MindSpore's `F` path defined here (`functional` re-exports them);
-# `getitem`, Tensor's indexing, is internal: MindSpore has no `ops.getitem`.
+# `getitem`, Tensor's indexing, is internal: MindSpore has no `ops.getitem`; so is
+# `argmax` (Int32, numpy's arguments): `ops.argmax` is `_ranking`'s, MindSpore 2.x's.
 __all__ = [
     "abs",
     "add",
     "amax",
     "amin",
-    "argmax",
     "argmin",
     "cast",
     "clip",
@@ -406,13 +406,40 @@ def reshape(input: Any, shape: Any) -> Tensor:
     )
 
 
-def flatten(input: Any, start_dim: int = 1, end_dim: int = -1) -> Tensor:
-    """Merge dimensions `start_dim`..`end_dim` (MindSpore's `ops.flatten` keeps the batch axis by default)."""
+def flatten(
+    input: Any, order: str = "C", *, start_dim: int = 1, end_dim: int = -1
+) -> Tensor:
+    """Merge dimensions `start_dim`..`end_dim` (MindSpore's `ops.flatten` keeps the batch axis by default).
+
+    Raises:
+        TypeError: `start_dim` or `end_dim` not an int.
+        ValueError: `order` not 'C'; a dimension outside the input's; `start_dim` after `end_dim`.
+    """
     t = as_tensor(input)
+    if order != "C":
+        raise ValueError(
+            f"For 'flatten', the argument 'order' must be 'C' on cadence, but got {order!r}."
+        )
+    for name, value in (("start_dim", start_dim), ("end_dim", end_dim)):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(
+                f"For 'flatten', the argument '{name}' must be an int, but got {value!r}."
+            )
     shape = t.shape
     if not shape:
         return reshape(t, (1,))
-    s, e = start_dim % len(shape), end_dim % len(shape)
+    n = len(shape)
+    if not (-n <= start_dim < n and -n <= end_dim < n):
+        raise ValueError(
+            f"For 'flatten', the arguments 'start_dim' and 'end_dim' must lie in [{-n}, {n}) for "
+            f"a {n}-D input, but got start_dim={start_dim}, end_dim={end_dim}."
+        )
+    s, e = start_dim % n, end_dim % n
+    if s > e:
+        raise ValueError(
+            f"For 'flatten', the argument 'start_dim' ({start_dim}) must not come after "
+            f"'end_dim' ({end_dim})."
+        )
     return reshape(t, (*shape[:s], -1, *shape[e + 1 :]))
 
 

@@ -1,4 +1,4 @@
-"""Ops that repeat, split or slice tensors: `tile`, `split`, `strided_slice`, `cumsum`.
+"""Ops that repeat, split or slice tensors: `tile`, `split`, `strided_slice`, `cumsum` (and `CumSum`'s `cumulative_sum`).
 
 All are differentiable: the gradient of a repetition sums the copies, of a split
 joins the pieces, of a slice scatters back into zeros.
@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ._functional import GradFn, as_tensor, getitem, record
+from ._functional import GradFn, as_tensor, cast, getitem, record, reshape
 
 if TYPE_CHECKING:
     from ..compute._tensor import Tensor
 
-__all__ = ["cumsum", "split", "strided_slice", "tile"]
+__all__ = ["cumsum", "cumulative_sum", "split", "strided_slice", "tile"]
 
 
 def tile(input: Any, dims: Any) -> Tensor:
@@ -60,7 +60,25 @@ def strided_slice(input_x: Any, begin: Any, end: Any, strides: Any) -> Tensor:
     return getitem(input_x, index)
 
 
-def cumsum(
+def cumsum(x: Any, axis: Any = None, dtype: Any = None) -> Tensor:
+    """MindSpore's `ops.cumsum`: the cumulative sum along `axis` (of the flattened input when None), in `dtype` if given."""
+    t = as_tensor(x)
+    if dtype is not None:
+        t = cast(t, dtype)
+    if axis is None:
+        t, axis = reshape(t, (-1,)), 0
+    if (
+        isinstance(axis, bool)
+        or not isinstance(axis, int)
+        or not -t.ndim <= axis < t.ndim
+    ):
+        raise ValueError(
+            f"For 'cumsum', the argument 'axis' must be an int in [{-t.ndim}, {t.ndim}), but got {axis!r}."
+        )
+    return cumulative_sum(t, axis)
+
+
+def cumulative_sum(
     input: Any, axis: int, exclusive: bool = False, reverse: bool = False
 ) -> Tensor:
     """Cumulative sum along `axis` (`exclusive` leaves out each element itself, `reverse` runs from the end)."""
@@ -68,7 +86,9 @@ def cumsum(
 
     def scan(a: Any) -> Any:
         a = np.flip(a, axis) if reverse else a
-        out = np.cumsum(a, axis=axis)
+        out = np.cumsum(
+            a, axis=axis, dtype=a.dtype
+        )  # int32 stays int32, as in MindSpore
         if exclusive:
             out = out - a
         return np.flip(out, axis) if reverse else out

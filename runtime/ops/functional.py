@@ -11,6 +11,7 @@ from functools import partial
 from ..compute._grad import grad, value_and_grad
 from . import _functional
 from ._activations import elu, hardsigmoid, hardswish, relu6, softplus, softsign
+from ._adaptive_max_pool import adaptive_max_pool2d
 from ._attention import (
     bmm,
     erf,
@@ -50,6 +51,9 @@ from ._elementwise import (
     cos,
     expm1,
     floor,
+    isfinite,
+    isinf,
+    isnan,
     log1p,
     logical_and,
     logical_not,
@@ -57,6 +61,7 @@ from ._elementwise import (
     select,
     sin,
 )
+from ._expanding import broadcast_to, expand_as, repeat_interleave
 from ._functional import *  # noqa: F403 (the tensor functions, under MindSpore's `F` path)
 from ._functional import (
     add,
@@ -67,6 +72,7 @@ from ._functional import (
     sub,
     transpose,
 )
+from ._gather_nd import gather_nd
 from ._losses import (
     binary_cross_entropy_with_logits,
     cross_entropy,
@@ -75,6 +81,8 @@ from ._losses import (
     smooth_l1_loss,
 )
 from ._nn import dense, dropout, log_softmax, relu, sigmoid, softmax, tanh
+from ._norms import norm
+from ._ranking import argmax, topk
 from ._slicing import cumsum, strided_slice, tile
 
 # issue 23, convolutional networks (zoo-conv)
@@ -169,3 +177,16 @@ __all__ += [
     "adaptive_avg_pool2d",
     "dropout2d",
 ]  # the convolutional networks' pooling and dropout
+__all__ += [
+    "adaptive_max_pool2d",
+    "argmax",
+    "broadcast_to",
+    "expand_as",
+    "gather_nd",
+    "isfinite",
+    "isinf",
+    "isnan",
+    "norm",
+    "repeat_interleave",
+    "topk",
+]  # porting gaps

@@ -22,12 +22,17 @@ from typing import Any
 from ..compute import _dtype
 from . import (
     _activations as a,
+    _adaptive_max_pool as amp,
     _attention as at,
     _composed as c,
     _elementwise as e,
+    _expanding as ex,
     _functional as f,
+    _gather_nd as gnd,
     _nn as n,
+    _ranking as rk,
     _slicing as sl,
+    _spatial as sp,
     _windowed as w,
 )
 from ._primitive import REQUIRED, Primitive, Sizes, primitive
@@ -102,6 +107,9 @@ GreaterEqual = primitive("GreaterEqual", f.greater_equal, "Elementwise x >= y.")
 LogicalAnd = primitive("LogicalAnd", e.logical_and, "Elementwise AND.")
 LogicalOr = primitive("LogicalOr", e.logical_or, "Elementwise OR.")
 LogicalNot = primitive("LogicalNot", e.logical_not, "Elementwise NOT.")
+IsFinite = primitive("IsFinite", e.isfinite, "Elementwise: neither inf nor NaN.")
+IsNan = primitive("IsNan", e.isnan, "Elementwise: NaN.")
+IsInf = primitive("IsInf", e.isinf, "Elementwise: inf or -inf.")
 ReduceAll = primitive("ReduceAll", _reduce_logic("all"), "AND over `axis` (all axes when empty).", keep_dims=False)
 ReduceAny = primitive("ReduceAny", _reduce_logic("any"), "OR over `axis` (all axes when empty).", keep_dims=False)
 Select = primitive("Select", e.select, "`x` where the condition holds, else `y`; gradients flow to the chosen side.")
@@ -133,6 +141,7 @@ ReduceMin = primitive("ReduceMin", _reduce("amin"), "Minimum over `axis`; ties s
 Argmax = primitive("Argmax", lambda x, **a: c.typed_argmax(x, **a), "Indices of the maxima along `axis`.", axis=-1, output_type=_dtype.int32)
 Argmin = primitive("Argmin", lambda x, **a: c.typed_argmax(x, **a, largest=False), "Indices of the minima along `axis`.", axis=-1, output_type=_dtype.int32)
 ArgMaxWithValue = primitive("ArgMaxWithValue", lambda x, **a: c.arg_with_value(x, **a), "(indices, values) of the maxima along `axis`.", axis=0, keep_dims=False)
+TopK = primitive("TopK", lambda x, k, *, sorted: rk.top_k(x, k, sorted=sorted), "(values, Int32 indices) of the k largest elements along the last axis.", sorted=True)
 ArgMinWithValue = primitive("ArgMinWithValue", lambda x, **a: c.arg_with_value(x, **a, largest=False), "(indices, values) of the minima along `axis`.", axis=0, keep_dims=False)
 # --- shapes and types -------------------------------------------------------------------------
 Reshape = primitive("Reshape", f.reshape, "The data in a new shape (one entry may be -1).")
@@ -144,14 +153,17 @@ Concat = primitive("Concat", _join(f.concat), "Join tensors along an existing ax
 Stack = primitive("Stack", _join(f.stack), "Join tensors along a new axis.", axis=0)
 Pack = primitive("Pack", _join(f.stack), "The name `Stack` had in MindSpore 1.x.", axis=0)
 Tile = primitive("Tile", sl.tile, "Repeat the input along each axis.")
+BroadcastTo = primitive("BroadcastTo", lambda x, *, shape: ex.broadcast_to(x, shape), "Broadcast to `shape` (-1 keeps an axis).", shape=REQUIRED)
 Split = primitive("Split", lambda x, *, axis, output_num: sl.split(x, axis, output_num), "Split into equal parts along `axis`.", axis=0, output_num=1)
 StridedSlice = primitive("StridedSlice", _strided_slice, "x[begin:end:strides] per axis (masks 0).", begin_mask=0, end_mask=0, ellipsis_mask=0, new_axis_mask=0, shrink_axis_mask=0)
-CumSum = primitive("CumSum", sl.cumsum, "Cumulative sum along an axis.", exclusive=False, reverse=False)
+CumSum = primitive("CumSum", sl.cumulative_sum, "Cumulative sum along an axis.", exclusive=False, reverse=False)
+GatherNd = primitive("GatherNd", gnd.gather_nd, "Slices at index tuples: the last axis of `indices` indexes the input's leading axes.")
 Gather = primitive("Gather", c.gather, "Take slices along `axis` at integer indices.", batch_dims=0)
 Pad = primitive("Pad", lambda x, *, paddings: f.pad(x, paddings), "Pad each axis by (before, after) zeros.", paddings=REQUIRED)
 Cast = primitive("Cast", f.cast, "Convert to a dtype; the gradient is converted back.")
 Print = primitive("Print", c.print_, "Print each argument on its own line (tensors as their repr).")
 Identity = primitive("Identity", lambda x: x, "Return the input.")
+Depend = primitive("Depend", c.depend, "Return the first input; the second has run already (cadence runs in program order).")
 Shape = primitive("Shape", c.shape, "The shape, as a tuple of ints.")
 Rank = primitive("Rank", c.rank, "The number of dimensions.")
 Size = primitive("Size", lambda x: f.as_tensor(x).size, "The number of elements.")
@@ -166,6 +178,8 @@ OneHot = primitive("OneHot", lambda indices, depth, on_value, off_value, *, axis
 # --- convolution and pooling (NCHW) ---------------------------------------------------------
 Conv2D = primitive("Conv2D", w.conv2d, "2-D convolution with a given weight.", out_channel=REQUIRED, kernel_size=REQUIRED, mode=1, pad_mode="valid", pad=Sizes(0), stride=Sizes(1), dilation=Sizes(1), group=1, data_format="NCHW")
 MaxPool = primitive("MaxPool", w.max_pool, "Max pooling ('valid' or 'same').", kernel_size=Sizes(1), strides=Sizes(1), pad_mode="valid", data_format="NCHW")
+AdaptiveAvgPool2D = primitive("AdaptiveAvgPool2D", lambda x, *, output_size: sp.adaptive_avg_pool2d(x, output_size), "Average pooling to `output_size` (an int or a pair; None keeps a size).", output_size=REQUIRED)
+AdaptiveMaxPool2D = primitive("AdaptiveMaxPool2D", amp.adaptive_max_pool2d_op, "Max pooling to `output_size` (a pair; None keeps a size); returns (values, Int64 flat indices).", output_size=REQUIRED)
 AvgPool = primitive("AvgPool", w.avg_pool, "Average pooling ('valid').", kernel_size=Sizes(1), strides=Sizes(1), pad_mode="valid", data_format="NCHW")
 Dense = primitive("Dense", c.dense_op, "x @ w.T + b, the fully connected layer's computation.")
 BatchNorm = primitive("BatchNorm", c.batch_norm_with_statistics, "Per-channel normalization; returns (y, 0, 0, batch mean, batch variance).", is_training=False, epsilon=1e-5, momentum=0.1, data_format="NCHW")
@@ -182,6 +196,8 @@ AssignSub = primitive("AssignSub", c.assign_sub, "Subtract from a Parameter in p
 
 __all__ = [
     "Abs",
+    "AdaptiveAvgPool2D",
+    "AdaptiveMaxPool2D",
     "Add",
     "ArgMaxWithValue",
     "ArgMinWithValue",
@@ -194,6 +210,7 @@ __all__ = [
     "BatchMatMul",
     "BatchNorm",
     "BiasAdd",
+    "BroadcastTo",
     "Cast",
     "Ceil",
     "Concat",
@@ -202,6 +219,7 @@ __all__ = [
     "CumSum",
     "DType",
     "Dense",
+    "Depend",
     "Div",
     "Dropout",
     "Elu",
@@ -216,12 +234,16 @@ __all__ = [
     "FloorDiv",
     "FloorMod",
     "Gather",
+    "GatherNd",
     "GeLU",
     "Greater",
     "GreaterEqual",
     "HSigmoid",
     "HSwish",
     "Identity",
+    "IsFinite",
+    "IsInf",
+    "IsNan",
     "LayerNorm",
     "Less",
     "LessEqual",
@@ -285,6 +307,7 @@ __all__ = [
     "Tanh",
     "TensorAdd",
     "Tile",
+    "TopK",
     "Transpose",
     "Zeros",
     "ZerosLike",

@@ -137,6 +137,7 @@ def test_conv2d(case, need_dx, dtype, seed):
     for kernel in ("conv2d", "conv2d_planar"):  # the general and the planar layout
         both(f"{kernel}_forward", x, wt, *geometry, dtype=dtype)
         both(f"{kernel}_backward", dy, x, wt, *geometry, need_dx, dtype=dtype)
+    both("conv2d_backward_input", dy, wt, x.shape, *geometry, dtype=dtype)
 
 
 @given(

@@ -42,6 +42,18 @@ def _check_both_ways(
         reference.grouped_conv2d_forward(x, wt, s, p, d, groups).shape, dtype, seed + 2
     )
     both("grouped_conv2d_backward", dy, x, wt, s, p, d, groups, need_dx, dtype=dtype)
+    if need_dx:  # the input gradient alone (a transposed convolution's forward)
+        both(
+            "grouped_conv2d_backward_input",
+            dy,
+            wt,
+            x.shape,
+            s,
+            p,
+            d,
+            groups,
+            dtype=dtype,
+        )
 
 
 @given(

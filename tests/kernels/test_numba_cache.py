@@ -3,7 +3,7 @@
 These fail loudly when numba's private cache API moves: the patch would then
 turn caching off silently, and a stale kernel could survive an edit to a file
 the kernels inline (`_scalar.py`, `_rowwise.py`, the recurrent steps, the
-grouped-convolution bodies, the optimizer elements).
+grouped-convolution and depthwise bodies of the split loops, the optimizer elements).
 """
 
 import hashlib
@@ -106,8 +106,15 @@ y, hs, cs, act = k.recurrent_forward(0, a, a[0], a[0], np.ones((4, 4), np.float3
 k.recurrent_backward(0, y, a[0], a[0], np.ones((4, 4), np.float32), hs, cs, act,
                      np.full(3, 2, np.int64), False)
 k.adagrad_update(np.ones(3, np.float32), np.ones(3, np.float32), np.ones(3, np.float32), 0.1, 0.0, 1.0)
+# The split loops (`_parallel.split_loop`): grouped and depthwise convolution, batch norm.
+x, w = np.ones((1, 2, 3, 3), np.float32), np.ones((2, 1, 1, 1), np.float32)
+for filters in (w, np.ones((4, 1, 1, 1), np.float32)):  # depthwise, then grouped
+    y = k.grouped_conv2d_forward(x, filters, (1, 1), (0, 0, 0, 0), (1, 1), 2)
+    k.grouped_conv2d_backward(y, x, filters, (1, 1), (0, 0, 0, 0), (1, 1), 2, True)
+y, mean, var = k.batch_norm_forward(a, np.ones(3, np.float32), np.ones(3, np.float32), 1e-5)
+k.batch_norm_backward(y, a, np.ones(3, np.float32), mean, var, 1e-5)
 """
-_NEW_MODULES = ("_recurrent", "_optim_cpu")
+_NEW_MODULES = ("_recurrent", "_optim_cpu", "_parallel")
 
 
 def _cache_events(cache_dir, variant):

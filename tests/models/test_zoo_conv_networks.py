@@ -143,6 +143,27 @@ def test_mobilenet_v2_matches_the_papers_sizes(
     assert features.shape == (1, net.backbone.out_channels, out_hw, out_hw)
 
 
+def test_mobilenet_v2_takes_the_model_zoos_backbone_and_head_options() -> None:
+    # Two narrow stages, a 96-wide last convolution (the zoo's `last_channel`), rounded to 4.
+    stages = [[1, 8, 1, 1], [2, 12, 2, 2]]
+    net = mobilenet_v2(
+        num_classes=3, input_size=16, inverted_residual_setting=stages, round_nearest=4,
+        input_channel=6, last_channel=96, has_dropout=True, activation="Softmax",
+    )  # fmt: skip
+    shapes = {p.name: p.shape for p in net.trainable_params()}
+    assert shapes["backbone.features.0.features.0.weight"] == (
+        8,
+        3,
+        3,
+        3,
+    )  # 6 rounded to 4s
+    assert shapes["backbone.features.4.features.0.weight"] == (96, 12, 1, 1)
+    assert shapes["head.head.2.weight"] == (3, 96)  # pooling, dropout, Dense
+    net.set_train(False)
+    out = net(ms.Tensor(np.random.default_rng(0).random((2, 3, 16, 16), np.float32)))
+    np.testing.assert_allclose(out.asnumpy().sum(axis=1), 1.0, rtol=1e-5)
+
+
 @pytest.mark.parametrize(
     ("build", "message"),
     [
@@ -150,6 +171,26 @@ def test_mobilenet_v2_matches_the_papers_sizes(
         (lambda: resnet18(base_channels=2.5), "resnet18.*'base_channels'"),  # type: ignore[arg-type]
         (lambda: mobilenet_v2(width_mult=0), "'MobileNetV2'.*'width_mult'.*> 0.*got 0"),
         (lambda: mobilenet_v2(input_size=-1), "MobileNetV2.*'input_size'"),
+        (
+            lambda: mobilenet_v2(last_channel=0),
+            "'MobileNetV2'.*'last_channel'.*> 0.*got 0",
+        ),
+        (
+            lambda: mobilenet_v2(activation="relu"),
+            "'MobileNetV2'.*'activation'.*'None', 'Sigmoid', 'Softmax'.*'relu'",
+        ),
+        (
+            lambda: mobilenet_v2(has_dropout=1),
+            "'MobileNetV2'.*'has_dropout' must be a bool",
+        ),
+        (
+            lambda: mobilenet_v2(inverted_residual_setting=[[1, 16, 1]]),
+            "'inverted_residual_setting'.*\\[t, c, n, s\\] rows",
+        ),
+        (
+            lambda: mobilenet_v2(last_chanel=640),
+            "unexpected arguments \\['last_chanel'\\]",
+        ),
     ],
 )
 def test_network_builders_refuse_bad_arguments(build: Any, message: str) -> None:

@@ -123,6 +123,56 @@ def cases(ms: Any, ops: Any, Tensor: Any) -> dict[str, Any]:  # noqa: N803 (the 
             lambda a: (a * ops.stop_gradient(a)).sum()
         )(x),
         **_zoo_conv_cases(ms, ops, Tensor),
+        **_porting_cases(ms, ops, Tensor),
+    }  # fmt: skip
+
+
+def _porting_cases(ms: Any, ops: Any, Tensor: Any) -> dict[str, Any]:  # noqa: N803
+    """Issue 23's porting gaps: norms, broadcasting, repeats, ranking, adaptive max pooling, ClipByNorm."""
+    rng = np.random.default_rng(2310)  # its own stream, as `_zoo_conv_cases`
+    nn, inf = ms.nn, float("inf")
+    x = Tensor(rng.normal(size=(3, 4)).astype(np.float32))
+    cube = Tensor(rng.normal(size=(2, 3, 4)).astype(np.float32))
+    im = Tensor(rng.normal(size=(2, 3, 5, 7)).astype(np.float32))
+    counts = Tensor(np.array([1, 2, 0, 3], np.int32))
+    ints = Tensor(np.array([1, 2, 3], np.int32))
+    odd = Tensor(np.array([1.0, np.inf, -np.inf, np.nan], np.float32))
+
+    def grads(a: Any, b: Any) -> Any:
+        return (
+            (ops.norm(a, dim=1) * 2).sum()
+            + ops.norm(a, "fro")
+            + ops.topk(a, 2)[0].sum() * 3
+            + (ops.broadcast_to(a[:, :1], (-1, 4)) * b).sum()
+            + (ops.repeat_interleave(a, counts, 1) ** 2).sum()
+            + (ops.cumsum(a, 0) * b).sum()
+            + (nn.ClipByNorm()(a, Tensor(np.float32(1.0))) * b).sum()
+            + (
+                ops.AdaptiveMaxPool2D((2, 3))(ops.reshape(a * b, (1, 1, 3, 4)))[0] * 5
+            ).sum()
+        )
+
+    return {
+        "ClipByNorm all axes": lambda: (nn.ClipByNorm()(x, Tensor(np.float32(1.5))), nn.ClipByNorm(axis=(0, 1))(x * 9, Tensor(np.float32(2.0)))),
+        "AdaptiveAvgPool2D and AdaptiveMaxPool2D": lambda: (ops.AdaptiveAvgPool2D((2, 3))(im), ops.AdaptiveAvgPool2D((None, 3))(im), *ops.AdaptiveMaxPool2D((2, 3))(im),
+                                                             *nn.AdaptiveMaxPool2d((3, 4), True)(im), nn.AdaptiveMaxPool2d(2)(im), ops.adaptive_max_pool2d(im[0], (4, None))),
+        "norm orders": lambda: (ops.norm(x), ops.norm(x, dim=1, keepdim=True), ops.norm(x, 1, 1), ops.norm(x, inf, 1), ops.norm(x, -inf, 1), ops.norm(x, "fro"),
+                                ops.norm(x, "nuc"), ops.norm(x, 2), ops.norm(x, -2), ops.norm(x, 1), ops.norm(x, -1), ops.norm(x, inf), ops.norm(x, -inf),
+                                ops.norm(x, 3, dim=0), ops.norm(x, 0, dim=0), x.norm(dim=0), ops.norm(cube, dim=(1, 2)), ops.norm(cube, "nuc", (0, 2), True),
+                                ops.norm(cube, 1, (2, 0)), ops.norm(x[0], 3.5)),
+        "broadcast_to and expand_as": lambda: (ops.broadcast_to(x[:, :1], (-1, 4)), ops.BroadcastTo((2, 3, 4))(x), x[0].broadcast_to((2, 3, 4)),
+                                               x[0].expand_as(x), ops.expand_as(x[:, :1], x)),
+        "repeat_interleave": lambda: (ops.repeat_interleave(x, 2), ops.repeat_interleave(x, counts, 1), x.repeat_interleave(2, 0)),
+        "cumsum": lambda: (ops.cumsum(x, 1), ops.cumsum(x, 0, dtype=ms.float64), x.cumsum(1), x.cumsum(), ops.cumsum(ints, 0)),
+        "topk and TopK": lambda: (*ops.topk(x, 2), *ops.topk(x, 2, dim=0, largest=False), *ops.TopK()(x, 3), *x.topk(1)),
+        "argmax dim keepdim": lambda: (ops.argmax(x, dim=1, keepdim=True), ops.argmax(x), ops.argmax(x, keepdim=True), x.argmax(1, True), x.argmax(axis=0)),
+        "Flatten start_dim end_dim": lambda: (nn.Flatten(0, 1)(cube), nn.Flatten(start_dim=1, end_dim=2)(im), nn.Flatten()(im)),
+        "GradOperation through porting ops": lambda: ops.GradOperation(get_all=True)(grads)(x, x * 0.5 + 1),
+        "GatherNd and gather_nd": lambda: (ops.GatherNd()(cube, Tensor(np.array([[0, 1], [1, 2]], np.int32))), ops.gather_nd(cube, Tensor(np.array([[[1, 0, 3]]], np.int32))),
+                                           ops.GradOperation()(lambda a: (ops.gather_nd(a, Tensor(np.array([[0], [0]], np.int32))) * 2).sum())(cube)),
+        "IsFinite isnan isinf Depend": lambda: (ops.IsFinite()(odd), ops.isfinite(odd), ops.isnan(odd), ops.isinf(odd), ops.IsNan()(odd), ops.IsInf()(odd), ops.Depend()(x, odd)),
+        "numpy creators": lambda: (ms.numpy.zeros((2, 3)), ms.numpy.zeros(2, dtype="int32"), ms.numpy.ones((1, 2), ms.float16), ms.numpy.full((2,), 1.5),
+                                   ms.numpy.full((2,), 3), ms.numpy.arange(3), ms.numpy.arange(0, 1, 0.25), ms.numpy.zeros_like(x), ms.numpy.ones_like(ints)),
     }  # fmt: skip
 
 

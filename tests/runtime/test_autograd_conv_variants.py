@@ -7,12 +7,15 @@ dropout; Hypothesis draws the geometry.
 
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
+import pytest
 from hypothesis import assume, given, strategies as st
 
 import cadence as ms
-from cadence import nn
-from cadence.ops import _conv_variants as cv, _spatial as sp
+from cadence import nn, ops
+from cadence.ops import _conv_variants as cv, _nn as n, _spatial as sp
 
 from .test_autograd import SETTINGS, check, values
 
@@ -116,3 +119,41 @@ def test_dropout2d_gradient_is_the_channel_mask() -> None:
     assert (
         grad == per_channel[:, :, None, None]
     ).all()  # whole channels kept or dropped
+
+
+class _CountingKernels:
+    """The current target's kernels, counting calls by name."""
+
+    def __init__(self, kernels: object) -> None:
+        self.kernels, self.calls = kernels, Counter[str]()
+
+    def __getattr__(self, name: str) -> object:
+        kernel = getattr(self.kernels, name)
+
+        def counted(*args: object) -> object:
+            self.calls[name] += 1
+            return kernel(*args)
+
+        return counted
+
+
+@pytest.mark.parametrize(("groups", "prefix"), [(1, ""), (2, "grouped_")])
+@pytest.mark.parametrize("wrt", ["x", "weight"])
+def test_conv2d_transpose_computes_only_the_requested_gradients(
+    monkeypatch: pytest.MonkeyPatch, groups: int, prefix: str, wrt: str
+) -> None:
+    counting = _CountingKernels(n._k())
+    monkeypatch.setattr(n, "_k", lambda: counting)
+    x, w = ms.Tensor(values((1, 2, 3, 3))), ms.Tensor(values((2, 1, 2, 2), seed=1))
+
+    def loss(a: ms.Tensor, ww: ms.Tensor) -> ms.Tensor:
+        geometry = ((2, 2), (0, 0, 0, 0), (1, 1), groups)
+        return ops.sum(cv.conv2d_transpose(a, ww, (6, 6), *geometry))
+
+    ms.value_and_grad(loss, 0 if wrt == "x" else 1)(x, w)
+    # The forward is the convolution's input gradient alone; the backward runs the
+    # convolution for dx and the convolution's weight gradient for dw, each only if asked.
+    assert counting.calls == {
+        f"{prefix}conv2d_backward_input": 1,
+        (f"{prefix}conv2d_forward" if wrt == "x" else f"{prefix}conv2d_backward"): 1,
+    }

@@ -2,9 +2,11 @@
 
 import numpy as np
 import pytest
+from hypothesis import given
 
 from cadence.kernels import cuda_kernels
 from cadence.kernels.cuda import _generic as ca_generic
+from tests.helpers.nan_cases import NAN_CALLS, nan_pairs
 
 pytestmark = pytest.mark.cudasim
 k = cuda_kernels()
@@ -172,3 +174,21 @@ def test_host_conversions():
     d = k.to_device(np.array([[1.5]], np.float32))
     assert d.tolist() == [[1.5]] and np.asarray(d).shape == (1, 1) and len(d) == 1
     assert repr(d) == "DeviceArray(shape=(1, 1), dtype=float32)"
+
+
+@pytest.mark.parametrize("name", sorted(NAN_CALLS))
+@given(pair=nan_pairs())
+def test_max_min_clip_propagate_nan_as_numpy_does(name, pair):
+    a, b = pair
+    call = NAN_CALLS[name]
+    got = k.to_host(call(k.to_device(a), k.to_device(b)))
+    np.testing.assert_array_equal(got, call(a, b))
+
+
+@pytest.mark.parametrize("op", ["max", "min"])
+def test_nan_survives_both_passes_of_a_long_reduction(op):
+    x = np.random.default_rng(2).standard_normal((3, 1100, 2))
+    x[1, 700, 0] = np.nan  # one NaN in the second pass's input for output 0 only
+    got = k.to_host(getattr(k.to_device(x), op)(axis=(0, 1)))
+    np.testing.assert_array_equal(got, getattr(x, op)(axis=(0, 1)))
+    assert np.isnan(got[0]) and not np.isnan(got[1])

@@ -49,6 +49,8 @@ def test_grouped_conv2d(dtype, channels, filters, groups, stride, padding, dilat
             need_dx,
             dtype=dtype,
         )
+    args = (dy, w, x.shape, stride, padding, dilation, groups)
+    both("grouped_conv2d_backward_input", *args, dtype=dtype)
 
 
 def test_grouped_conv2d_refuses_what_the_cpu_refuses():

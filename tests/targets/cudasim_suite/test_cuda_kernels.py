@@ -143,6 +143,9 @@ def test_conv2d(dtype, stride, padding, dilation):
         both(
             "conv2d_backward", dy, x, w, stride, padding, dilation, need_dx, dtype=dtype
         )
+    both(
+        "conv2d_backward_input", dy, w, x.shape, stride, padding, dilation, dtype=dtype
+    )
 
 
 @pytest.mark.parametrize("dtype", DTYPES)

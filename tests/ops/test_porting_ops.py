@@ -1,0 +1,135 @@
+"""The porting ops against numpy on generated inputs, and their argument errors (MindSpore's classes, our messages).
+
+MindSpore's own results for fixed inputs are in `mindspore_ops.json` (`test_against_mindspore.py`);
+these cover what it cannot record: `Tensor.repeat` (Ascend-only in MindSpore 2.10),
+`ClipByNorm` over one axis (see docs/mindspore-differences.md) and unsorted `TopK`.
+"""
+
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+from hypothesis.extra import numpy as hnp
+
+import cadence as ms
+from cadence import Tensor, nn, ops
+from cadence.ops.primitive import constexpr
+from cadence.train.train_thor import ConvertModelUtils
+
+NOT_A_STR: Any = 2
+floats = hnp.arrays(
+    np.float32,
+    hnp.array_shapes(min_dims=1, max_dims=3, max_side=4),
+    elements=st.floats(-9, 9, width=32),
+)
+
+
+@given(x=floats, data=st.data())
+def test_topk_matches_a_stable_sort(x, data):
+    dim = data.draw(st.integers(-x.ndim, x.ndim - 1))
+    k = data.draw(st.integers(1, x.shape[dim]))
+    largest, ordered = data.draw(st.booleans()), data.draw(st.booleans())
+    values, indices = ops.topk(Tensor(x), k, dim, largest, ordered)
+    order = np.argsort(-x if largest else x, axis=dim, kind="stable").take(
+        range(k), axis=dim
+    )
+    if not ordered:
+        order = np.sort(order, axis=dim)
+    assert str(indices.dtype) == "Int32"
+    np.testing.assert_array_equal(indices.asnumpy(), order)
+    np.testing.assert_array_equal(values.asnumpy(), np.take_along_axis(x, order, dim))
+
+
+@given(x=floats, reps=st.lists(st.integers(0, 3), min_size=3, max_size=4))
+def test_tensor_repeat_is_numpys_tile(x, reps):
+    np.testing.assert_array_equal(Tensor(x).repeat(*reps).asnumpy(), np.tile(x, reps))
+    np.testing.assert_array_equal(Tensor(x).repeat(reps).asnumpy(), np.tile(x, reps))
+
+
+@given(x=floats, count=st.integers(0, 3))
+def test_repeat_interleave_matches_numpy(x, count):
+    np.testing.assert_array_equal(
+        ops.repeat_interleave(Tensor(x), count).asnumpy(), np.repeat(x, count)
+    )
+    got = Tensor(x).repeat_interleave(count, -1).asnumpy()
+    np.testing.assert_array_equal(got, np.repeat(x, count, axis=-1))
+
+
+@pytest.mark.parametrize("axis", [None, 0, 1, (0, 1), [1]])
+def test_clip_by_norm_scales_each_slice_to_at_most_the_limit(axis):
+    x = np.array([[3.0, 4.0, 0.0], [0.0, 0.0, 1.0]], np.float32)
+    got = nn.ClipByNorm(axis)(Tensor(x), Tensor(2.0)).asnumpy()
+    axes = (
+        None
+        if axis is None
+        else tuple(axis)
+        if isinstance(axis, list | tuple)
+        else axis
+    )
+    norm = np.sqrt((x * x).sum(axis=axes, keepdims=True))
+    np.testing.assert_allclose(got, x * 2.0 / np.maximum(norm, 2.0), rtol=1e-6)
+
+
+ERRORS = {
+    "broadcast_to unreachable": (lambda: ops.broadcast_to(Tensor(np.ones((3, 4))), (2, 4)), ValueError, r"'shape' must be reachable from the input's shape \(3, 4\).*\(2, 4\)"),
+    "broadcast_to -1 on a new axis": (lambda: ops.broadcast_to(Tensor(np.ones(4)), (-1, 4)), ValueError, r"-1 to keep it\), but got \(-1, 4\)"),
+    "broadcast_to shape type": (lambda: ops.broadcast_to(Tensor(np.ones(4)), 4), TypeError, r"'shape' must be of type 'tuple' or 'list'"),
+    "repeat too few": (lambda: Tensor(np.ones((2, 2))).repeat(2), ValueError, r"at least as many entries as the tensor has axes \(2\), but got \(2,\)"),
+    "repeat negative": (lambda: Tensor(np.ones(2)).repeat(-1), ValueError, r"'repeats' must be an int >= 0, but got -1"),
+    "repeat_interleave counts": (lambda: ops.repeat_interleave(Tensor(np.ones((2, 3))), [1, 2], 1), ValueError, r"one such int per slice along axis 1 \(3\), but got \[1, 2\]"),
+    "topk k": (lambda: ops.topk(Tensor(np.ones((2, 3))), 4), ValueError, r"'k' must be at most the size of axis 1 \(3\), but got 4"),
+    "topk dim": (lambda: ops.topk(Tensor(np.ones((2, 3))), 1, dim=2), ValueError, r"'dim' must be in \[-2, 2\), but got 2"),
+    "TopK sorted": (lambda: ops.TopK(sorted=1), TypeError, r"'TopK'.*sorted"),
+    "argmax dim": (lambda: ops.argmax(Tensor(np.ones((2, 3))), dim=-3), ValueError, r"'argmax'.*'dim' must be in \[-2, 2\)"),
+    "norm ord": (lambda: ops.norm(Tensor(np.ones((2, 3))), "fro", dim=1), ValueError, r"vector norm's 'ord' must be a number, but got 'fro'"),
+    "norm matrix ord": (lambda: ops.norm(Tensor(np.ones((2, 3))), 3), ValueError, r"matrix norm's 'ord' must be one of .*but got 3"),
+    "norm 3-D ord": (lambda: ops.norm(Tensor(np.ones((2, 2, 2))), 2), ValueError, r"needs a 1-D or 2-D input or a 'dim'.*3-D"),
+    "norm dim": (lambda: ops.norm(Tensor(np.ones((2, 3))), dim=(0, 1, 1)), ValueError, r"'dim' must be None, an axis or a pair of axes of the 2-D input"),
+    "norm int input": (lambda: ops.norm(Tensor(np.ones(3, np.int32))), TypeError, r"must be a float tensor, but got dtype Int32"),
+    "cumsum axis": (lambda: ops.cumsum(Tensor(np.ones(3)), 1), ValueError, r"'cumsum'.*'axis' must be an int in \[-1, 1\), but got 1"),
+    "AdaptiveMaxPool2D int size": (lambda: ops.AdaptiveMaxPool2D(2)(Tensor(np.ones((1, 1, 4, 4)))), TypeError, r"'AdaptiveMaxPool2D'.*'output_size' must be a tuple or list.*but got 2"),
+    "AdaptiveMaxPool2d size": (lambda: nn.AdaptiveMaxPool2d((0, 2)), ValueError, r"'AdaptiveMaxPool2d'.*'output_size' must be a positive int"),
+    "adaptive_max_pool2d rank": (lambda: ops.adaptive_max_pool2d(Tensor(np.ones((4, 4))), 2), ValueError, r"3-D or 4-D, but got shape \(4, 4\)"),
+    "ClipByNorm axis": (lambda: nn.ClipByNorm(axis=1.5), TypeError, r"'ClipByNorm'.*'axis' must be None, an int or a tuple/list of ints, but got 1.5"),
+    "ClipByNorm clip_norm": (lambda: nn.ClipByNorm()(Tensor(np.ones(2)), 1.0), TypeError, r"'ClipByNorm'.*'clip_norm' must be a Tensor, but got 1.0"),
+    "GatherNd out of range": (lambda: ops.GatherNd()(Tensor(np.ones((2, 3))), Tensor(np.array([[2, 0]]))), ValueError, r"'GatherNd'.*inside the input's leading axes \(2, 3\), but got \[\[2, 0\]\]"),
+    "GatherNd float indices": (lambda: ops.gather_nd(Tensor(np.ones((2, 3))), Tensor(np.array([[0.0]]))), ValueError, r"'GatherNd'.*integer tensor.*float"),
+    "numpy.zeros shape": (lambda: ms.numpy.zeros((2, -1)), ValueError, r"'zeros'.*'shape' must be an int >= 0 or a tuple/list of them, but got \(2, -1\)"),
+    "JitConfig level": (lambda: ms.JitConfig(jit_level=NOT_A_STR), TypeError, r"'JitConfig'.*'jit_level' must be of type 'str'"),
+    "set_jit_config": (lambda: nn.Dense(2, 2).set_jit_config({"jit_level": "O2"}), TypeError, r"'set_jit_config'.*must be a JitConfig"),
+    "set_algo_parameters option": (lambda: ms.parallel.set_algo_parameters(bogus=True), ValueError, r"'set_algo_parameters'.*'bogus' is not an option"),
+    "set_algo_parameters bool": (lambda: ms.parallel.set_algo_parameters(fully_use_devices=1), TypeError, r"'fully_use_devices' must be a bool"),
+    "THOR": (lambda: ConvertModelUtils().convert_to_thor_model(None, None), NotImplementedError, r"THOR optimizer is not available in cadence"),
+    "Flatten order": (lambda: nn.Flatten(2, 1)(Tensor(np.ones((1, 3, 2, 2)))), ValueError, r"'flatten'.*'start_dim' \(2\) must not come after 'end_dim' \(1\)"),
+    "Flatten range": (lambda: nn.Flatten()(Tensor(np.ones(3))), ValueError, r"'flatten'.*must lie in \[-1, 1\) for a 1-D input, but got start_dim=1, end_dim=-1"),
+    "Flatten type": (lambda: nn.Flatten(1.0), TypeError, r"'Flatten'.*'start_dim' must be an int, but got 1.0"),  # type: ignore[arg-type]
+    "flatten order": (lambda: ops.flatten(Tensor(np.ones((2, 2))), "F"), ValueError, r"'order' must be 'C' on cadence, but got 'F'"),
+    "constexpr": (lambda: constexpr(3), TypeError, r"'constexpr'.*'fn' must be callable, but got 3"),
+}  # fmt: skip
+
+
+def test_model_zoo_idioms_run_eagerly():
+    @constexpr
+    def doubled(n):
+        return (n, 2 * n)
+
+    @constexpr(reuse_result=False)
+    def shifted(n):
+        return n + 1
+
+    assert (doubled(3), shifted(3)) == ((3, 6), 4)
+    dense = nn.Dense(2, 3)
+    assert dense.init_parameters_data() == {p: p for p in dense.get_parameters()}
+    dense.set_jit_config(ms.JitConfig(jit_level="O2"))
+    ms.parallel.set_algo_parameters(elementwise_op_strategy_follow=True)
+    assert ms.parallel.get_algo_parameters("elementwise_op_strategy_follow") is True
+    ms.parallel.set_algo_parameters(elementwise_op_strategy_follow=False)
+    assert getattr(dense, "jit_config_dict")["jit_level"] == "O2"  # noqa: B009 (recorded only)
+
+
+@pytest.mark.parametrize("name", sorted(ERRORS))
+def test_bad_arguments_are_named(name):
+    call, kind, message = ERRORS[name]
+    with pytest.raises(kind, match=message):
+        call()
