@@ -132,7 +132,10 @@ def batch_norm_channel_forward(
     for b in range(n):
         for k in range(m):
             z = x[b, ch, k] * scale + shift
-            y[b, ch, k] = min(max(z, low), high) if clipped else z
+            # A NaN is kept explicitly (as numpy's clip and the separate ReLU cells do): what
+            # min/max return for a NaN differs between compilers (CUDA's fminf/fmaxf return the
+            # other operand), and a NaN clipped to `low` would let a diverged network train on.
+            y[b, ch, k] = min(max(z, low), high) if clipped and z == z else z
     mean[ch] = mu
     var[ch] = va
 

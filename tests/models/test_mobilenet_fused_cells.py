@@ -115,3 +115,19 @@ def test_resnet_block_fuses_batch_norm_and_relu_with_the_cells_results():
     assert len(results[0]) == 2 + 3 + 3 * 2 + 3 * 2
     for got, want in zip(*results, strict=True):
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("activation", [nn.ReLU, nn.ReLU6])
+def test_fused_batch_norm_and_activation_keep_a_nan_as_the_cells_do(activation):
+    # A NaN in one channel makes that channel's statistics NaN: the fused clip must not
+    # turn them into 0 (a diverged network would go on training on zeros).
+    x = np.random.default_rng(1).standard_normal((2, 3, 4, 4)).astype(np.float32)
+    x[0, 1, 2, 2] = np.nan
+    outputs = []
+    for fused in (True, False):
+        cells = nn.SequentialCell([nn.BatchNorm2d(3), activation()])
+        cells.set_train()
+        outputs.append((cells if fused else _one_by_one(cells))(ms.Tensor(x)).asnumpy())
+    fused_out, cells_out = outputs
+    assert np.isnan(cells_out[:, 1]).all() and np.isnan(fused_out[:, 1]).all()
+    np.testing.assert_allclose(fused_out, cells_out, rtol=1e-5, atol=1e-6)
