@@ -161,6 +161,10 @@ class BucketPlan:
         """The number of buckets."""
         return len(self._buckets)
 
+    def describe(self) -> str:
+        """Return how gradients travel, for `DistributedGradReducer.reduction`."""
+        return "allreduce buckets"
+
     def begin(self) -> None:
         """Prepare for one step's gradients."""
         for b in self._buckets:

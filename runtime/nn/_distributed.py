@@ -9,11 +9,13 @@ import numpy as np
 
 from ..communication import _world
 from ..communication._collectives import broadcast, host_array
+from ..communication._node_window import window_wanted
 from ..communication._parallel_context import get_auto_parallel_context
 from ..communication.management import GlobalComm, check_group
 from ..compute._tensor import Tensor
 from ._buckets import DEFAULT_BUCKET_BYTES, ONE_BUCKET, BucketPlan, ReductionStats
 from ._cell import Cell
+from ._window_plan import WindowPlan
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
@@ -51,11 +53,15 @@ class DistributedGradReducer(Cell):
         fusion_type: Accepted for compatibility.
         group: The world group (cadence has no other).
         bucket_bytes: (cadence) Size of the buckets `TrainOneStepCell` reduces
-            while backward runs (see `overlapped`). None chooses: 1 MiB when each
-            rank on this machine has at least 2 cores, else one bucket started
-            when backward ends (with one core per rank, a reduction running
-            during backward takes the core backward needs: measured 25-30%
-            slower here, see docs/performance.md).
+            with `MPI_Allreduce` while backward runs (see `overlapped`). None
+            chooses: where ranks share this machine (and the gradients one
+            dtype), no buckets but the machine's shared-memory window, summed
+            when backward ends (`cadence/communication/_node_window.py`); else
+            1 MiB when each rank on this machine has at least 2 cores, else one
+            bucket started when backward ends (with one core per rank, a
+            reduction running during backward takes the core backward needs:
+            measured 25-30% slower here, see docs/performance.md). Set it (or
+            the attribute, before the first step) to force buckets.
 
     Raises:
         RuntimeError: If `cadence.communication.init()` was not called.
@@ -73,7 +79,7 @@ class DistributedGradReducer(Cell):
     """
 
     _comm_world: _world.World
-    _plan: BucketPlan | None
+    _plan: BucketPlan | WindowPlan | None
 
     def __init__(
         self,
@@ -100,13 +106,13 @@ class DistributedGradReducer(Cell):
         else:
             _check_positive(where, "degree", degree, " or None")
         params = list(parameters)
-        if bucket_bytes is None:
-            bucket_bytes = default_bucket_bytes(world.local_size)
-        _check_positive(where, "bucket_bytes", bucket_bytes)
+        if bucket_bytes is not None:
+            _check_positive(where, "bucket_bytes", bucket_bytes, " or None")
         self.parameter_count = len(params)
         self.mean = mean
         self.degree = degree
-        self.bucket_bytes = bucket_bytes
+        self.bucket_bytes: int | None = bucket_bytes
+        """None: chosen at the first step (see the class); an int: `MPI_Allreduce` buckets of that size."""
         self.stats = ReductionStats()
         """Allreduce time and the part of it not hidden behind backward (the overlapped path)."""
         object.__setattr__(self, "_comm_world", world)
@@ -121,26 +127,54 @@ class DistributedGradReducer(Cell):
             for g, r in zip(grads, reduced, strict=True)
         )
 
-    def overlapped(self, weights: Sequence[Any]) -> BucketPlan:
-        """Return the bucket plan for `weights` (built on first use): `begin`, `ready` from backward, `finish`."""
+    def overlapped(self, weights: Sequence[Any]) -> BucketPlan | WindowPlan:
+        """Return the reduction plan for `weights` (built on first use): `begin`, `ready` from backward, `finish`.
+
+        Collective on first use: every rank builds its plan at the same step.
+        """
         plan = self._plan
         if plan is None:
-            shapes = [tuple(host_array(w).shape) for w in weights]
-            dtypes = [host_array(w).dtype for w in weights]
-            plan = BucketPlan(
-                self._comm_world,
-                shapes,
-                dtypes,
-                float(self.degree) if self.mean else None,
-                self.bucket_bytes,
-                self.stats,
-            )
+            arrays = [host_array(w) for w in weights]
+            shapes = [tuple(a.shape) for a in arrays]
+            divisor = float(self.degree) if self.mean else None
+            world, size = self._comm_world, self.bucket_bytes
+            if self._window_serves(arrays):
+                plan = WindowPlan(world, shapes, arrays[0].dtype, divisor, self.stats)
+            else:
+                plan = BucketPlan(
+                    world,
+                    shapes,
+                    [a.dtype for a in arrays],
+                    divisor,
+                    default_bucket_bytes(world.local_size) if size is None else size,
+                    self.stats,
+                )
             object.__setattr__(self, "_plan", plan)
         return plan
 
+    def _window_serves(self, arrays: Sequence[Array]) -> bool:
+        # One dtype (one window row type), no buckets asked for, ranks sharing the machine.
+        return (
+            self.bucket_bytes is None
+            and len({a.dtype for a in arrays}) == 1
+            and window_wanted(self._comm_world)
+        )
+
+    @property
+    def reduction(self) -> str:
+        """How gradients travel (`shared-memory window`, `allreduce buckets`, ...); `not planned yet` before the first step."""
+        plan = self._plan
+        return "not planned yet" if plan is None else plan.describe()
+
     def reduce_arrays(self, arrays: list[Array]) -> list[Array]:
-        """Return `arrays` reduced over the ranks: one fused allreduce per dtype."""
+        """Return `arrays` reduced over the ranks: through the window where it serves, else one allreduce per dtype."""
         world = self._comm_world
+        plan = self._plan
+        if plan is None and self._window_serves(arrays):
+            plan = self.overlapped(arrays)
+        if isinstance(plan, WindowPlan) and plan.shapes_match(arrays):
+            plan.begin()
+            return plan.finish(arrays)
         out: list[Array] = list(arrays)
         by_dtype: dict[np.dtype[Any], list[int]] = {}
         for i, a in enumerate(arrays):

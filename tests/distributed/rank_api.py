@@ -5,6 +5,7 @@ Each check asserts; rank 0 prints `api ok` at the end.
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import numpy as np
@@ -28,6 +29,43 @@ def t(values, dtype=np.float32):
 
 def inited() -> bool:
     return GlobalComm.INITED
+
+
+# Each environment picks one path for the gradients: (variables, what `reduction` says).
+REDUCTION_PATHS = [
+    ({}, "shared-memory window"),
+    (
+        {"CADENCE_ONE_RANK_PER_HOST": "1"},
+        "shared-memory window, then allreduce between 2 machines",
+    ),
+    ({"CADENCE_SHARED_MEMORY": "0"}, "allreduce buckets"),
+]
+
+
+def check_reduction_paths(rank: int) -> None:
+    """Every path gives every rank the same mean, bit for bit, step after step (the rows are reused)."""
+    shapes = [(3, 5), (7,), (1,)]
+    params = [ms.Parameter(t(np.zeros(s)), name=f"p{i}") for i, s in enumerate(shapes)]
+    for env, path in REDUCTION_PATHS:
+        os.environ.update(env)
+        reducer = nn.DistributedGradReducer(params, mean=True)
+        for step in range(2):
+            rng = np.random.default_rng([step, rank])
+            grads = [rng.standard_normal(s).astype(np.float32) for s in shapes]
+            if step == 0:  # as a training cell of the model zoo calls it
+                out = [g.asnumpy() for g in reducer(tuple(t(g) for g in grads))]
+            else:  # as TrainOneStepCell does: backward reports the last gradient early
+                plan = reducer.overlapped(params)
+                plan.begin()
+                plan.ready(2, grads[2])
+                out = [np.array(g) for g in plan.finish(grads)]
+            both = [ops.AllGather()(t(g[None])).asnumpy() for g in grads]
+            for got, pair in zip(out, both, strict=True):
+                assert np.array_equal(got, (pair[0] + pair[1]) / np.float32(2)), path
+                assert np.array_equal(*ops.AllGather()(t(got[None])).asnumpy()), path
+        assert reducer.reduction == path, (reducer.reduction, path)
+        for name in env:
+            del os.environ[name]
 
 
 def main() -> None:
@@ -73,6 +111,8 @@ def main() -> None:
     assert nn.DistributedGradReducer([w], mean=False)((t([1.0]),))[
         0
     ].asnumpy().tolist() == [2.0]
+
+    check_reduction_paths(rank)
 
     # cb_params in a data-parallel run.
     ms.set_auto_parallel_context(

@@ -1,0 +1,150 @@
+"""The ranks of one machine sharing one block of memory: an MPI-3 shared-memory window.
+
+A gradient allreduce between ranks of one machine moves data that every rank
+could simply read. MPICH's `MPI_Allreduce` of 2.7 MB between 2 local ranks
+took 0.3-0.8 ms here (it pipes the data through small shared-memory cells),
+while copying and adding 2.7 MB take 0.06 and 0.09 ms. The window gives each
+rank a slot the others can read, plus one result row:
+
+    slots[0] ... slots[L-1] | result        (L = ranks on this machine)
+
+A reduction is then: each rank copies its gradients into its slot; a barrier;
+each rank sums its own 1/L of the columns over every slot into the result (a
+reduce-scatter with no copy); a barrier; every rank reads the whole result (an
+allgather by reading). The synchronisation is MPI's own: the window stays in a
+`lock_all` epoch, and `Win.Sync` + `Barrier` + `Win.Sync` orders the stores of
+one phase before the loads of the next (the unified memory model's pattern).
+
+Across machines the window is one level of a hierarchical reduction: the
+machine's sum, then an `MPI_Allreduce` of the result rows between one leader
+rank per machine, then a barrier on the machine.
+
+Every column is summed by one rank, in slot order, so every rank reads the very
+same bits: ranks cannot drift apart by rounding.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any, Final
+
+import numba
+import numpy as np
+
+if TYPE_CHECKING:
+    from ._world import World
+
+__all__ = ["ONE_RANK_PER_HOST_ENV", "SHARED_MEMORY_ENV", "NodeWindow", "window_wanted"]
+
+Array = np.ndarray[Any, Any]
+
+SHARED_MEMORY_ENV: Final = "CADENCE_SHARED_MEMORY"
+"""Set to 0 to reduce with `MPI_Allreduce` only (for example where /dev/shm is too small)."""
+ONE_RANK_PER_HOST_ENV: Final = "CADENCE_ONE_RANK_PER_HOST"
+"""Set to 1 to treat every rank as a machine of its own: tests the cross-machine path on one host."""
+
+
+def _env_flag(name: str, default: bool) -> bool:
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    if raw not in ("0", "1"):
+        raise ValueError(
+            f"The environment variable {name} must be 0 or 1, but got {raw!r}."
+        )
+    return raw == "1"
+
+
+def window_wanted(world: World) -> bool:
+    """Return whether gradients are reduced through a shared window (ranks share this machine)."""
+    if world.size == 1 or not _env_flag(SHARED_MEMORY_ENV, True):
+        return False
+    return world.local_size > 1 or _env_flag(ONE_RANK_PER_HOST_ENV, False)
+
+
+@numba.njit(cache=True, nogil=True)
+def _sum_columns(slots: Array, lo: int, hi: int, out: Array, divisor: Any) -> None:
+    """`out[lo:hi] = slots[:, lo:hi].sum(0) / divisor`, row by row in order, in one pass.
+
+    `divisor` is a scalar of the rows' dtype, so the division rounds as the
+    allreduce path's `buffer /= divisor` does.
+    """
+    rows = slots.shape[0]
+    for j in range(lo, hi):
+        acc = slots[0, j]
+        for r in range(1, rows):
+            acc += slots[r, j]
+        out[j] = acc / divisor
+
+
+class NodeWindow:
+    """A shared window of `elements` per local rank (plus the result), and its reduction.
+
+    Collective: every rank of the world builds it at the same point.
+    """
+
+    def __init__(self, world: World, elements: int, dtype: np.dtype[Any]) -> None:
+        mpi, comm = world.mpi, world.comm
+        self._world = world
+        with world.watchdog.guard("shared-memory window setup"):
+            if _env_flag(ONE_RANK_PER_HOST_ENV, False):
+                node = comm.Split(color=world.rank, key=0)
+            else:
+                node = comm.Split_type(mpi.COMM_TYPE_SHARED, key=world.rank)
+            self._node = node
+            me, ranks = node.Get_rank(), node.Get_size()
+            # One leader per machine reduces between machines (none needed on one machine).
+            leaders = comm.Split(color=0 if me == 0 else mpi.UNDEFINED, key=world.rank)
+            self._leaders = leaders if leaders != mpi.COMM_NULL else None
+            # World rank 0 leads its machine: it tells every rank how many machines there are.
+            machines = leaders.Get_size() if self._leaders is not None else 0
+            self.machines: int = comm.bcast(machines, root=0)
+            """How many machines the job spans (1: the window alone reduces)."""
+            itemsize = dtype.itemsize
+            size = (ranks + 1) * elements * itemsize if me == 0 else 0
+            # Rank 0 of the machine allocates the whole block: one contiguous array.
+            self._win = mpi.Win.Allocate_shared(size, itemsize, comm=node)
+            buffer, _ = self._win.Shared_query(0)
+            self._win.Lock_all()
+        block: Array = np.ndarray(
+            buffer=buffer, dtype=dtype, shape=(ranks + 1, max(elements, 1))
+        )
+        self.slots: Array = block[:ranks]
+        """One row per rank of this machine."""
+        self.mine: Array = block[me]
+        """This rank's row: its gradients go here."""
+        self.result: Array = block[ranks]
+        """The reduced row, the same on every rank after `reduce`."""
+        share = -(-elements // ranks)  # ceil: the last rank takes the remainder
+        self._columns = (min(me * share, elements), min((me + 1) * share, elements))
+        self.elements = elements
+
+    def _sync(self) -> None:
+        # Stores before, loads after: every rank of the machine has finished the last phase.
+        self._win.Sync()
+        self._node.Barrier()
+        self._win.Sync()
+
+    def reduce(self, divisor: float | None) -> Array:
+        """Sum every rank's row (divided by `divisor` when given) into `result`; return `result`.
+
+        The rows are free for the next step's gradients when this returns;
+        `result` stays valid until the next `reduce` begins its sum.
+        """
+        lo, hi = self._columns
+        world = self._world
+        with world.watchdog.guard("gradient reduction (shared memory)"):
+            self._sync()  # every rank's gradients are in its row
+            last_level = self.machines <= 1
+            scale = divisor if (divisor is not None and last_level) else 1.0
+            _sum_columns(self.slots, lo, hi, self.result, self.result.dtype.type(scale))
+            self._sync()  # every column is summed
+            if not last_level:
+                if self._leaders is not None:
+                    self._leaders.Allreduce(
+                        world.mpi.IN_PLACE, self.result, op=world.mpi.SUM
+                    )
+                    if divisor is not None:
+                        self.result /= self.result.dtype.type(divisor)
+                self._sync()  # the leader has the job's sum
+        return self.result
