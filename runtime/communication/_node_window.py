@@ -62,19 +62,42 @@ def window_wanted(world: World) -> bool:
     return world.local_size > 1 or _env_flag(ONE_RANK_PER_HOST_ENV, False)
 
 
+# The loops below index from 0 over 1-d slices: numba then knows no index is negative and
+# vectorizes them (with `range(lo, hi)` on the 2-d rows it checks for wrap-around on every
+# element and does not: 750 us instead of 44 us for 1.3 MB measured here).
+_CHUNK: Final = 4096  # columns summed at a time over many rows: the partial sums stay in L1
+
+
 @numba.njit(cache=True, nogil=True)
+def _sum_two_rows(slots: Array, lo: int, n: int, out: Array, divisor: Any) -> None:
+    x, y, dst = slots[0, lo : lo + n], slots[1, lo : lo + n], out[lo : lo + n]
+    for j in range(n):
+        dst[j] = (x[j] + y[j]) / divisor
+
+
+@numba.njit(cache=True, nogil=True)
+def _sum_rows(slots: Array, lo: int, n: int, out: Array, divisor: Any) -> None:
+    for start in range(0, n, _CHUNK):
+        at, m = lo + start, min(_CHUNK, n - start)
+        dst, first = out[at : at + m], slots[0, at : at + m]
+        for j in range(m):
+            dst[j] = first[j]
+        for r in range(1, slots.shape[0]):
+            row = slots[r, at : at + m]
+            for j in range(m):
+                dst[j] += row[j]
+        for j in range(m):
+            dst[j] = dst[j] / divisor
+
+
 def _sum_columns(slots: Array, lo: int, hi: int, out: Array, divisor: Any) -> None:
-    """`out[lo:hi] = slots[:, lo:hi].sum(0) / divisor`, row by row in order, in one pass.
+    """`out[lo:hi] = slots[:, lo:hi].sum(0) / divisor`, adding the rows in order, in one pass.
 
     `divisor` is a scalar of the rows' dtype, so the division rounds as the
     allreduce path's `buffer /= divisor` does.
     """
-    rows = slots.shape[0]
-    for j in range(lo, hi):
-        acc = slots[0, j]
-        for r in range(1, rows):
-            acc += slots[r, j]
-        out[j] = acc / divisor
+    kernel = _sum_two_rows if slots.shape[0] == 2 else _sum_rows
+    kernel(slots, lo, hi - lo, out, divisor)
 
 
 class NodeWindow:

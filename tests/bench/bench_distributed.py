@@ -85,12 +85,15 @@ def worker(kind: str, batch: int, steps: int, distributed: bool) -> dict[str, An
         reducer.bucket_bytes = int(
             os.environ[BUCKET_ENV]
         )  # before the first step plans
+    phases = _PhaseTimer(step_cell)
     model.train(1, data)  # warm-up: JIT, first broadcast
     best = float("inf")
     best_stats = (0.0, 0.0)
+    best_phases: dict[str, float] = {}
     for _ in range(BLOCKS):
         if reducer is not None:
             reducer.stats.reset()
+        phases.reset()
         if distributed:
             from cadence.communication._collectives import barrier
 
@@ -104,21 +107,101 @@ def worker(kind: str, batch: int, steps: int, distributed: bool) -> dict[str, An
             elapsed = float(allreduce(np.array([elapsed]), "max")[0])
         if elapsed < best:
             best = elapsed
+            best_phases = phases.per_step_ms(elapsed, steps)
             if reducer is not None:
                 s = reducer.stats
                 best_stats = (
                     s.allreduce_s / max(1, s.steps),
                     s.exposed_s / max(1, s.steps),
                 )
-    out = {
+    out: dict[str, Any] = {
         "samples_per_s": rows / best,
         "allreduce_ms": best_stats[0] * 1e3,
         "exposed_ms": best_stats[1] * 1e3,
+        "phases_ms": best_phases,
     }
     if distributed and reducer is not None:
         out["buckets"] = reducer.overlapped([]).bucket_count  # built by the first step
+        out["reduction"] = reducer.reduction
         out.update(_allreduce_micro())
+        out.update(_reduction_micro([p.asnumpy() for p in step_cell.weights]))
     return out if rank == 0 else {}
+
+
+class _PhaseTimer:
+    """Where one step's time goes (the training thread's wall clock, summed over a block).
+
+    `step`: the train cell (forward, backward, reduction, update); `update`: the
+    optimizer; `vote`: the loop's per-step stop vote; `loop`: everything else
+    between steps (data, events). The reduction's exposed wait comes from the
+    reducer's own stats.
+    """
+
+    def __init__(self, step_cell: Any) -> None:
+        import cadence.training._loop as loop
+
+        self.sums = {"step": 0.0, "update": 0.0, "vote": 0.0}
+        self._wrap(step_cell, "construct", "step")
+        self._wrap(step_cell.optimizer, "construct", "update")
+        vote = loop.any_rank
+        loop.any_rank = self._timed(vote, "vote")  # type: ignore[assignment]
+
+    def _timed(self, fn: Any, key: str) -> Any:
+        sums, clock = self.sums, time.perf_counter
+
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            start = clock()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                sums[key] += clock() - start
+
+        return timed
+
+    def _wrap(self, obj: Any, name: str, key: str) -> None:
+        object.__setattr__(obj, name, self._timed(getattr(obj, name), key))
+
+    def reset(self) -> None:
+        for key in self.sums:
+            self.sums[key] = 0.0
+
+    def per_step_ms(self, elapsed: float, steps: int) -> dict[str, float]:
+        ms = {k: v * 1e3 / steps for k, v in self.sums.items()}
+        ms["loop"] = elapsed * 1e3 / steps - ms["step"] - ms["vote"]
+        return ms
+
+
+def _reduction_micro(grads: list[Any]) -> dict[str, float]:
+    """Best time of one whole gradient reduction (copies in, reduce, views out), each path, in us.
+
+    The ranks start each repeat together (a barrier), so this is the reduction's
+    own cost, without the waiting for a slower rank that the step timings include.
+    """
+    from cadence.communication import _world
+    from cadence.nn._buckets import ONE_BUCKET, BucketPlan, ReductionStats
+    from cadence.nn._window_plan import WindowPlan
+
+    world = _world.require("bench")
+    shapes = [g.shape for g in grads]
+    plans = {
+        "window_us": WindowPlan(world, shapes, grads[0].dtype, 2.0, ReductionStats()),
+        "allreduce_us": BucketPlan(
+            world, shapes, [g.dtype for g in grads], 2.0, ONE_BUCKET, ReductionStats()
+        ),
+    }
+    result = {}
+    for label, plan in plans.items():
+        best = float("inf")
+        for _ in range(100):
+            world.comm.Barrier()
+            t = time.perf_counter()
+            plan.begin()
+            for i in reversed(range(len(grads))):
+                plan.ready(i, grads[i])
+            plan.finish(grads)
+            best = min(best, time.perf_counter() - t)
+        result[label] = best * 1e6
+    return result
 
 
 def _allreduce_micro() -> dict[str, float]:
@@ -198,6 +281,18 @@ def _hidden(result: dict[str, Any]) -> float:
     return max(0.0, 1 - float(result["exposed_ms"]) / float(result["allreduce_ms"]))
 
 
+CASES = ("mlp:256", "mlp:64", "lenet:256", "lenet:64")
+
+
+def _phase_row(label: str, result: dict[str, Any]) -> str:
+    p = result["phases_ms"]
+    compute = p["step"] - p["update"] - result["exposed_ms"]
+    return (
+        f"| {label} | {p['step'] + p['vote'] + p['loop']:.2f} | {compute:.2f} | "
+        f"{result['exposed_ms']:.2f} | {p['update']:.2f} | {p['vote']:.3f} | {p['loop']:.2f} |"
+    )
+
+
 def main() -> None:
     ns = parse_options(
         __doc__,
@@ -205,6 +300,7 @@ def main() -> None:
             "--steps": {"type": int, "default": 40},
             "--worker": {"nargs": 3},
             "--distributed": {"action": "store_true"},
+            "--only": {"nargs": "+", "choices": CASES, "default": list(CASES)},
         },
     )
     if ns.worker:
@@ -219,34 +315,56 @@ def main() -> None:
     print(
         "| network | global batch | 1 process, 2 threads (samples/s) | 1 process, 1 thread | "
         "2 ranks, 1 thread each (samples/s) | ratio to 2 threads | ceiling: no communication | "
-        "allreduce / step (ms) | exposed / step (ms) | hidden | forced overlap: ratio | "
+        "reduction / step (ms) | exposed / step (ms) | hidden | forced overlap: ratio | "
         "forced overlap: hidden |"
     )
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     micro: dict[str, float] = {}
-    for kind in ("mlp", "lenet"):
-        for batch in (256, 64):
-            one = run(kind, batch, ns.steps, False, threads=2)
-            single = run(kind, batch, ns.steps, False, threads=1)
-            two = run(kind, batch, ns.steps, True)
-            free = ceiling(kind, batch, ns.steps)
-            forced = run(kind, batch, ns.steps, True, bucket=OVERLAP_BUCKET_BYTES)
-            base = one["samples_per_s"]
-            print(
-                f"| {kind} | {batch} | {base:.0f} | {single['samples_per_s']:.0f} | "
-                f"{two['samples_per_s']:.0f} | {two['samples_per_s'] / base:.2f} | {free / base:.2f} | "
-                f"{two['allreduce_ms']:.2f} | {two['exposed_ms']:.2f} | {_hidden(two):.0%} "
-                f"({two['buckets']} bucket{'s' if two['buckets'] > 1 else ''}) | "
-                f"{forced['samples_per_s'] / base:.2f} | {_hidden(forced):.0%} "
-                f"({forced['buckets']} bucket{'s' if forced['buckets'] > 1 else ''}) |",
-                flush=True,
-            )
-            micro = {k: v for k, v in two.items() if k.startswith(("latency", "gbps"))}
+    phases: list[str] = []
+    for case in ns.only:
+        kind, batch = case.split(":")[0], int(case.split(":")[1])
+        one = run(kind, batch, ns.steps, False, threads=2)
+        single = run(kind, batch, ns.steps, False, threads=1)
+        two = run(kind, batch, ns.steps, True)
+        free = ceiling(kind, batch, ns.steps)
+        forced = run(kind, batch, ns.steps, True, bucket=OVERLAP_BUCKET_BYTES)
+        base = one["samples_per_s"]
+        print(
+            f"| {kind} | {batch} | {base:.0f} | {single['samples_per_s']:.0f} | "
+            f"{two['samples_per_s']:.0f} | {two['samples_per_s'] / base:.2f} | {free / base:.2f} | "
+            f"{two['allreduce_ms']:.2f} | {two['exposed_ms']:.2f} | {_hidden(two):.0%} "
+            f"({two['reduction']}) | "
+            f"{forced['samples_per_s'] / base:.2f} | {_hidden(forced):.0%} "
+            f"({forced['buckets']} bucket{'s' if forced['buckets'] > 1 else ''}) |",
+            flush=True,
+        )
+        micro = {
+            k: v
+            for k, v in two.items()
+            if k.startswith(("latency", "gbps")) or k.endswith("_us")
+        }
+        phases += [
+            _phase_row(f"{kind} {batch}: 1 process, 2 threads", one),
+            _phase_row(f"{kind} {batch}: 2 ranks, rank 0", two),
+            _phase_row(f"{kind} {batch}: 2 ranks, forced overlap", forced),
+        ]
     print()
     print(
         f"Allreduce between the 2 ranks (shared memory, best of repeats): latency {micro['latency_us_8B']:.1f} us "
         f"(8 bytes), {micro['gbps_1MB']:.2f} Gb/s at 1 MB, {micro['gbps_40MB']:.2f} Gb/s at 40 MB."
     )
+    print(
+        f"One reduction of the last network's gradients (copies in, reduce, views out; best of 100): "
+        f"{micro['window_us']:.0f} us through the shared window, "
+        f"{micro['allreduce_us']:.0f} us with MPI_Allreduce."
+    )
+    print()
+    print(
+        "Per step (ms, the best block): | arm | step | forward + backward | reduction wait | "
+        "update | stop vote | loop |"
+    )
+    print("|---|---|---|---|---|---|---|")
+    print("\n".join(phases))
 
 
 if __name__ == "__main__":
