@@ -55,17 +55,40 @@ def _env_flag(name: str, default: bool) -> bool:
     return raw == "1"
 
 
-def window_wanted(world: World) -> bool:
-    """Return whether gradients are reduced through a shared window (ranks share this machine)."""
-    if world.size == 1 or not _env_flag(SHARED_MEMORY_ENV, True):
+def _shm_has_room(nbytes: int) -> bool:
+    # MPICH maps the window from a file in /dev/shm: a container's small /dev/shm (Docker's
+    # 64 MB) would end the job with SIGBUS on first touch instead of an error.
+    try:
+        found = os.statvfs("/dev/shm")
+    except OSError:  # no /dev/shm: MPI finds its own way (or fails with an error)
+        return True
+    return found.f_bavail * found.f_frsize >= nbytes
+
+
+def window_wanted(world: World, elements: int, itemsize: int) -> bool:
+    """Return whether gradients of `elements` items go through a shared window: a collective.
+
+    Wanted where ranks share a machine, unless `$CADENCE_SHARED_MEMORY` is 0 or
+    /dev/shm has no room for the window; every rank must agree (an allreduce of
+    the answers), or one would wait in a barrier the others never reach.
+    """
+    if world.size == 1:
         return False
-    return world.local_size > 1 or _env_flag(ONE_RANK_PER_HOST_ENV, False)
+    here = _env_flag(SHARED_MEMORY_ENV, True) and (
+        world.local_size > 1 or _env_flag(ONE_RANK_PER_HOST_ENV, False)
+    )
+    if here:
+        here = _shm_has_room((world.local_size + 1) * elements * itemsize)
+    with world.watchdog.guard("shared-memory window vote"):
+        return bool(world.comm.allreduce(int(here), op=world.mpi.MIN))
 
 
 # The loops below index from 0 over 1-d slices: numba then knows no index is negative and
 # vectorizes them (with `range(lo, hi)` on the 2-d rows it checks for wrap-around on every
 # element and does not: 750 us instead of 44 us for 1.3 MB measured here).
-_CHUNK: Final = 4096  # columns summed at a time over many rows: the partial sums stay in L1
+_CHUNK: Final = (
+    4096  # columns summed at a time over many rows: the partial sums stay in L1
+)
 
 
 @numba.njit(cache=True, nogil=True)

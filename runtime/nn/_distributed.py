@@ -80,6 +80,7 @@ class DistributedGradReducer(Cell):
 
     _comm_world: _world.World
     _plan: BucketPlan | WindowPlan | None
+    _window_ok: bool | None
 
     def __init__(
         self,
@@ -117,6 +118,7 @@ class DistributedGradReducer(Cell):
         """Allreduce time and the part of it not hidden behind backward (the overlapped path)."""
         object.__setattr__(self, "_comm_world", world)
         object.__setattr__(self, "_plan", None)
+        object.__setattr__(self, "_window_ok", None)
 
     def construct(self, grads: Sequence[Any]) -> tuple[Any, ...]:
         """Return the reduced gradients (same order and types as `grads`)."""
@@ -154,11 +156,14 @@ class DistributedGradReducer(Cell):
 
     def _window_serves(self, arrays: Sequence[Array]) -> bool:
         # One dtype (one window row type), no buckets asked for, ranks sharing the machine.
-        return (
-            self.bucket_bytes is None
-            and len({a.dtype for a in arrays}) == 1
-            and window_wanted(self._comm_world)
-        )
+        # Asked once (the ranks vote): every call of a reducer is collective, so all ranks ask together.
+        if self.bucket_bytes is not None or len({a.dtype for a in arrays}) != 1:
+            return False
+        if self._window_ok is None:
+            elements = sum(a.size for a in arrays)
+            ok = window_wanted(self._comm_world, elements, arrays[0].dtype.itemsize)
+            object.__setattr__(self, "_window_ok", ok)
+        return bool(self._window_ok)
 
     @property
     def reduction(self) -> str:
