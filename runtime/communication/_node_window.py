@@ -72,11 +72,13 @@ def window_wanted(world: World, elements: int, itemsize: int) -> bool:
     /dev/shm has no room for the window; every rank must agree (an allreduce of
     the answers), or one would wait in a barrier the others never reach.
     """
+    wanted, alone = (
+        _env_flag(SHARED_MEMORY_ENV, True),
+        _env_flag(ONE_RANK_PER_HOST_ENV, False),
+    )
     if world.size == 1:
         return False
-    here = _env_flag(SHARED_MEMORY_ENV, True) and (
-        world.local_size > 1 or _env_flag(ONE_RANK_PER_HOST_ENV, False)
-    )
+    here = wanted and (world.local_size > 1 or alone)
     if here:
         here = _shm_has_room((world.local_size + 1) * elements * itemsize)
     with world.watchdog.guard("shared-memory window vote"):

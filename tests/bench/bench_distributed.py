@@ -1,25 +1,33 @@
 """Data-parallel benchmark: 2 MPI ranks with 1 BLAS thread each against 1 process with 2 threads.
 
-Run: `python tests/bench/bench_distributed.py [--steps N]`. Not collected by pytest.
+Run: `python tests/bench/bench_distributed.py [--steps N] [--only mlp:256 ...]`. Not
+collected by pytest.
 
 Same global batch, same network, same number of steps: one process trains on
 batch B with 2 threads; `mpiexec -n 2` trains 2 ranks on B/2 each (sharded),
-1 thread each, gradients averaged by the bucketed allreduce that overlaps
-backward. Reported: global samples/s of each and their ratio, per-step
-allreduce time (inside MPI, on the communication thread), the part of it the
-training thread waited for after backward (exposed), and the hidden fraction
-1 - exposed / allreduce. Also the raw allreduce latency (8 bytes) and bandwidth
-(1 MB and 40 MB) between the 2 ranks on this machine (shared memory).
+1 thread each, gradients averaged by the default reduction (the machine's
+shared-memory window, see docs/distributed.md). Reported: global samples/s of
+each and their ratio, per-step reduction time and the part of it the training
+thread waited for after backward (exposed; all of it on the window path, which
+overlaps nothing), and the hidden fraction 1 - exposed / reduction. Also the
+raw allreduce latency (8 bytes) and bandwidth (1 MB and 40 MB) between the 2
+ranks on this machine (shared memory), and the best time of one whole
+reduction of the network's gradients through the window and through
+`MPI_Allreduce`, the ranks starting together (the reduction's own cost,
+without the waiting for a slower rank that the step timings include).
 
 Two more arms in the same run tell a miss from a limit:
 
 - the ceiling: two independent processes, 1 thread and B/2 samples per step each,
   running at once with no communication at all: what 2 ranks would reach if every
-  allreduce were hidden (their summed samples/s over the 2-thread process's);
-- forced overlap: the 2 ranks with 1 MiB buckets reduced during backward (the
-  default only where every rank has a spare core), against this machine's
-  default, one bucket after backward: the hidden fraction and what it does to
-  throughput.
+  reduction were free (their summed samples/s over the 2-thread process's);
+- forced overlap: the 2 ranks with 1 MiB `MPI_Allreduce` buckets reduced during
+  backward (the bucket path's default only where every rank has a spare core):
+  the hidden fraction and what it does to throughput.
+
+Last, where each arm's step goes (the best block's, per step): the train
+cell's forward and backward, the reduction's wait, the optimizer's update, the
+loop's stop vote and everything else between steps.
 
 Timing: after a warm-up `train` (JIT compilation, first broadcast), the best of
 BLOCKS timed `train` calls of `--steps` steps; on a shared machine the best

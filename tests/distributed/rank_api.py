@@ -9,6 +9,7 @@ import os
 from typing import Any
 
 import numpy as np
+import pytest
 
 import cadence as ms
 from cadence import dataset as ds, nn, ops
@@ -66,6 +67,18 @@ def check_reduction_paths(rank: int) -> None:
         assert reducer.reduction == path, (reducer.reduction, path)
         for name in env:
             del os.environ[name]
+    # Bad settings are named (on every rank alike: no rank is left waiting).
+    os.environ["CADENCE_SHARED_MEMORY"] = "yes"
+    zeros = (t(np.zeros((3, 5))), t([0.0] * 7), t([0.0]))
+    with pytest.raises(
+        ValueError, match="CADENCE_SHARED_MEMORY must be 0 or 1, but got 'yes'"
+    ):
+        nn.DistributedGradReducer(params)(zeros)
+    del os.environ["CADENCE_SHARED_MEMORY"]
+    with pytest.raises(
+        ValueError, match="'bucket_bytes' must be a positive int or None, but got 0"
+    ):
+        nn.DistributedGradReducer(params, bucket_bytes=0)
 
 
 def main() -> None:
