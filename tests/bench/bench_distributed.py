@@ -50,6 +50,10 @@ BLOCKS = 5
 HERE = Path(__file__)
 BUCKET_ENV = "BENCH_BUCKET_BYTES"  # set: the ranks' bucket size instead of the default
 OVERLAP_BUCKET_BYTES = 1 << 20
+AB_ENV = "BENCH_AB"  # set: the ranks also time MPI_Allreduce after backward, blocks interleaved
+ONE_BUCKET = (
+    1 << 62
+)  # as cadence.nn._buckets.ONE_BUCKET: one bucket, reduced when backward ends
 
 
 def _threads_env(threads: int) -> dict[str, str]:
@@ -74,8 +78,6 @@ def worker(kind: str, batch: int, steps: int, distributed: bool) -> dict[str, An
     from tests.helpers.parallel import join_data_parallel
 
     rank, size = join_data_parallel() if distributed else (0, 1)
-    ms.set_seed(0)
-    net: Any = mnist_mlp() if kind == "mlp" else lenet5()
     shape: tuple[int, ...] = (1, 28, 28) if kind == "mlp" else (1, 32, 32)
     rng = np.random.default_rng(0)
     rows = batch * steps
@@ -85,55 +87,82 @@ def worker(kind: str, batch: int, steps: int, distributed: bool) -> dict[str, An
     data = ds.NumpySlicesDataset(
         {"x": x, "y": y}, shuffle=False, num_shards=shards[0], shard_id=shards[1]
     ).batch(batch // size)
-    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
-    model = ms.Model(net, loss, nn.SGD(net.trainable_params(), 0.01))
-    step_cell: Any = model.train_network
-    reducer = step_cell.grad_reducer if step_cell.reducer_flag else None
-    if reducer is not None and os.environ.get(BUCKET_ENV):
-        reducer.bucket_bytes = int(
-            os.environ[BUCKET_ENV]
-        )  # before the first step plans
-    phases = _PhaseTimer(step_cell)
-    model.train(1, data)  # warm-up: JIT, first broadcast
-    best = float("inf")
-    best_stats = (0.0, 0.0)
-    best_phases: dict[str, float] = {}
+    # One arm, or (BENCH_AB) two models whose timed blocks alternate: the default
+    # reduction and MPI_Allreduce after backward, compared under the same load.
+    buckets: list[int | None] = (
+        [int(os.environ[BUCKET_ENV])] if os.environ.get(BUCKET_ENV) else [None]
+    )
+    if distributed and os.environ.get(AB_ENV):
+        buckets = [None, ONE_BUCKET]
+    arms = []
+    for bucket in buckets:
+        ms.set_seed(0)
+        net: Any = mnist_mlp() if kind == "mlp" else lenet5()
+        loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+        model = ms.Model(net, loss, nn.SGD(net.trainable_params(), 0.01))
+        step_cell: Any = model.train_network
+        reducer = step_cell.grad_reducer if step_cell.reducer_flag else None
+        if reducer is not None and bucket is not None:
+            reducer.bucket_bytes = bucket  # before the first step plans
+        arms.append(_Arm(model, step_cell, reducer))
+        model.train(1, data)  # warm-up: JIT, first broadcast
     for _ in range(BLOCKS):
-        if reducer is not None:
-            reducer.stats.reset()
-        phases.reset()
-        if distributed:
-            from cadence.communication._collectives import barrier
-
-            barrier()
-        start = time.perf_counter()
-        model.train(1, data)
-        elapsed = time.perf_counter() - start
-        if distributed:
-            from cadence.communication._collectives import allreduce
-
-            elapsed = float(allreduce(np.array([elapsed]), "max")[0])
-        if elapsed < best:
-            best = elapsed
-            best_phases = phases.per_step_ms(elapsed, steps)
-            if reducer is not None:
-                s = reducer.stats
-                best_stats = (
-                    s.allreduce_s / max(1, s.steps),
-                    s.exposed_s / max(1, s.steps),
-                )
-    out: dict[str, Any] = {
-        "samples_per_s": rows / best,
-        "allreduce_ms": best_stats[0] * 1e3,
-        "exposed_ms": best_stats[1] * 1e3,
-        "phases_ms": best_phases,
-    }
-    if distributed and reducer is not None:
+        for arm in arms:
+            arm.block(data, steps, distributed)
+    out = arms[0].result(rows, steps)
+    if len(arms) > 1:
+        out["allreduce_arm"] = arms[1].result(rows, steps)
+    if distributed and arms[0].reducer is not None:
+        reducer = arms[0].reducer
         out["buckets"] = reducer.overlapped([]).bucket_count  # built by the first step
         out["reduction"] = reducer.reduction
         out.update(_allreduce_micro())
-        out.update(_reduction_micro([p.asnumpy() for p in step_cell.weights]))
+        out.update(_reduction_micro([p.asnumpy() for p in arms[0].step_cell.weights]))
     return out if rank == 0 else {}
+
+
+class _Arm:
+    """One model under test and the best of its timed blocks."""
+
+    def __init__(self, model: Any, step_cell: Any, reducer: Any) -> None:
+        self.model, self.step_cell, self.reducer = model, step_cell, reducer
+        self.phases = _PhaseTimer(step_cell)
+        self.best = float("inf")
+        self.best_stats = (0.0, 0.0)
+        self.best_phases: dict[str, float] = {}
+
+    def block(self, data: Any, steps: int, distributed: bool) -> None:
+        import numpy as np
+
+        from cadence.communication._collectives import allreduce, barrier
+
+        if self.reducer is not None:
+            self.reducer.stats.reset()
+        self.phases.start()
+        if distributed:
+            barrier()
+        start = time.perf_counter()
+        self.model.train(1, data)
+        elapsed = time.perf_counter() - start
+        if distributed:
+            elapsed = float(allreduce(np.array([elapsed]), "max")[0])
+        if elapsed < self.best:
+            self.best = elapsed
+            self.best_phases = self.phases.per_step_ms(elapsed, steps)
+            if self.reducer is not None:
+                s = self.reducer.stats
+                self.best_stats = (
+                    s.allreduce_s / max(1, s.steps),
+                    s.exposed_s / max(1, s.steps),
+                )
+
+    def result(self, rows: int, steps: int) -> dict[str, Any]:
+        return {
+            "samples_per_s": rows / self.best,
+            "allreduce_ms": self.best_stats[0] * 1e3,
+            "exposed_ms": self.best_stats[1] * 1e3,
+            "phases_ms": self.best_phases,
+        }
 
 
 class _PhaseTimer:
@@ -145,14 +174,20 @@ class _PhaseTimer:
     reducer's own stats.
     """
 
+    active: _PhaseTimer | None = None
+    """The timer of the block running now: the one vote wrapper adds to it."""
+
     def __init__(self, step_cell: Any) -> None:
         import cadence.training._loop as loop
 
         self.sums = {"step": 0.0, "update": 0.0, "vote": 0.0}
         self._wrap(step_cell, "construct", "step")
         self._wrap(step_cell.optimizer, "construct", "update")
-        # The loop calls the vote by the name it imported.
-        setattr(loop, "any_rank", self._timed(getattr(loop, "any_rank"), "vote"))  # noqa: B009, B010
+        vote = getattr(loop, "any_rank")  # noqa: B009
+        if not getattr(
+            vote, "timed", False
+        ):  # the loop calls it by the name it imported
+            setattr(loop, "any_rank", _timed_vote(vote))  # noqa: B010
 
     def _timed(self, fn: Any, key: str) -> Any:
         sums, clock = self.sums, time.perf_counter
@@ -169,14 +204,28 @@ class _PhaseTimer:
     def _wrap(self, obj: Any, name: str, key: str) -> None:
         object.__setattr__(obj, name, self._timed(getattr(obj, name), key))
 
-    def reset(self) -> None:
+    def start(self) -> None:
         for key in self.sums:
             self.sums[key] = 0.0
+        _PhaseTimer.active = self
 
     def per_step_ms(self, elapsed: float, steps: int) -> dict[str, float]:
         ms = {k: v * 1e3 / steps for k, v in self.sums.items()}
         ms["loop"] = elapsed * 1e3 / steps - ms["step"] - ms["vote"]
         return ms
+
+
+def _timed_vote(vote: Any) -> Any:
+    def timed(*args: Any, **kwargs: Any) -> Any:
+        start = time.perf_counter()
+        try:
+            return vote(*args, **kwargs)
+        finally:
+            if _PhaseTimer.active is not None:
+                _PhaseTimer.active.sums["vote"] += time.perf_counter() - start
+
+    timed.timed = True  # type: ignore[attr-defined]
+    return timed
 
 
 def _reduction_micro(grads: list[Any]) -> dict[str, float]:
@@ -248,6 +297,8 @@ def _command(
     env = _threads_env(1)
     if bucket:
         env[BUCKET_ENV] = str(bucket)
+    else:  # the default reduction, and MPI_Allreduce after backward next to it
+        env[AB_ENV] = "1"
     return [mpiexec, "-n", "2", *args, "--distributed"], env
 
 
@@ -323,10 +374,10 @@ def main() -> None:
     print(
         "| network | global batch | 1 process, 2 threads (samples/s) | 1 process, 1 thread | "
         "2 ranks, 1 thread each (samples/s) | ratio to 2 threads | ceiling: no communication | "
-        "reduction / step (ms) | exposed / step (ms) | hidden | forced overlap: ratio | "
-        "forced overlap: hidden |"
+        "reduction / step (ms) | exposed / step (ms) | hidden | MPI_Allreduce after backward: ratio "
+        "(interleaved) | forced overlap: ratio | forced overlap: hidden |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     micro: dict[str, float] = {}
     phases: list[str] = []
     for case in ns.only:
@@ -341,7 +392,7 @@ def main() -> None:
             f"| {kind} | {batch} | {base:.0f} | {single['samples_per_s']:.0f} | "
             f"{two['samples_per_s']:.0f} | {two['samples_per_s'] / base:.2f} | {free / base:.2f} | "
             f"{two['allreduce_ms']:.2f} | {two['exposed_ms']:.2f} | {_hidden(two):.0%} "
-            f"({two['reduction']}) | "
+            f"({two['reduction']}) | {two['allreduce_arm']['samples_per_s'] / base:.2f} | "
             f"{forced['samples_per_s'] / base:.2f} | {_hidden(forced):.0%} "
             f"({forced['buckets']} bucket{'s' if forced['buckets'] > 1 else ''}) |",
             flush=True,
@@ -354,6 +405,10 @@ def main() -> None:
         phases += [
             _phase_row(f"{kind} {batch}: 1 process, 2 threads", one),
             _phase_row(f"{kind} {batch}: 2 ranks, rank 0", two),
+            _phase_row(
+                f"{kind} {batch}: 2 ranks, MPI_Allreduce after backward",
+                two["allreduce_arm"],
+            ),
             _phase_row(f"{kind} {batch}: 2 ranks, forced overlap", forced),
         ]
     print()
