@@ -125,6 +125,13 @@ def _sum_columns(slots: Array, lo: int, hi: int, out: Array, divisor: Any) -> No
     kernel(slots, lo, hi - lo, out, divisor)
 
 
+_LINE_BYTES: Final = 64
+
+
+def _round_up(n: int, multiple: int) -> int:
+    return -(-n // multiple) * multiple
+
+
 class NodeWindow:
     """A shared window of `elements` per local rank (plus the result), and its reduction.
 
@@ -149,21 +156,24 @@ class NodeWindow:
             self.machines: int = comm.bcast(machines, root=0)
             """How many machines the job spans (1: the window alone reduces)."""
             itemsize = dtype.itemsize
-            size = (ranks + 1) * elements * itemsize if me == 0 else 0
+            # Rows and shares start on a cache line: no line is written by two ranks.
+            line = max(1, _LINE_BYTES // itemsize)
+            row = _round_up(max(elements, 1), line)
+            size = (ranks + 1) * row * itemsize if me == 0 else 0
             # Rank 0 of the machine allocates the whole block: one contiguous array.
             self._win = mpi.Win.Allocate_shared(size, itemsize, comm=node)
             buffer, _ = self._win.Shared_query(0)
             self._win.Lock_all()
-        block: Array = np.ndarray(
-            buffer=buffer, dtype=dtype, shape=(ranks + 1, max(elements, 1))
-        )
+        block: Array = np.ndarray(buffer=buffer, dtype=dtype, shape=(ranks + 1, row))
         self.slots: Array = block[:ranks]
         """One row per rank of this machine."""
         self.mine: Array = block[me]
         """This rank's row: its gradients go here."""
         self.result: Array = block[ranks]
         """The reduced row, the same on every rank after `reduce`."""
-        share = -(-elements // ranks)  # ceil: the last rank takes the remainder
+        share = _round_up(
+            -(-elements // ranks), line
+        )  # the last rank takes what is left
         self._columns = (min(me * share, elements), min((me + 1) * share, elements))
         self.elements = elements
 

@@ -380,6 +380,7 @@ def main() -> None:
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     micro: dict[str, float] = {}
     phases: list[str] = []
+    reductions: list[str] = []
     for case in ns.only:
         kind, batch = case.split(":")[0], int(case.split(":")[1])
         one = run(kind, batch, ns.steps, False, threads=2)
@@ -402,6 +403,10 @@ def main() -> None:
             for k, v in two.items()
             if k.startswith(("latency", "gbps")) or k.endswith("_us")
         }
+        reductions.append(
+            f"{kind} ({batch}): {micro['window_us']:.0f} us through the shared window, "
+            f"{micro['allreduce_us']:.0f} us with MPI_Allreduce"
+        )
         phases += [
             _phase_row(f"{kind} {batch}: 1 process, 2 threads", one),
             _phase_row(f"{kind} {batch}: 2 ranks, rank 0", two),
@@ -417,9 +422,9 @@ def main() -> None:
         f"(8 bytes), {micro['gbps_1MB']:.2f} Gb/s at 1 MB, {micro['gbps_40MB']:.2f} Gb/s at 40 MB."
     )
     print(
-        f"One reduction of the last network's gradients (copies in, reduce, views out; best of 100): "
-        f"{micro['window_us']:.0f} us through the shared window, "
-        f"{micro['allreduce_us']:.0f} us with MPI_Allreduce."
+        "One reduction of the network's gradients (copies in, reduce, views out; best of 100): "
+        + "; ".join(reductions)
+        + "."
     )
     print()
     print(
