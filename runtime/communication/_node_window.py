@@ -2,25 +2,21 @@
 
 A gradient allreduce between ranks of one machine moves data that every rank
 could simply read. MPICH's `MPI_Allreduce` of 2.7 MB between 2 local ranks
-took 0.3-0.8 ms here (it pipes the data through small shared-memory cells),
-while copying and adding 2.7 MB take 0.06 and 0.09 ms. The window gives each
-rank a slot the others can read, plus one result row:
-
-    slots[0] ... slots[L-1] | result        (L = ranks on this machine)
-
-A reduction is then: each rank copies its gradients into its slot; a barrier;
-each rank sums its own 1/L of the columns over every slot into the result (a
-reduce-scatter with no copy); a barrier; every rank reads the whole result (an
-allgather by reading). The synchronisation is MPI's own: the window stays in a
-`lock_all` epoch, and `Win.Sync` + `Barrier` + `Win.Sync` orders the stores of
-one phase before the loads of the next (the unified memory model's pattern).
+took 0.3-1.2 ms here (it pipes the data through small shared-memory cells),
+while copying 2.7 MB takes 0.06 ms and summing it 0.09 ms. The window gives
+each rank a row the others can read: each rank copies its gradients into its
+row as backward reports them; a barrier; then the rows are summed (see
+`NodeWindow` for who sums what), the mean's division in the same pass. The
+synchronisation is MPI's own: the window stays in a `lock_all` epoch, and
+`Win.Sync` + `Barrier` + `Win.Sync` orders the stores of one phase before the
+loads of the next (the unified memory model's pattern).
 
 Across machines the window is one level of a hierarchical reduction: the
 machine's sum, then an `MPI_Allreduce` of the result rows between one leader
 rank per machine, then a barrier on the machine.
 
-Every column is summed by one rank, in slot order, so every rank reads the very
-same bits: ranks cannot drift apart by rounding.
+Every column is summed in rank order, and by one rank or by every rank alike,
+so every rank reads the very same bits: ranks cannot drift apart by rounding.
 """
 
 from __future__ import annotations
@@ -80,7 +76,8 @@ def window_wanted(world: World, elements: int, itemsize: int) -> bool:
         return False
     here = wanted and (world.local_size > 1 or alone)
     if here:
-        here = _shm_has_room((world.local_size + 1) * elements * itemsize)
+        # At most two sets of rows and a result row (see NodeWindow).
+        here = _shm_has_room((2 * world.local_size + 1) * elements * itemsize)
     with world.watchdog.guard("shared-memory window vote"):
         return bool(world.comm.allreduce(int(here), op=world.mpi.MIN))
 
@@ -126,6 +123,8 @@ def _sum_columns(slots: Array, lo: int, hi: int, out: Array, divisor: Any) -> No
 
 
 _LINE_BYTES: Final = 64
+ALL_READ_MAX_RANKS: Final = 4
+"""Up to this many ranks on one machine, each rank reads every row whole (one barrier per step)."""
 
 
 def _round_up(n: int, multiple: int) -> int:
@@ -133,7 +132,19 @@ def _round_up(n: int, multiple: int) -> int:
 
 
 class NodeWindow:
-    """A shared window of `elements` per local rank (plus the result), and its reduction.
+    """A shared window of one row of `elements` per local rank, and its reduction.
+
+    Two layouts (chosen alike on every rank):
+
+    - on one machine with at most `ALL_READ_MAX_RANKS` ranks, two sets of rows
+      used in turn, and each rank sums every column itself into its own private
+      result: one barrier per step. The turn-taking makes the second barrier
+      unneeded: a rank writes a set again only two steps later, after a barrier
+      every rank passed once done reading it;
+    - otherwise one set of rows plus a shared result row, each rank summing its
+      share of the columns (reading L rows whole would cost each rank L times the
+      gradient's bytes), then a barrier before anyone reads the result, and the
+      leaders' allreduce between machines.
 
     Collective: every rank of the world builds it at the same point.
     """
@@ -155,26 +166,34 @@ class NodeWindow:
             machines = leaders.Get_size() if self._leaders is not None else 0
             self.machines: int = comm.bcast(machines, root=0)
             """How many machines the job spans (1: the window alone reduces)."""
+            self.all_read = self.machines == 1 and ranks <= ALL_READ_MAX_RANKS
+            sets = 2 if self.all_read else 1
+            shared_rows = sets * ranks + (0 if self.all_read else 1)
             itemsize = dtype.itemsize
             # Rows and shares start on a cache line: no line is written by two ranks.
             line = max(1, _LINE_BYTES // itemsize)
             row = _round_up(max(elements, 1), line)
-            size = (ranks + 1) * row * itemsize if me == 0 else 0
+            size = shared_rows * row * itemsize if me == 0 else 0
             # Rank 0 of the machine allocates the whole block: one contiguous array.
             self._win = mpi.Win.Allocate_shared(size, itemsize, comm=node)
             buffer, _ = self._win.Shared_query(0)
             self._win.Lock_all()
-        block: Array = np.ndarray(buffer=buffer, dtype=dtype, shape=(ranks + 1, row))
-        self.slots: Array = block[:ranks]
-        """One row per rank of this machine."""
-        self.mine: Array = block[me]
-        """This rank's row: its gradients go here."""
-        self.result: Array = block[ranks]
+        block: Array = np.ndarray(buffer=buffer, dtype=dtype, shape=(shared_rows, row))
+        self._sets = [block[s * ranks : (s + 1) * ranks] for s in range(sets)]
+        self.rows: list[Array] = [rows[me] for rows in self._sets]
+        """This rank's row in each set: the step's gradients go to `rows[current]`."""
+        self.current = 0
+        """The set of rows this step writes."""
+        self.result: Array = np.empty(row, dtype) if self.all_read else block[-1]
         """The reduced row, the same on every rank after `reduce`."""
         share = _round_up(
             -(-elements // ranks), line
         )  # the last rank takes what is left
-        self._columns = (min(me * share, elements), min((me + 1) * share, elements))
+        self._columns = (
+            (0, elements)
+            if self.all_read
+            else (min(me * share, elements), min((me + 1) * share, elements))
+        )
         self.elements = elements
 
     def _sync(self) -> None:
@@ -191,11 +210,17 @@ class NodeWindow:
         """
         lo, hi = self._columns
         world = self._world
+        slots = self._sets[self.current]
+        last_level = self.machines <= 1
+        scale = self.result.dtype.type(
+            divisor if (divisor is not None and last_level) else 1.0
+        )
         with world.watchdog.guard("gradient reduction (shared memory)"):
             self._sync()  # every rank's gradients are in its row
-            last_level = self.machines <= 1
-            scale = divisor if (divisor is not None and last_level) else 1.0
-            _sum_columns(self.slots, lo, hi, self.result, self.result.dtype.type(scale))
+            _sum_columns(slots, lo, hi, self.result, scale)
+            if self.all_read:
+                self.current = 1 - self.current
+                return self.result
             self._sync()  # every column is summed
             if not last_level:
                 if self._leaders is not None:

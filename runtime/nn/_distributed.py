@@ -179,7 +179,8 @@ class DistributedGradReducer(Cell):
             plan = self.overlapped(arrays)
         if isinstance(plan, WindowPlan) and plan.shapes_match(arrays):
             plan.begin()
-            return plan.finish(arrays)
+            # Copies: the caller may keep them past another call, which reuses the window.
+            return [g.copy() for g in plan.finish(arrays)]
         out: list[Array] = list(arrays)
         by_dtype: dict[np.dtype[Any], list[int]] = {}
         for i, a in enumerate(arrays):

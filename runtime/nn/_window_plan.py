@@ -47,9 +47,11 @@ class WindowPlan:
         self._window = NodeWindow(world, offsets[-1], dtype)
         self._divisor = mean_divisor
         self._stats = stats
-        mine, result = self._window.mine, self._window.result
+        result = self._window.result
         # Built once: the rows never move, so the per-step work is copies and one sum.
-        self._rows = [mine[a:b] for a, b in pairwise(offsets)]
+        self._rows = [
+            [row[a:b] for a, b in pairwise(offsets)] for row in self._window.rows
+        ]
         self._views = [
             result[a:b].reshape(shape)
             for a, b, shape in zip(offsets, offsets[1:], shapes, strict=False)
@@ -80,7 +82,7 @@ class WindowPlan:
 
     def ready(self, i: int, grad: Any) -> None:
         """Copy gradient `i` into this rank's row."""
-        self._rows[i][:] = host_array(grad).reshape(-1)
+        self._rows[self._window.current][i][:] = host_array(grad).reshape(-1)
         self._reported[i] = True
 
     def finish(self, grads: Sequence[Any]) -> list[Array]:
