@@ -2,11 +2,11 @@
 
 The same three calls as `BucketPlan` (`begin`, `ready` from backward,
 `finish`), with a different cost: each gradient is copied once, as backward
-reports it, into this rank's row of the window; `finish` sums the rows (each
-rank its share of the columns, the mean's division in the same pass) and
-returns views of the result row. Nothing runs during backward, so nothing
-competes with it for the core: with one core per rank this beats overlapping
-an allreduce (docs/performance.md, "Data parallel").
+reports it, into this rank's row of the window; `finish` sums the rows (the
+mean's division in the same pass) and returns views of the result row.
+Nothing runs during backward, so nothing competes with it for the core: with
+one core per rank this beats reducing during backward, and the sum costs a
+fraction of an `MPI_Allreduce` (docs/distributed.md, "How gradients travel").
 """
 
 from __future__ import annotations
