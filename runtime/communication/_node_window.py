@@ -30,7 +30,13 @@ import numpy as np
 if TYPE_CHECKING:
     from ._world import World
 
-__all__ = ["ONE_RANK_PER_HOST_ENV", "SHARED_MEMORY_ENV", "NodeWindow", "window_wanted"]
+__all__ = [
+    "ONE_RANK_PER_HOST_ENV",
+    "SHARED_MEMORY_ENV",
+    "NodeWindow",
+    "sum_columns",
+    "window_wanted",
+]
 
 Array = np.ndarray[Any, Any]
 
@@ -112,7 +118,7 @@ def _sum_rows(slots: Array, lo: int, n: int, out: Array, divisor: Any) -> None:
             dst[j] = dst[j] / divisor
 
 
-def _sum_columns(slots: Array, lo: int, hi: int, out: Array, divisor: Any) -> None:
+def sum_columns(slots: Array, lo: int, hi: int, out: Array, divisor: Any) -> None:
     """`out[lo:hi] = slots[:, lo:hi].sum(0) / divisor`, adding the rows in order, in one pass.
 
     `divisor` is a scalar of the rows' dtype, so the division rounds as the
@@ -166,7 +172,7 @@ class NodeWindow:
             machines = leaders.Get_size() if self._leaders is not None else 0
             self.machines: int = comm.bcast(machines, root=0)
             """How many machines the job spans (1: the window alone reduces)."""
-            self.all_read = self.machines == 1 and ranks <= ALL_READ_MAX_RANKS
+            self.all_read: bool = self.machines == 1 and ranks <= ALL_READ_MAX_RANKS
             sets = 2 if self.all_read else 1
             shared_rows = sets * ranks + (0 if self.all_read else 1)
             itemsize = dtype.itemsize
@@ -202,6 +208,18 @@ class NodeWindow:
         self._node.Barrier()
         self._win.Sync()
 
+    def arrived(self) -> Array:
+        """All-read layout: wait until every rank's row holds this step's gradients; return the rows.
+
+        The rows stay readable until this rank's next `arrived` or `reduce`.
+        """
+        assert self.all_read, "only the all-read layout hands out its rows"
+        with self._world.watchdog.guard("gradient reduction (shared memory)"):
+            self._sync()
+        slots = self._sets[self.current]
+        self.current = 1 - self.current
+        return slots
+
     def reduce(self, divisor: float | None) -> Array:
         """Sum every rank's row (divided by `divisor` when given) into `result`; return `result`.
 
@@ -210,17 +228,16 @@ class NodeWindow:
         """
         lo, hi = self._columns
         world = self._world
-        slots = self._sets[self.current]
         last_level = self.machines <= 1
         scale = self.result.dtype.type(
             divisor if (divisor is not None and last_level) else 1.0
         )
+        if self.all_read:
+            sum_columns(self.arrived(), lo, hi, self.result, scale)
+            return self.result
         with world.watchdog.guard("gradient reduction (shared memory)"):
             self._sync()  # every rank's gradients are in its row
-            _sum_columns(slots, lo, hi, self.result, scale)
-            if self.all_read:
-                self.current = 1 - self.current
-                return self.result
+            sum_columns(self._sets[0], lo, hi, self.result, scale)
             self._sync()  # every column is summed
             if not last_level:
                 if self._leaders is not None:

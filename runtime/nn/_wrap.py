@@ -164,9 +164,16 @@ class TrainOneStepCell(Cell):
     def _folded_steps(self) -> dict[int, tuple[float, float]] | None:
         """The optimizer steps the backward pass may apply itself, or None (see `fold_optimizer_step`)."""
         if (
+            self.reducer_flag
+        ):  # the reducer needs every gradient (it may step them itself)
+            return None
+        return self._sgd_steps()
+
+    def _sgd_steps(self) -> dict[int, tuple[float, float]] | None:
+        """The optimizer steps that may be applied where the gradient is made, or None."""
+        if (
             not self.fold_optimizer_step
-            or self.reducer_flag  # the reducer needs every gradient
-            or self.return_grad  # and so does the caller
+            or self.return_grad  # the caller needs every gradient
             or type(self) is not TrainOneStepCell  # a subclass may read the gradients
         ):
             return None
@@ -208,5 +215,11 @@ class TrainOneStepCell(Cell):
             # Buckets are all-reduced while backward goes on (see nn/_buckets.py).
             plan = self.grad_reducer.overlapped(self.weights)
             plan.begin()
-            grads = plan.finish(backward(loss, self.weights, sens, plan.ready))
+            raw = backward(loss, self.weights, sens, plan.ready)
+            # Plain SGD steps from the summed rows of the window: no update pass.
+            sgd = self._sgd_steps() if getattr(plan, "can_step", False) else None
+            if sgd:
+                grads = plan.finish_stepping(raw, self.weights, sgd)
+            else:
+                grads = plan.finish(raw)
         return loss, grads

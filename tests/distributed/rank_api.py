@@ -81,6 +81,48 @@ def check_reduction_paths(rank: int) -> None:
         nn.DistributedGradReducer(params, bucket_bytes=0)
 
 
+def check_sgd_stepped_from_the_window(rank: int, size: int) -> None:
+    """Plain SGD applied while the window's rows are summed gives the bits of a separate update pass."""
+    ms.set_auto_parallel_context(
+        parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True
+    )
+    rng = np.random.default_rng(rank)
+    x = rng.standard_normal((16, 5)).astype(np.float32)
+    y = rng.standard_normal((16, 3)).astype(np.float32)
+    from cadence.nn._window_plan import WindowPlan
+
+    stepped_calls: list[bool] = []
+    finish_stepping = WindowPlan.finish_stepping
+
+    def counted(self: WindowPlan, *args: Any) -> Any:
+        stepped_calls.append(True)
+        return finish_stepping(self, *args)
+
+    WindowPlan.finish_stepping = counted  # type: ignore[method-assign,assignment]
+    weights = []
+    for fold in (True, False):
+        ms.set_seed(3)
+        net = nn.SequentialCell(nn.Dense(5, 8), nn.ReLU(), nn.Dense(8, 3))
+        opt = nn.SGD(net.trainable_params(), 0.05, weight_decay=0.01)
+        step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), opt)
+        step.fold_optimizer_step = fold
+        for _ in range(3):
+            step(t(x), t(y))
+        assert len(stepped_calls) == 3, (
+            fold,
+            stepped_calls,
+        )  # only the folding cell steps
+        plan = step.grad_reducer.overlapped([])
+        assert plan.can_step and step.grad_reducer.reduction == "shared-memory window"
+        weights.append([p.asnumpy().copy() for p in net.trainable_params()])
+    WindowPlan.finish_stepping = finish_stepping  # type: ignore[method-assign]
+    for stepped, separate in zip(*weights, strict=True):
+        assert np.array_equal(stepped, separate)
+        both = ops.AllGather()(t(stepped[None])).asnumpy()
+        assert np.array_equal(both[0], both[size - 1])  # the ranks stay identical
+    ms.reset_auto_parallel_context()
+
+
 def main() -> None:
     init("nccl")  # MindSpore's GPU backend name runs on MPI here
     rank, size = get_rank(), get_group_size()
@@ -126,6 +168,7 @@ def main() -> None:
     ].asnumpy().tolist() == [2.0]
 
     check_reduction_paths(rank)
+    check_sgd_stepped_from_the_window(rank, size)
 
     # cb_params in a data-parallel run.
     ms.set_auto_parallel_context(
