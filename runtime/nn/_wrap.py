@@ -217,7 +217,7 @@ class TrainOneStepCell(Cell):
             plan.begin()
             raw = backward(loss, self.weights, sens, plan.ready)
             # Plain SGD steps from the summed rows of the window: no update pass.
-            sgd = self._sgd_steps() if getattr(plan, "can_step", False) else None
+            sgd = self._sgd_steps() if plan.can_step else None
             if sgd:
                 grads = plan.finish_stepping(raw, self.weights, sgd)
             else:
