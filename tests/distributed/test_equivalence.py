@@ -18,9 +18,10 @@ import pytest
 pytestmark = [pytest.mark.mpi, pytest.mark.slow]
 
 
-# The MLP reduces through the machine's shared window (the default); LeNet-5 through
-# MPI_Allreduce buckets during backward (dp_train.py sets their size). rank_api.py
-# checks the cross-machine path and the fallback without shared memory.
+# The MLP reduces through the machine's shared window (the default), its plain SGD applied
+# from the summed rows; LeNet-5 through MPI_Allreduce buckets during backward (dp_train.py
+# sets their size), with Momentum. rank_api.py checks the cross-machine path, the fallback
+# without shared memory and the separate update on the window path.
 @pytest.mark.parametrize(
     ("kind", "batch", "reduction"),
     [("mlp", 32, "shared-memory window"), ("lenet", 16, "allreduce buckets")],
