@@ -9,18 +9,20 @@ import numpy as np
 
 from ..communication import _world
 from ..communication._collectives import broadcast, host_array
-from ..communication._node_window import window_wanted
 from ..communication._parallel_context import get_auto_parallel_context
 from ..communication.management import GlobalComm, check_group
 from ..compute._tensor import Tensor
 from ._buckets import DEFAULT_BUCKET_BYTES, ONE_BUCKET, BucketPlan, ReductionStats
 from ._cell import Cell
-from ._window_plan import WindowPlan
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
     from ..compute._tensor import Parameter
+
+    # Imported where used: the window's kernels load numba, which a stand-alone
+    # `import cadence.nn` must not (tests/runtime/test_tensor.py).
+    from ._window_plan import WindowPlan
 
 __all__ = ["DistributedGradReducer", "broadcast_parameters", "default_bucket_bytes"]
 
@@ -141,6 +143,8 @@ class DistributedGradReducer(Cell):
             divisor = float(self.degree) if self.mean else None
             world, size = self._comm_world, self.bucket_bytes
             if self._window_serves(arrays):
+                from ._window_plan import WindowPlan
+
                 plan = WindowPlan(world, shapes, arrays[0].dtype, divisor, self.stats)
             else:
                 plan = BucketPlan(
@@ -160,6 +164,8 @@ class DistributedGradReducer(Cell):
         if self.bucket_bytes is not None or len({a.dtype for a in arrays}) != 1:
             return False
         if self._window_ok is None:
+            from ..communication._node_window import window_wanted
+
             elements = sum(a.size for a in arrays)
             ok = window_wanted(self._comm_world, elements, arrays[0].dtype.itemsize)
             object.__setattr__(self, "_window_ok", ok)
@@ -177,7 +183,11 @@ class DistributedGradReducer(Cell):
         plan = self._plan
         if plan is None and self._window_serves(arrays):
             plan = self.overlapped(arrays)
-        if isinstance(plan, WindowPlan) and plan.shapes_match(arrays):
+        if (
+            plan is not None
+            and not isinstance(plan, BucketPlan)
+            and plan.shapes_match(arrays)
+        ):
             plan.begin()
             # Copies: the caller may keep them past another call, which reuses the window.
             return [g.copy() for g in plan.finish(arrays)]
