@@ -59,9 +59,8 @@ def _step_from_rows(
         g = x[j]
         for r in range(1, rows.shape[0]):
             g += rows[r, lo + j]
-        param[j] = _sgd_step(param[j], g / divisor, 0.0, 0.0, lr, 0.0, 0.0, wd, False)[
-            0
-        ]
+        g = g / divisor
+        param[j] = _sgd_step(param[j], g, 0.0, 0.0, lr, 0.0, 0.0, wd, False)[0]
 
 
 class WindowPlan:

@@ -163,11 +163,8 @@ class TrainOneStepCell(Cell):
 
     def _folded_steps(self) -> dict[int, tuple[float, float]] | None:
         """The optimizer steps the backward pass may apply itself, or None (see `fold_optimizer_step`)."""
-        if (
-            self.reducer_flag
-        ):  # the reducer needs every gradient (it may step them itself)
-            return None
-        return self._sgd_steps()
+        # In data parallelism the reducer needs every gradient (and may step them itself).
+        return None if self.reducer_flag else self._sgd_steps()
 
     def _sgd_steps(self) -> dict[int, tuple[float, float]] | None:
         """The optimizer steps that may be applied where the gradient is made, or None."""
@@ -212,7 +209,8 @@ class TrainOneStepCell(Cell):
         elif not self.reducer_flag:
             grads = backward(loss, self.weights, sens)
         else:
-            # Buckets are all-reduced while backward goes on (see nn/_buckets.py).
+            # The gradients go into the reducer's plan as backward makes them: a shared
+            # window's rows (nn/_window_plan.py) or buckets all-reduced meanwhile (nn/_buckets.py).
             plan = self.grad_reducer.overlapped(self.weights)
             plan.begin()
             raw = backward(loss, self.weights, sens, plan.ready)
