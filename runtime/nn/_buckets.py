@@ -161,6 +161,13 @@ class BucketPlan:
         """The number of buckets."""
         return len(self._buckets)
 
+    can_step: Final = False
+    """Buckets hand back gradients only: the optimizer applies every step (see `WindowPlan.can_step`)."""
+
+    def describe(self) -> str:
+        """Return how gradients travel, for `DistributedGradReducer.reduction`."""
+        return "allreduce buckets"
+
     def begin(self) -> None:
         """Prepare for one step's gradients."""
         for b in self._buckets:

@@ -20,6 +20,10 @@ if TYPE_CHECKING:
 
     from ..compute._tensor import Parameter
 
+    # Imported where used: the window's kernels load numba, which a stand-alone
+    # `import cadence.nn` must not (tests/runtime/test_tensor.py).
+    from ._window_plan import WindowPlan
+
 __all__ = ["DistributedGradReducer", "broadcast_parameters", "default_bucket_bytes"]
 
 Array = np.ndarray[Any, Any]
@@ -51,11 +55,15 @@ class DistributedGradReducer(Cell):
         fusion_type: Accepted for compatibility.
         group: The world group (cadence has no other).
         bucket_bytes: (cadence) Size of the buckets `TrainOneStepCell` reduces
-            while backward runs (see `overlapped`). None chooses: 1 MiB when each
-            rank on this machine has at least 2 cores, else one bucket started
-            when backward ends (with one core per rank, a reduction running
-            during backward takes the core backward needs: measured 25-30%
-            slower here, see docs/performance.md).
+            with `MPI_Allreduce` while backward runs (see `overlapped`). None
+            chooses: where ranks share this machine (and the gradients one
+            dtype), no buckets but the machine's shared-memory window, summed
+            when backward ends (`cadence/communication/_node_window.py`); else
+            1 MiB when each rank on this machine has at least 2 cores, else one
+            bucket started when backward ends (with one core per rank, a
+            reduction running during backward takes the core backward needs:
+            measured 25-30% slower here, see docs/performance.md). Set it (or
+            the attribute, before the first step) to force buckets.
 
     Raises:
         RuntimeError: If `cadence.communication.init()` was not called.
@@ -73,7 +81,8 @@ class DistributedGradReducer(Cell):
     """
 
     _comm_world: _world.World
-    _plan: BucketPlan | None
+    _plan: BucketPlan | WindowPlan | None
+    _window_ok: bool | None
 
     def __init__(
         self,
@@ -100,17 +109,18 @@ class DistributedGradReducer(Cell):
         else:
             _check_positive(where, "degree", degree, " or None")
         params = list(parameters)
-        if bucket_bytes is None:
-            bucket_bytes = default_bucket_bytes(world.local_size)
-        _check_positive(where, "bucket_bytes", bucket_bytes)
+        if bucket_bytes is not None:
+            _check_positive(where, "bucket_bytes", bucket_bytes, " or None")
         self.parameter_count = len(params)
         self.mean = mean
         self.degree = degree
-        self.bucket_bytes = bucket_bytes
+        self.bucket_bytes: int | None = bucket_bytes
+        """None: chosen at the first step (see the class); an int: `MPI_Allreduce` buckets of that size."""
         self.stats = ReductionStats()
         """Allreduce time and the part of it not hidden behind backward (the overlapped path)."""
         object.__setattr__(self, "_comm_world", world)
         object.__setattr__(self, "_plan", None)
+        object.__setattr__(self, "_window_ok", None)
 
     def construct(self, grads: Sequence[Any]) -> tuple[Any, ...]:
         """Return the reduced gradients (same order and types as `grads`)."""
@@ -121,26 +131,66 @@ class DistributedGradReducer(Cell):
             for g, r in zip(grads, reduced, strict=True)
         )
 
-    def overlapped(self, weights: Sequence[Any]) -> BucketPlan:
-        """Return the bucket plan for `weights` (built on first use): `begin`, `ready` from backward, `finish`."""
+    def overlapped(self, weights: Sequence[Any]) -> BucketPlan | WindowPlan:
+        """Return the reduction plan for `weights` (built on first use): `begin`, `ready` from backward, `finish`.
+
+        Collective on first use: every rank builds its plan at the same step.
+        """
         plan = self._plan
         if plan is None:
-            shapes = [tuple(host_array(w).shape) for w in weights]
-            dtypes = [host_array(w).dtype for w in weights]
-            plan = BucketPlan(
-                self._comm_world,
-                shapes,
-                dtypes,
-                float(self.degree) if self.mean else None,
-                self.bucket_bytes,
-                self.stats,
-            )
+            arrays = [host_array(w) for w in weights]
+            shapes = [tuple(a.shape) for a in arrays]
+            divisor = float(self.degree) if self.mean else None
+            world, size = self._comm_world, self.bucket_bytes
+            if self._window_serves(arrays):
+                from ._window_plan import WindowPlan
+
+                plan = WindowPlan(world, shapes, arrays[0].dtype, divisor, self.stats)
+            else:
+                plan = BucketPlan(
+                    world,
+                    shapes,
+                    [a.dtype for a in arrays],
+                    divisor,
+                    default_bucket_bytes(world.local_size) if size is None else size,
+                    self.stats,
+                )
             object.__setattr__(self, "_plan", plan)
         return plan
 
+    def _window_serves(self, arrays: Sequence[Array]) -> bool:
+        # One dtype (one window row type), no buckets asked for, ranks sharing the machine.
+        # Asked once (the ranks vote): every call of a reducer is collective, so all ranks ask together.
+        if self.bucket_bytes is not None or len({a.dtype for a in arrays}) != 1:
+            return False
+        if self._window_ok is None:
+            from ..communication._node_window import window_wanted
+
+            elements = sum(a.size for a in arrays)
+            ok = window_wanted(self._comm_world, elements, arrays[0].dtype.itemsize)
+            object.__setattr__(self, "_window_ok", ok)
+        return bool(self._window_ok)
+
+    @property
+    def reduction(self) -> str:
+        """How gradients travel (`shared-memory window`, `allreduce buckets`, ...); `not planned yet` before the first step."""
+        plan = self._plan
+        return "not planned yet" if plan is None else plan.describe()
+
     def reduce_arrays(self, arrays: list[Array]) -> list[Array]:
-        """Return `arrays` reduced over the ranks: one fused allreduce per dtype."""
+        """Return `arrays` reduced over the ranks: through the window where it serves, else one allreduce per dtype."""
         world = self._comm_world
+        plan = self._plan
+        if plan is None and self._window_serves(arrays):
+            plan = self.overlapped(arrays)
+        if (
+            plan is not None
+            and not isinstance(plan, BucketPlan)
+            and plan.shapes_match(arrays)
+        ):
+            plan.begin()
+            # Copies: the caller may keep them past another call, which reuses the window.
+            return [g.copy() for g in plan.finish(arrays)]
         out: list[Array] = list(arrays)
         by_dtype: dict[np.dtype[Any], list[int]] = {}
         for i, a in enumerate(arrays):

@@ -163,10 +163,14 @@ class TrainOneStepCell(Cell):
 
     def _folded_steps(self) -> dict[int, tuple[float, float]] | None:
         """The optimizer steps the backward pass may apply itself, or None (see `fold_optimizer_step`)."""
+        # In data parallelism the reducer needs every gradient (and may step them itself).
+        return None if self.reducer_flag else self._sgd_steps()
+
+    def _sgd_steps(self) -> dict[int, tuple[float, float]] | None:
+        """The optimizer steps that may be applied where the gradient is made, or None."""
         if (
             not self.fold_optimizer_step
-            or self.reducer_flag  # the reducer needs every gradient
-            or self.return_grad  # and so does the caller
+            or self.return_grad  # the caller needs every gradient
             or type(self) is not TrainOneStepCell  # a subclass may read the gradients
         ):
             return None
@@ -205,8 +209,15 @@ class TrainOneStepCell(Cell):
         elif not self.reducer_flag:
             grads = backward(loss, self.weights, sens)
         else:
-            # Buckets are all-reduced while backward goes on (see nn/_buckets.py).
+            # The gradients go into the reducer's plan as backward makes them: a shared
+            # window's rows (nn/_window_plan.py) or buckets all-reduced meanwhile (nn/_buckets.py).
             plan = self.grad_reducer.overlapped(self.weights)
             plan.begin()
-            grads = plan.finish(backward(loss, self.weights, sens, plan.ready))
+            raw = backward(loss, self.weights, sens, plan.ready)
+            # Plain SGD steps from the summed rows of the window: no update pass.
+            sgd = self._sgd_steps() if plan.can_step else None
+            if sgd:
+                grads = plan.finish_stepping(raw, self.weights, sgd)
+            else:
+                grads = plan.finish(raw)
         return loss, grads

@@ -1,25 +1,33 @@
 """Data-parallel benchmark: 2 MPI ranks with 1 BLAS thread each against 1 process with 2 threads.
 
-Run: `python tests/bench/bench_distributed.py [--steps N]`. Not collected by pytest.
+Run: `python tests/bench/bench_distributed.py [--steps N] [--only mlp:256 ...]`. Not
+collected by pytest.
 
 Same global batch, same network, same number of steps: one process trains on
 batch B with 2 threads; `mpiexec -n 2` trains 2 ranks on B/2 each (sharded),
-1 thread each, gradients averaged by the bucketed allreduce that overlaps
-backward. Reported: global samples/s of each and their ratio, per-step
-allreduce time (inside MPI, on the communication thread), the part of it the
-training thread waited for after backward (exposed), and the hidden fraction
-1 - exposed / allreduce. Also the raw allreduce latency (8 bytes) and bandwidth
-(1 MB and 40 MB) between the 2 ranks on this machine (shared memory).
+1 thread each, gradients averaged by the default reduction (the machine's
+shared-memory window, see docs/distributed.md). Reported: global samples/s of
+each and their ratio, per-step reduction time and the part of it the training
+thread waited for after backward (exposed; all of it on the window path, which
+overlaps nothing), and the hidden fraction 1 - exposed / reduction. Also the
+raw allreduce latency (8 bytes) and bandwidth (1 MB and 40 MB) between the 2
+ranks on this machine (shared memory), and the best time of one whole
+reduction of the network's gradients through the window and through
+`MPI_Allreduce`, the ranks starting together (the reduction's own cost,
+without the waiting for a slower rank that the step timings include).
 
 Two more arms in the same run tell a miss from a limit:
 
 - the ceiling: two independent processes, 1 thread and B/2 samples per step each,
   running at once with no communication at all: what 2 ranks would reach if every
-  allreduce were hidden (their summed samples/s over the 2-thread process's);
-- forced overlap: the 2 ranks with 1 MiB buckets reduced during backward (the
-  default only where every rank has a spare core), against this machine's
-  default, one bucket after backward: the hidden fraction and what it does to
-  throughput.
+  reduction were free (their summed samples/s over the 2-thread process's);
+- forced overlap: the 2 ranks with 1 MiB `MPI_Allreduce` buckets reduced during
+  backward (the bucket path's default only where every rank has a spare core):
+  the hidden fraction and what it does to throughput.
+
+Last, where each arm's step goes (the best block's, per step): the train
+cell's forward and backward, the reduction's wait, the optimizer's update, the
+loop's stop vote and everything else between steps.
 
 Timing: after a warm-up `train` (JIT compilation, first broadcast), the best of
 BLOCKS timed `train` calls of `--steps` steps; on a shared machine the best
@@ -42,6 +50,10 @@ BLOCKS = 5
 HERE = Path(__file__)
 BUCKET_ENV = "BENCH_BUCKET_BYTES"  # set: the ranks' bucket size instead of the default
 OVERLAP_BUCKET_BYTES = 1 << 20
+AB_ENV = "BENCH_AB"  # set: the ranks also time MPI_Allreduce after backward, blocks interleaved
+ONE_BUCKET = (
+    1 << 62
+)  # as cadence.nn._buckets.ONE_BUCKET: one bucket, reduced when backward ends
 
 
 def _threads_env(threads: int) -> dict[str, str]:
@@ -66,8 +78,6 @@ def worker(kind: str, batch: int, steps: int, distributed: bool) -> dict[str, An
     from tests.helpers.parallel import join_data_parallel
 
     rank, size = join_data_parallel() if distributed else (0, 1)
-    ms.set_seed(0)
-    net: Any = mnist_mlp() if kind == "mlp" else lenet5()
     shape: tuple[int, ...] = (1, 28, 28) if kind == "mlp" else (1, 32, 32)
     rng = np.random.default_rng(0)
     rows = batch * steps
@@ -77,48 +87,178 @@ def worker(kind: str, batch: int, steps: int, distributed: bool) -> dict[str, An
     data = ds.NumpySlicesDataset(
         {"x": x, "y": y}, shuffle=False, num_shards=shards[0], shard_id=shards[1]
     ).batch(batch // size)
-    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
-    model = ms.Model(net, loss, nn.SGD(net.trainable_params(), 0.01))
-    step_cell: Any = model.train_network
-    reducer = step_cell.grad_reducer if step_cell.reducer_flag else None
-    if reducer is not None and os.environ.get(BUCKET_ENV):
-        reducer.bucket_bytes = int(
-            os.environ[BUCKET_ENV]
-        )  # before the first step plans
-    model.train(1, data)  # warm-up: JIT, first broadcast
-    best = float("inf")
-    best_stats = (0.0, 0.0)
+    # One arm, or (BENCH_AB) two models whose timed blocks alternate: the default
+    # reduction and MPI_Allreduce after backward, compared under the same load.
+    buckets: list[int | None] = (
+        [int(os.environ[BUCKET_ENV])] if os.environ.get(BUCKET_ENV) else [None]
+    )
+    if distributed and os.environ.get(AB_ENV):
+        buckets = [None, ONE_BUCKET]
+    arms = []
+    for bucket in buckets:
+        ms.set_seed(0)
+        net: Any = mnist_mlp() if kind == "mlp" else lenet5()
+        loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+        model = ms.Model(net, loss, nn.SGD(net.trainable_params(), 0.01))
+        step_cell: Any = model.train_network
+        reducer = step_cell.grad_reducer if step_cell.reducer_flag else None
+        if reducer is not None and bucket is not None:
+            reducer.bucket_bytes = bucket  # before the first step plans
+        arms.append(_Arm(model, step_cell, reducer))
+        model.train(1, data)  # warm-up: JIT, first broadcast
     for _ in range(BLOCKS):
-        if reducer is not None:
-            reducer.stats.reset()
-        if distributed:
-            from cadence.communication._collectives import barrier
+        for arm in arms:
+            arm.block(data, steps, distributed)
+    out = arms[0].result(rows, steps)
+    if len(arms) > 1:
+        out["allreduce_arm"] = arms[1].result(rows, steps)
+    if distributed and arms[0].reducer is not None:
+        reducer = arms[0].reducer
+        out["buckets"] = reducer.overlapped([]).bucket_count  # built by the first step
+        out["reduction"] = reducer.reduction
+        out.update(_allreduce_micro())
+        out.update(_reduction_micro([p.asnumpy() for p in arms[0].step_cell.weights]))
+    return out if rank == 0 else {}
 
+
+class _Arm:
+    """One model under test and the best of its timed blocks."""
+
+    def __init__(self, model: Any, step_cell: Any, reducer: Any) -> None:
+        self.model, self.step_cell, self.reducer = model, step_cell, reducer
+        self.phases = _PhaseTimer(step_cell)
+        self.best = float("inf")
+        self.best_stats = (0.0, 0.0)
+        self.best_phases: dict[str, float] = {}
+
+    def block(self, data: Any, steps: int, distributed: bool) -> None:
+        import numpy as np
+
+        from cadence.communication._collectives import allreduce, barrier
+
+        if self.reducer is not None:
+            self.reducer.stats.reset()
+        self.phases.start()
+        if distributed:
             barrier()
         start = time.perf_counter()
-        model.train(1, data)
+        self.model.train(1, data)
         elapsed = time.perf_counter() - start
         if distributed:
-            from cadence.communication._collectives import allreduce
-
             elapsed = float(allreduce(np.array([elapsed]), "max")[0])
-        if elapsed < best:
-            best = elapsed
-            if reducer is not None:
-                s = reducer.stats
-                best_stats = (
+        if elapsed < self.best:
+            self.best = elapsed
+            self.best_phases = self.phases.per_step_ms(elapsed, steps)
+            if self.reducer is not None:
+                s = self.reducer.stats
+                self.best_stats = (
                     s.allreduce_s / max(1, s.steps),
                     s.exposed_s / max(1, s.steps),
                 )
-    out = {
-        "samples_per_s": rows / best,
-        "allreduce_ms": best_stats[0] * 1e3,
-        "exposed_ms": best_stats[1] * 1e3,
+
+    def result(self, rows: int, steps: int) -> dict[str, Any]:
+        return {
+            "samples_per_s": rows / self.best,
+            "allreduce_ms": self.best_stats[0] * 1e3,
+            "exposed_ms": self.best_stats[1] * 1e3,
+            "phases_ms": self.best_phases,
+        }
+
+
+class _PhaseTimer:
+    """Where one step's time goes (the training thread's wall clock, summed over a block).
+
+    `step`: the train cell (forward, backward, reduction, update); `update`: the
+    optimizer; `vote`: the loop's per-step stop vote; `loop`: everything else
+    between steps (data, events). The reduction's exposed wait comes from the
+    reducer's own stats.
+    """
+
+    active: _PhaseTimer | None = None
+    """The timer of the block running now: the one vote wrapper adds to it."""
+
+    def __init__(self, step_cell: Any) -> None:
+        import cadence.training._loop as loop
+
+        self.sums = {"step": 0.0, "update": 0.0, "vote": 0.0}
+        self._wrap(step_cell, "construct", "step")
+        self._wrap(step_cell.optimizer, "construct", "update")
+        vote = getattr(loop, "any_rank")  # noqa: B009
+        if not getattr(
+            vote, "timed", False
+        ):  # the loop calls it by the name it imported
+            setattr(loop, "any_rank", _timed_vote(vote))  # noqa: B010
+
+    def _timed(self, fn: Any, key: str) -> Any:
+        sums, clock = self.sums, time.perf_counter
+
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            start = clock()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                sums[key] += clock() - start
+
+        return timed
+
+    def _wrap(self, obj: Any, name: str, key: str) -> None:
+        object.__setattr__(obj, name, self._timed(getattr(obj, name), key))
+
+    def start(self) -> None:
+        for key in self.sums:
+            self.sums[key] = 0.0
+        _PhaseTimer.active = self
+
+    def per_step_ms(self, elapsed: float, steps: int) -> dict[str, float]:
+        ms = {k: v * 1e3 / steps for k, v in self.sums.items()}
+        ms["loop"] = elapsed * 1e3 / steps - ms["step"] - ms["vote"]
+        return ms
+
+
+def _timed_vote(vote: Any) -> Any:
+    def timed(*args: Any, **kwargs: Any) -> Any:
+        start = time.perf_counter()
+        try:
+            return vote(*args, **kwargs)
+        finally:
+            if _PhaseTimer.active is not None:
+                _PhaseTimer.active.sums["vote"] += time.perf_counter() - start
+
+    timed.timed = True  # type: ignore[attr-defined]
+    return timed
+
+
+def _reduction_micro(grads: list[Any]) -> dict[str, float]:
+    """Best time of one whole gradient reduction (copies in, reduce, views out), each path, in us.
+
+    The ranks start each repeat together (a barrier), so this is the reduction's
+    own cost, without the waiting for a slower rank that the step timings include.
+    """
+    from cadence.communication import _world
+    from cadence.nn._buckets import ONE_BUCKET, BucketPlan, ReductionStats
+    from cadence.nn._window_plan import WindowPlan
+
+    world = _world.require("bench")
+    shapes = [g.shape for g in grads]
+    plans: dict[str, Any] = {
+        "window_us": WindowPlan(world, shapes, grads[0].dtype, 2.0, ReductionStats()),
+        "allreduce_us": BucketPlan(
+            world, shapes, [g.dtype for g in grads], 2.0, ONE_BUCKET, ReductionStats()
+        ),
     }
-    if distributed and reducer is not None:
-        out["buckets"] = reducer.overlapped([]).bucket_count  # built by the first step
-        out.update(_allreduce_micro())
-    return out if rank == 0 else {}
+    result = {}
+    for label, plan in plans.items():
+        best = float("inf")
+        for _ in range(100):
+            world.comm.Barrier()
+            t = time.perf_counter()
+            plan.begin()
+            for i in reversed(range(len(grads))):
+                plan.ready(i, grads[i])
+            plan.finish(grads)
+            best = min(best, time.perf_counter() - t)
+        result[label] = best * 1e6
+    return result
 
 
 def _allreduce_micro() -> dict[str, float]:
@@ -157,6 +297,8 @@ def _command(
     env = _threads_env(1)
     if bucket:
         env[BUCKET_ENV] = str(bucket)
+    else:  # the default reduction, and MPI_Allreduce after backward next to it
+        env[AB_ENV] = "1"
     return [mpiexec, "-n", "2", *args, "--distributed"], env
 
 
@@ -198,6 +340,18 @@ def _hidden(result: dict[str, Any]) -> float:
     return max(0.0, 1 - float(result["exposed_ms"]) / float(result["allreduce_ms"]))
 
 
+CASES = ("mlp:256", "mlp:64", "lenet:256", "lenet:64")
+
+
+def _phase_row(label: str, result: dict[str, Any]) -> str:
+    p = result["phases_ms"]
+    compute = p["step"] - p["update"] - result["exposed_ms"]
+    return (
+        f"| {label} | {p['step'] + p['vote'] + p['loop']:.2f} | {compute:.2f} | "
+        f"{result['exposed_ms']:.2f} | {p['update']:.2f} | {p['vote']:.3f} | {p['loop']:.2f} |"
+    )
+
+
 def main() -> None:
     ns = parse_options(
         __doc__,
@@ -205,6 +359,7 @@ def main() -> None:
             "--steps": {"type": int, "default": 40},
             "--worker": {"nargs": 3},
             "--distributed": {"action": "store_true"},
+            "--only": {"nargs": "+", "choices": CASES, "default": list(CASES)},
         },
     )
     if ns.worker:
@@ -219,34 +374,65 @@ def main() -> None:
     print(
         "| network | global batch | 1 process, 2 threads (samples/s) | 1 process, 1 thread | "
         "2 ranks, 1 thread each (samples/s) | ratio to 2 threads | ceiling: no communication | "
-        "allreduce / step (ms) | exposed / step (ms) | hidden | forced overlap: ratio | "
-        "forced overlap: hidden |"
+        "reduction / step (ms) | exposed / step (ms) | hidden | MPI_Allreduce after backward: ratio "
+        "(interleaved) | forced overlap: ratio | forced overlap: hidden |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     micro: dict[str, float] = {}
-    for kind in ("mlp", "lenet"):
-        for batch in (256, 64):
-            one = run(kind, batch, ns.steps, False, threads=2)
-            single = run(kind, batch, ns.steps, False, threads=1)
-            two = run(kind, batch, ns.steps, True)
-            free = ceiling(kind, batch, ns.steps)
-            forced = run(kind, batch, ns.steps, True, bucket=OVERLAP_BUCKET_BYTES)
-            base = one["samples_per_s"]
-            print(
-                f"| {kind} | {batch} | {base:.0f} | {single['samples_per_s']:.0f} | "
-                f"{two['samples_per_s']:.0f} | {two['samples_per_s'] / base:.2f} | {free / base:.2f} | "
-                f"{two['allreduce_ms']:.2f} | {two['exposed_ms']:.2f} | {_hidden(two):.0%} "
-                f"({two['buckets']} bucket{'s' if two['buckets'] > 1 else ''}) | "
-                f"{forced['samples_per_s'] / base:.2f} | {_hidden(forced):.0%} "
-                f"({forced['buckets']} bucket{'s' if forced['buckets'] > 1 else ''}) |",
-                flush=True,
-            )
-            micro = {k: v for k, v in two.items() if k.startswith(("latency", "gbps"))}
+    phases: list[str] = []
+    reductions: list[str] = []
+    for case in ns.only:
+        kind, batch = case.split(":")[0], int(case.split(":")[1])
+        one = run(kind, batch, ns.steps, False, threads=2)
+        single = run(kind, batch, ns.steps, False, threads=1)
+        two = run(kind, batch, ns.steps, True)
+        free = ceiling(kind, batch, ns.steps)
+        forced = run(kind, batch, ns.steps, True, bucket=OVERLAP_BUCKET_BYTES)
+        base = one["samples_per_s"]
+        print(
+            f"| {kind} | {batch} | {base:.0f} | {single['samples_per_s']:.0f} | "
+            f"{two['samples_per_s']:.0f} | {two['samples_per_s'] / base:.2f} | {free / base:.2f} | "
+            f"{two['allreduce_ms']:.2f} | {two['exposed_ms']:.2f} | {_hidden(two):.0%} "
+            f"({two['reduction']}) | {two['allreduce_arm']['samples_per_s'] / base:.2f} | "
+            f"{forced['samples_per_s'] / base:.2f} | {_hidden(forced):.0%} "
+            f"({forced['buckets']} bucket{'s' if forced['buckets'] > 1 else ''}) |",
+            flush=True,
+        )
+        micro = {
+            k: v
+            for k, v in two.items()
+            if k.startswith(("latency", "gbps")) or k.endswith("_us")
+        }
+        reductions.append(
+            f"{kind} ({batch}): {micro['window_us']:.0f} us through the shared window, "
+            f"{micro['allreduce_us']:.0f} us with MPI_Allreduce"
+        )
+        phases += [
+            _phase_row(f"{kind} {batch}: 1 process, 2 threads", one),
+            _phase_row(f"{kind} {batch}: 2 ranks, rank 0", two),
+            _phase_row(
+                f"{kind} {batch}: 2 ranks, MPI_Allreduce after backward",
+                two["allreduce_arm"],
+            ),
+            _phase_row(f"{kind} {batch}: 2 ranks, forced overlap", forced),
+        ]
     print()
     print(
         f"Allreduce between the 2 ranks (shared memory, best of repeats): latency {micro['latency_us_8B']:.1f} us "
         f"(8 bytes), {micro['gbps_1MB']:.2f} Gb/s at 1 MB, {micro['gbps_40MB']:.2f} Gb/s at 40 MB."
     )
+    print(
+        "One reduction of the network's gradients (copies in, reduce, views out; best of 100): "
+        + "; ".join(reductions)
+        + "."
+    )
+    print()
+    print(
+        "Per step (ms, the best block): | arm | step | forward + backward | reduction wait | "
+        "update | stop vote | loop |"
+    )
+    print("|---|---|---|---|---|---|---|")
+    print("\n".join(phases))
 
 
 if __name__ == "__main__":

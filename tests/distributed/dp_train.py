@@ -1,11 +1,13 @@
 """Train an MLP or LeNet-5 for the equivalence test: one process on the global batch, or N MPI ranks.
 
-Usage: dp_train.py {mlp,lenet} STEPS GLOBAL_BATCH OUT.npz [--distributed]
+Usage: dp_train.py {mlp,lenet} STEPS GLOBAL_BATCH OUT.npz [--distributed [REDUCTION]]
 
 With --distributed (under `mpiexec -n N`), each rank reads its shard with
 batch GLOBAL_BATCH / N and a different seed (the broadcast from rank 0 must
 make the starting weights equal); rank 0 writes the per-step losses averaged
-over the ranks (the global batch's loss) and the final weights.
+over the ranks (the global batch's loss) and the final weights. REDUCTION,
+when given, is what `grad_reducer.reduction` must say after training (the
+path the launcher's environment chose).
 """
 
 from __future__ import annotations
@@ -62,7 +64,11 @@ def main() -> None:
         {"x": x, "y": y}, shuffle=False, num_shards=shards[0], shard_id=shards[1]
     ).batch(batch // size)
     loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
-    model = ms.Model(net, loss, nn.Momentum(net.trainable_params(), lr, 0.9))
+    # Plain SGD for the MLP: on the window path the ranks apply it from the summed rows
+    # (one process folds it into backward); Momentum for LeNet-5: a separate update.
+    params = net.trainable_params()
+    opt = nn.SGD(params, lr) if kind == "mlp" else nn.Momentum(params, lr, 0.9)
+    model = ms.Model(net, loss, opt)
     step_cell: Any = model.train_network
     if distributed and kind == "lenet":
         # Small buckets: LeNet-5's gradients travel in several allreduces during backward.
@@ -76,6 +82,9 @@ def main() -> None:
         losses = ops.AllReduce()(ms.Tensor(losses)).asnumpy() / size
     if distributed and kind == "lenet":
         assert step_cell.grad_reducer.overlapped([]).bucket_count >= 4
+    if distributed and sys.argv[-1] != "--distributed":
+        reduction = step_cell.grad_reducer.reduction
+        assert reduction == sys.argv[-1], reduction
     if rank == 0:
         weights = {p.name: p.asnumpy() for p in net.trainable_params()}
         np.savez(out, losses=losses, **weights)  # type: ignore[arg-type]

@@ -5,9 +5,11 @@ Each check asserts; rank 0 prints `api ok` at the end.
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import numpy as np
+import pytest
 
 import cadence as ms
 from cadence import dataset as ds, nn, ops
@@ -28,6 +30,97 @@ def t(values, dtype=np.float32):
 
 def inited() -> bool:
     return GlobalComm.INITED
+
+
+# Each environment picks one path for the gradients: (variables, what `reduction` says).
+REDUCTION_PATHS = [
+    ({}, "shared-memory window"),
+    (
+        {"CADENCE_ONE_RANK_PER_HOST": "1"},
+        "shared-memory window, then allreduce between 2 machines",
+    ),
+    ({"CADENCE_SHARED_MEMORY": "0"}, "allreduce buckets"),
+]
+
+
+def check_reduction_paths(rank: int) -> None:
+    """Every path gives every rank the same mean, bit for bit, step after step (the rows are reused)."""
+    shapes = [(3, 5), (7,), (1,)]
+    params = [ms.Parameter(t(np.zeros(s)), name=f"p{i}") for i, s in enumerate(shapes)]
+    for env, path in REDUCTION_PATHS:
+        os.environ.update(env)
+        reducer = nn.DistributedGradReducer(params, mean=True)
+        for step in range(2):
+            rng = np.random.default_rng([step, rank])
+            grads = [rng.standard_normal(s).astype(np.float32) for s in shapes]
+            if step == 0:  # as a training cell of the model zoo calls it
+                out = [g.asnumpy() for g in reducer(tuple(t(g) for g in grads))]
+            else:  # as TrainOneStepCell does: backward reports the last gradient early
+                plan = reducer.overlapped(params)
+                plan.begin()
+                plan.ready(2, grads[2])
+                out = [np.array(g) for g in plan.finish(grads)]
+            both = [ops.AllGather()(t(g[None])).asnumpy() for g in grads]
+            for got, pair in zip(out, both, strict=True):
+                assert np.array_equal(got, (pair[0] + pair[1]) / np.float32(2)), path
+                assert np.array_equal(*ops.AllGather()(t(got[None])).asnumpy()), path
+        assert reducer.reduction == path, (reducer.reduction, path)
+        for name in env:
+            del os.environ[name]
+    # Bad settings are named (on every rank alike: no rank is left waiting).
+    os.environ["CADENCE_SHARED_MEMORY"] = "yes"
+    zeros = (t(np.zeros((3, 5))), t([0.0] * 7), t([0.0]))
+    with pytest.raises(
+        ValueError, match="CADENCE_SHARED_MEMORY must be 0 or 1, but got 'yes'"
+    ):
+        nn.DistributedGradReducer(params)(zeros)
+    del os.environ["CADENCE_SHARED_MEMORY"]
+    with pytest.raises(
+        ValueError, match="'bucket_bytes' must be a positive int or None, but got 0"
+    ):
+        nn.DistributedGradReducer(params, bucket_bytes=0)
+
+
+def check_sgd_stepped_from_the_window(rank: int, size: int) -> None:
+    """Plain SGD applied while the window's rows are summed gives the bits of a separate update pass."""
+    ms.set_auto_parallel_context(
+        parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True
+    )
+    rng = np.random.default_rng(rank)
+    x = rng.standard_normal((16, 5)).astype(np.float32)
+    y = rng.standard_normal((16, 3)).astype(np.float32)
+    from cadence.nn._window_plan import WindowPlan
+
+    stepped_calls: list[bool] = []
+    finish_stepping = WindowPlan.finish_stepping
+
+    def counted(self: WindowPlan, *args: Any) -> Any:
+        stepped_calls.append(True)
+        return finish_stepping(self, *args)
+
+    WindowPlan.finish_stepping = counted  # type: ignore[method-assign,assignment]
+    weights = []
+    for fold in (True, False):
+        ms.set_seed(3)
+        net = nn.SequentialCell(nn.Dense(5, 8), nn.ReLU(), nn.Dense(8, 3))
+        opt = nn.SGD(net.trainable_params(), 0.05, weight_decay=0.01)
+        step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), opt)
+        step.fold_optimizer_step = fold
+        for _ in range(3):
+            step(t(x), t(y))
+        assert len(stepped_calls) == 3, (
+            fold,
+            stepped_calls,
+        )  # only the folding cell steps
+        plan = step.grad_reducer.overlapped([])
+        assert plan.can_step and step.grad_reducer.reduction == "shared-memory window"
+        weights.append([p.asnumpy().copy() for p in net.trainable_params()])
+    WindowPlan.finish_stepping = finish_stepping  # type: ignore[method-assign]
+    for stepped, separate in zip(*weights, strict=True):
+        assert np.array_equal(stepped, separate)
+        both = ops.AllGather()(t(stepped[None])).asnumpy()
+        assert np.array_equal(both[0], both[size - 1])  # the ranks stay identical
+    ms.reset_auto_parallel_context()
 
 
 def main() -> None:
@@ -73,6 +166,9 @@ def main() -> None:
     assert nn.DistributedGradReducer([w], mean=False)((t([1.0]),))[
         0
     ].asnumpy().tolist() == [2.0]
+
+    check_reduction_paths(rank)
+    check_sgd_stepped_from_the_window(rank, size)
 
     # cb_params in a data-parallel run.
     ms.set_auto_parallel_context(

@@ -1,0 +1,182 @@
+"""Gradient reduction through the machine's shared window (see `communication/_node_window.py`).
+
+The same three calls as `BucketPlan` (`begin`, `ready` from backward,
+`finish`), with a different cost: each gradient is copied once, as backward
+reports it, into this rank's row of the window; `finish` sums the rows (the
+mean's division in the same pass) and returns views of the result row.
+Nothing runs during backward, so nothing competes with it for the core: with
+one core per rank this beats reducing during backward, and the sum costs a
+fraction of an `MPI_Allreduce` (docs/distributed.md, "How gradients travel").
+"""
+
+from __future__ import annotations
+
+import time
+from itertools import pairwise
+from typing import TYPE_CHECKING, Any
+
+import numba
+import numpy as np
+
+from cadence.kernels import _numba_cache, _scalar
+
+from ..communication._collectives import host_array
+from ..communication._node_window import NodeWindow, sum_columns
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from ..communication._world import World
+    from ._buckets import ReductionStats
+
+__all__ = ["WindowPlan"]
+
+Array = np.ndarray[Any, Any]
+
+
+_CACHE = _numba_cache.install(__file__, _scalar.__file__)
+_sgd_step: Any = numba.njit(_scalar.sgd_step)
+
+
+@numba.njit(nogil=True, cache=_CACHE, error_model="numpy")
+def _step_from_rows(
+    rows: Array, lo: int, param: Array, divisor: Any, lr: float, wd: float
+) -> None:
+    """Plain SGD on `param` from the mean of `rows[:, lo:lo + param.size]`, in one pass.
+
+    The same arithmetic as the reduction followed by `sgd_update` (the mean is
+    rounded to the rows' dtype first), without writing the mean anywhere.
+    """
+    n = param.size
+    x = rows[0, lo : lo + n]
+    if rows.shape[0] == 2:
+        y = rows[1, lo : lo + n]
+        for j in range(n):
+            g = (x[j] + y[j]) / divisor
+            param[j] = _sgd_step(param[j], g, 0.0, 0.0, lr, 0.0, 0.0, wd, False)[0]
+        return
+    for j in range(n):
+        g = x[j]
+        for r in range(1, rows.shape[0]):
+            g += rows[r, lo + j]
+        g = g / divisor
+        param[j] = _sgd_step(param[j], g, 0.0, 0.0, lr, 0.0, 0.0, wd, False)[0]
+
+
+class WindowPlan:
+    """One parameter list laid out end to end in the shared window; one step's reduction at a time."""
+
+    def __init__(
+        self,
+        world: World,
+        shapes: Sequence[tuple[int, ...]],
+        dtype: np.dtype[Any],
+        mean_divisor: float | None,
+        stats: ReductionStats,
+    ) -> None:
+        sizes = [int(np.prod(s)) for s in shapes]
+        offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(int).tolist()
+        self._window = NodeWindow(world, offsets[-1], dtype)
+        self._divisor = mean_divisor
+        self._stats = stats
+        result = self._window.result
+        # Built once: the rows never move, so the per-step work is copies and one sum.
+        self._rows = [
+            [row[a:b] for a, b in pairwise(offsets)] for row in self._window.rows
+        ]
+        self._views = [
+            result[a:b].reshape(shape)
+            for a, b, shape in zip(offsets, offsets[1:], shapes, strict=False)
+        ]
+        self._offsets = offsets
+        self._reported = [False] * len(shapes)
+
+    @property
+    def bucket_count(self) -> int:
+        """One: the whole gradient is reduced at once."""
+        return 1
+
+    def describe(self) -> str:
+        """Return how gradients travel, for `DistributedGradReducer.reduction`."""
+        machines = self._window.machines
+        if machines <= 1:
+            return "shared-memory window"
+        return f"shared-memory window, then allreduce between {machines} machines"
+
+    def shapes_match(self, arrays: Sequence[Array]) -> bool:
+        """Return whether `arrays` are gradients of this plan's parameters (same count and shapes)."""
+        return len(arrays) == len(self._views) and all(
+            a.shape == v.shape for a, v in zip(arrays, self._views, strict=True)
+        )
+
+    def begin(self) -> None:
+        """Prepare for one step's gradients."""
+        self._reported = [False] * len(self._views)
+
+    def ready(self, i: int, grad: Any) -> None:
+        """Copy gradient `i` into this rank's row."""
+        self._rows[self._window.current][i][:] = host_array(grad).reshape(-1)
+        self._reported[i] = True
+
+    @property
+    def can_step(self) -> bool:
+        """Whether `finish_stepping` may apply SGD steps (every rank reads every row here)."""
+        return self._window.all_read
+
+    def _copy_unreported(self, grads: Sequence[Any]) -> None:
+        for i, done in enumerate(self._reported):
+            if not done:
+                self.ready(i, grads[i])
+
+    def finish(self, grads: Sequence[Any]) -> list[Array]:
+        """Copy what backward did not report, reduce, return the reduced gradients.
+
+        The arrays returned are views of the window's result row: valid until
+        the next step's reduction.
+        """
+        self._copy_unreported(grads)
+        start = time.perf_counter()
+        self._window.reduce(self._divisor)
+        self._count(time.perf_counter() - start)
+        return list(self._views)
+
+    def finish_stepping(
+        self,
+        grads: Sequence[Any],
+        params: Sequence[Any],
+        steps: dict[int, tuple[float, float]],
+    ) -> list[Array | None]:
+        """`finish`, applying plain SGD to each parameter in `steps` (by id) from the summed rows.
+
+        The optimizer's pass disappears: the mean gradient is never written,
+        each weight is updated as its columns are summed. Returns None for the
+        stepped parameters (the optimizer skips them), the reduced gradient for
+        the others. Only where `can_step`.
+        """
+        self._copy_unreported(grads)
+        start = time.perf_counter()
+        rows = self._window.arrived()
+        dtype = self._window.result.dtype
+        divisor = dtype.type(1.0 if self._divisor is None else self._divisor)
+        out: list[Array | None] = []
+        for i, p in enumerate(params):
+            lo, hi = self._offsets[i], self._offsets[i + 1]
+            rate = steps.get(id(p))
+            data = p._data
+            if rate is None or data.dtype != dtype or not data.flags.c_contiguous:
+                sum_columns(rows, lo, hi, self._window.result, divisor)
+                out.append(self._views[i])
+            else:
+                _step_from_rows(rows, lo, data.reshape(-1), divisor, *rate)
+                out.append(None)
+        self._count(time.perf_counter() - start)
+        return out
+
+    def _count(self, elapsed: float) -> None:
+        stats = self._stats
+        with stats.lock:
+            # Nothing overlaps backward: all of it is exposed.
+            stats.allreduce_s += elapsed
+            stats.exposed_s += elapsed
+            stats.steps += 1
+            stats.buckets += 1
