@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from cadence.kernels._pointwise_conv import is_pointwise
+
 from ..compute._context import current_target, rng
 from ..compute._folded_steps import take_sgd_step
 from ._functional import Array, GradFn, as_tensor, record
@@ -189,6 +191,10 @@ def _conv_layout(
 ) -> str:  # fmt: skip
     """The kernel pair a convolution runs on; tables without a pair (older plugins) keep `conv2d`."""
     o, c, kh, kw = w_shape
+    if is_pointwise(w_shape, stride, padding) and hasattr(
+        k, "conv2d_pointwise_forward"
+    ):
+        return "conv2d_pointwise"  # 1x1 on NCHW as stored (kernels/_pointwise_conv.py)
     # A 1x1 convolution's output pixels (the third dimension of its per-sample products).
     pixels = ((x_shape[2] + padding[0] + padding[1] - 1) // stride[0] + 1) * (
         (x_shape[3] + padding[2] + padding[3] - 1) // stride[1] + 1
