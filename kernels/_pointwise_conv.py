@@ -36,19 +36,14 @@ import numpy as np
 import numpy.typing as npt
 
 from ._blas import product_into
-from ._checks import check_float_array
+from ._checks import check_float_array, is_pointwise
 from ._parallel import run_parts, spans, thread_count
 
-__all__ = ["conv2d_pointwise_backward", "conv2d_pointwise_forward", "is_pointwise"]
+__all__ = ["conv2d_pointwise_backward", "conv2d_pointwise_forward"]
 
 Array = npt.NDArray[Any]
 Pair = tuple[int, int]
 Pad = tuple[int, int, int, int]
-
-
-def is_pointwise(w_shape: tuple[int, ...], stride: Pair, padding: Pad) -> bool:
-    """Whether these kernels compute this convolution: 1x1 filters, stride 1, no padding (dilation is moot)."""
-    return tuple(w_shape[2:]) == (1, 1) and tuple(stride) == (1, 1) and not any(padding)
 
 
 def _matrices(x: Array, w: Array, stride: Pair, padding: Pad) -> tuple[Array, Array]:

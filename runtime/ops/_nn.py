@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from cadence.kernels._pointwise_conv import is_pointwise
+from cadence.kernels._checks import is_pointwise
 
 from ..compute._context import current_target, rng
 from ..compute._folded_steps import take_sgd_step
