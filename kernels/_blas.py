@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["accumulate_product", "has_accumulating_gemm"]
+__all__ = ["accumulate_product", "has_accumulating_gemm", "product_into"]
 
 Array = npt.NDArray[Any]
 
@@ -60,18 +60,22 @@ def has_accumulating_gemm() -> bool:
     return bool(_GEMM)
 
 
+def _gemm_for(target: Array, *inputs: Array) -> Any:
+    """The GEMM writing into `target` from `inputs`, or None: no BLAS, a dtype mismatch, a strided or read-only array."""
+    arrays = (target, *inputs)
+    if not target.flags.writeable or any(
+        a.dtype != target.dtype or not a.flags.c_contiguous for a in arrays
+    ):
+        return None
+    return _GEMM.get(target.dtype)
+
+
 def accumulate_product(
     w: Array, x: Array, dz: Array, alpha: float, beta: float
 ) -> None:
     """W = beta * W + alpha * dz.T @ x, in place, for W (M, K), x (N, K), dz (N, M)."""
-    gemm = _GEMM.get(w.dtype)
-    if (
-        gemm is None
-        or not (w.flags.c_contiguous and x.flags.c_contiguous and dz.flags.c_contiguous)
-        or x.dtype != w.dtype
-        or dz.dtype != w.dtype
-        or not w.flags.writeable
-    ):
+    gemm = _gemm_for(w, x, dz)
+    if gemm is None:
         if beta != 1.0:
             w *= w.dtype.type(beta)
         w += (alpha * (dz.T @ x)).astype(w.dtype, copy=False)
@@ -86,4 +90,31 @@ def accumulate_product(
         _ROW_MAJOR, _TRANS, _NO_TRANS, m, k, n,
         alpha, dz.ctypes.data, m, x.ctypes.data, k,
         beta, w.ctypes.data, k,
+    )  # fmt: skip
+
+
+def product_into(
+    c: Array, a: Array, b: Array, *, transpose_b: bool, beta: float
+) -> None:
+    """C = a @ op(b) + beta * C, in place, op(b) = b.T when `transpose_b`; a, b, C C-contiguous 2-D.
+
+    One GEMM writing into C (a slice of a larger result, or a sum being
+    accumulated), where numpy's `@` would write a new array to be copied or
+    added. Falls back to numpy (the same sum, one more pass) without numpy's BLAS.
+    """
+    gemm = _gemm_for(c, a, b)
+    m, k = a.shape
+    n = b.shape[0] if transpose_b else b.shape[1]
+    if gemm is None or min(m, n, k) == 0:
+        product = a @ (b.T if transpose_b else b)
+        if beta == 0.0:
+            c[...] = product
+        else:
+            c *= c.dtype.type(beta)
+            c += product
+        return
+    gemm(
+        _ROW_MAJOR, _NO_TRANS, _TRANS if transpose_b else _NO_TRANS, m, n, k,
+        1.0, a.ctypes.data, k, b.ctypes.data, b.shape[1],
+        beta, c.ctypes.data, n,
     )  # fmt: skip

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["check_float_array", "check_same_shape", "check_shape"]
+__all__ = ["check_float_array", "check_same_shape", "check_shape", "is_pointwise"]
 
 
 def check_float_array(name: str, a: Any, ndim: int | None = None) -> None:
@@ -48,3 +48,13 @@ def check_shape(name: str, a: Any, shape: tuple[int, ...]) -> None:
         raise ValueError(
             f"Kernel argument `{name}` must have shape {shape}, but got {a.shape}."
         )
+
+
+def is_pointwise(
+    w_shape: tuple[int, ...], stride: tuple[int, int], padding: tuple[int, ...]
+) -> bool:
+    """Whether `_pointwise_conv` computes this convolution: 1x1 filters, stride 1, no padding (dilation is moot).
+
+    Here, not in that module, so the runtime can ask without importing numba.
+    """
+    return tuple(w_shape[2:]) == (1, 1) and tuple(stride) == (1, 1) and not any(padding)

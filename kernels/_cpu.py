@@ -57,6 +57,10 @@ from ._planar_conv import (
     conv2d_planar_backward as conv2d_planar_backward,
     conv2d_planar_forward as conv2d_planar_forward,
 )
+from ._pointwise_conv import (  # 1x1 convolutions on NCHW as they are
+    conv2d_pointwise_backward as conv2d_pointwise_backward,
+    conv2d_pointwise_forward as conv2d_pointwise_forward,
+)
 from ._recurrent import (  # the recurrent layers and the embedding lookup
     embedding_backward as embedding_backward,
     embedding_forward as embedding_forward,

@@ -25,6 +25,8 @@ KERNEL_NAMES: tuple[str, ...] = (
     "conv2d_forward",
     "conv2d_planar_backward",
     "conv2d_planar_forward",
+    "conv2d_pointwise_backward",
+    "conv2d_pointwise_forward",
     "conv2d_winograd_backward",
     "conv2d_winograd_forward",
     "dense_backward",

@@ -253,6 +253,9 @@ conv2d_winograd_forward.__module__ = conv2d_winograd_backward.__module__ = __nam
 # result: its spec is the convolution's.
 conv2d_planar_forward = conv2d_forward
 conv2d_planar_backward = conv2d_backward
+# So does the CPU's 1x1 schedule (`_pointwise_conv`: per-sample GEMMs on NCHW as stored).
+conv2d_pointwise_forward = conv2d_forward
+conv2d_pointwise_backward = conv2d_backward
 
 
 def conv2d_backward_input(

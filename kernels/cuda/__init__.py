@@ -44,6 +44,8 @@ from ._conv import (
     conv2d_forward,
     conv2d_planar_backward,
     conv2d_planar_forward,
+    conv2d_pointwise_backward,
+    conv2d_pointwise_forward,
     max_pool2d_backward,
     max_pool2d_forward,
 )

@@ -156,3 +156,7 @@ batch_norm_forward, batch_norm_backward = _spatial.batch_norm
 # have their own, so here the two names run the same convolution.
 conv2d_planar_forward = conv2d_forward
 conv2d_planar_backward = conv2d_backward
+# Likewise the CPU's 1x1 schedule (`kernels/_pointwise_conv.py`): on the device a 1x1
+# convolution runs the general kernels.
+conv2d_pointwise_forward = conv2d_forward
+conv2d_pointwise_backward = conv2d_backward

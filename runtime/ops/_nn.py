@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from cadence.kernels._checks import is_pointwise
+
 from ..compute._context import current_target, rng
 from ..compute._folded_steps import take_sgd_step
 from ._functional import Array, GradFn, as_tensor, record
@@ -37,8 +39,9 @@ PLANAR_MAX_TAPS = 32
 """... and so do those with at most this many input values per output (C*KH*KW: ResNet's 3x3 stem
 on RGB, 27): im2col's thin columns cost more than the product (17.3 against 5.9 ms, batch 32, one thread)."""
 PLANAR_MIN_PIXELS = 64
-"""... and 1x1 convolutions with at least this many output pixels (planar 2 to 3 times faster from
-8x8 up; at 4x4 its per-sample products are too small: 21 against 14 ms for 960->320, batch 32)."""
+"""... and strided or padded 1x1 convolutions with at least this many output pixels (planar 2 to 3
+times faster from 8x8 up; at 4x4 its per-sample products are too small: 21 against 14 ms for
+960->320, batch 32). The other 1x1 convolutions need no columns at all: `conv2d_pointwise`."""
 WINOGRAD_MIN_CHANNELS = 16
 """3x3 stride-1 convolutions with at least this many input channels use the Winograd kernels.
 Measured at 32x32, 32 filters, batch 32, one thread (forward + backward, ms, im2col / Winograd):
@@ -189,6 +192,10 @@ def _conv_layout(
 ) -> str:  # fmt: skip
     """The kernel pair a convolution runs on; tables without a pair (older plugins) keep `conv2d`."""
     o, c, kh, kw = w_shape
+    if is_pointwise(w_shape, stride, padding) and hasattr(
+        k, "conv2d_pointwise_forward"
+    ):
+        return "conv2d_pointwise"  # 1x1 on NCHW as stored (kernels/_pointwise_conv.py)
     # A 1x1 convolution's output pixels (the third dimension of its per-sample products).
     pixels = ((x_shape[2] + padding[0] + padding[1] - 1) // stride[0] + 1) * (
         (x_shape[3] + padding[2] + padding[3] - 1) // stride[1] + 1

@@ -204,6 +204,24 @@ def test_conv2d(case, planar, seed):
 
 @SETTINGS
 @given(
+    n=st.integers(1, 3),
+    c=st.integers(1, 3),
+    o=st.integers(1, 3),
+    hw=st.tuples(st.integers(1, 4), st.integers(1, 4)),
+    seed=st.integers(0, 1000),
+)
+def test_pointwise_conv2d(n, c, o, hw, seed):
+    # 1x1, stride 1, unpadded: the CPU's per-sample GEMMs on NCHW (`_pointwise_conv`).
+    x, w = values((n, c, *hw), seed=seed), values((o, c, 1, 1), seed=seed + 1)
+    geometry = ((1, 1), (0, 0, 0, 0), (1, 1))
+    assert nn_ops._conv_layout(nn_ops._k(), x.shape, w.shape, *geometry) == (
+        "conv2d_pointwise"
+    )
+    check(lambda a, ww: nn_ops.conv2d(a, ww, *geometry), x, w)
+
+
+@SETTINGS
+@given(
     case=pool2d_cases(channels=2, sizes=(2, 6), max_stride=2), seed=st.integers(0, 1000)
 )
 def test_pooling(case, seed):
