@@ -20,8 +20,14 @@ from ._mobile_activations import ReLU6
 
 __all__ = ["BatchNorm1d", "BatchNorm2d", "fusable_norm_activation"]
 
-# The activations `_BatchNorm._normalize` applies after the moving statistics (not fused).
-_ACTIVATIONS = {"relu": nn_ops.relu, "relu6": relu6}
+
+def _activate(name: str, x: Tensor) -> Tensor:
+    """The activation `_BatchNorm.fused` applies after the moving statistics (not fused).
+
+    Looked up when called, not kept in a table: ONNX export traces the operator
+    functions it finds in cadence's modules, and a stored reference would bypass it.
+    """
+    return nn_ops.relu(x) if name == "relu" else relu6(x)
 
 
 class _BatchNorm(Cell):
@@ -116,7 +122,7 @@ class _BatchNorm(Cell):
         out = (t - ops.reshape(self.moving_mean, shape)) * inv + ops.reshape(
             self.beta, shape
         )
-        return out if activation is None else _ACTIVATIONS[activation](out)
+        return out if activation is None else _activate(activation, out)
 
     def extend_repr(self) -> str:
         """Show the configuration."""
