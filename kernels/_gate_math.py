@@ -30,7 +30,7 @@ import numpy as np
 from numba import types
 from numba.extending import overload, register_jitable
 
-__all__ = ["TANH_LIMIT", "gate_sigmoid", "gate_tanh"]
+__all__ = ["ONE", "TANH_LIMIT", "gate_sigmoid", "gate_tanh"]
 
 _F = np.float32
 TANH_LIMIT = 9.02
@@ -51,6 +51,9 @@ _Q1, _Q2, _Q3, _Q4 = (
     _F(7.762046045870431e-07),
 )
 _ONE, _HALF, _LIMIT = _F(1.0), _F(0.5), _F(TANH_LIMIT)
+ONE = _ONE
+"""1 as float32: `ONE - x` stays float32 for float32 x (a literal 1.0 is float64 in numba,
+and the conversions halve the vector width) and is exact for float64 x."""
 
 
 @register_jitable
@@ -79,12 +82,17 @@ def _sigmoid_exp(x: Any) -> Any:
 
 def gate_tanh(x: Any) -> Any:
     """tanh(x): rational in float32 (vectorizable), through `exp` otherwise."""
-    return _tanh_rational(x) if isinstance(x, np.float32) else _tanh_exp(x)
+    # float64 out, not a Python float: with a Python float, `ONE - y` would round to float32.
+    return _tanh_rational(x) if isinstance(x, np.float32) else np.float64(_tanh_exp(x))
 
 
 def gate_sigmoid(x: Any) -> Any:
     """1 / (1 + exp(-x)): through the rational tanh in float32, through `exp` otherwise."""
-    return _sigmoid_rational(x) if isinstance(x, np.float32) else _sigmoid_exp(x)
+    return (
+        _sigmoid_rational(x)
+        if isinstance(x, np.float32)
+        else np.float64(_sigmoid_exp(x))
+    )
 
 
 @overload(gate_tanh)

@@ -103,18 +103,19 @@ def _backward_loop(
             dc[b, j] = final[1][b, j]
     for s in range(steps - 1, -1, -1):
         p = steps - 1 - s if reverse else s
+        q = s if mode == 3 else p  # dgh is dgi but for the GRU (see `_recurrent_api`)
         # Two passes as forward; here the rows past their length first (any order: rows are independent).
         for b in range(r0, r1):
             if p >= lengths[b]:
                 rows = (dh[b], dc[b], dh_prev[b], dc_prev[b])
-                _step_backward_skip(rows, (dgi[p, b], dgh[s, b]))
+                _step_backward_skip(rows, (dgi[p, b], dgh[q, b]))
         for b in range(r0, r1):
             if p < lengths[b]:
                 row = (hs[s, b], cs[s, b], cs[s + 1, b], act[p, b])
                 rows = (dh[b], dc[b], dh_prev[b], dc_prev[b])
-                _step_backward(mode, dy[p, b], row, rows, (dgi[p, b], dgh[s, b]))
+                _step_backward(mode, dy[p, b], row, rows, (dgi[p, b], dgh[q, b]))
         # d(h_prev) = the direct part + dgh[s] @ W_hh; the cell gradient flows directly.
-        np.dot(flat_dgh[s, r0:r1], w_hh, dh[r0:r1])
+        np.dot(flat_dgh[q, r0:r1], w_hh, dh[r0:r1])
         for b in range(r0, r1):
             for j in range(units):
                 dh[b, j] += dh_prev[b, j]

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._gate_math import gate_sigmoid, gate_tanh
+from ._gate_math import ONE, gate_sigmoid, gate_tanh
 
 __all__ = [
     "embedding_grad_column",
@@ -135,8 +135,9 @@ def recurrent_step_backward(
     dh_prev, dc_prev): dh and dc hold the gradient reaching the state after the
     step from later steps; the part of d(h_prev) not flowing through W_hh goes to
     dh_prev, d(c_prev) to dc_prev. `gate_grads` is (dgi, dgh), (gates, n) each:
-    the pre-activation gradients of the input side and of the recurrent side
-    (they differ for the GRU's n gate).
+    the pre-activation gradients of the input side and of the recurrent side.
+    They differ only for the GRU's n gate: the other cells write dgi alone (the
+    callers pass dgi as dgh for them).
     """
     h_prev, c_prev, c_new, act = saved
     dh, dc, dh_prev, dc_prev = carry
@@ -145,23 +146,18 @@ def recurrent_step_backward(
     if mode == 2:
         a0, a1, a2, a3 = act[0], act[1], act[2], act[3]
         i0, i1, i2, i3 = dgi[0], dgi[1], dgi[2], dgi[3]
-        r0, r1, r2, r3 = dgh[0], dgh[1], dgh[2], dgh[3]
         for j in range(n):
             g = dh[j] + dy[j]
             i_g, f_g, g_g, o_g = a0[j], a1[j], a2[j], a3[j]
             tc = gate_tanh(c_new[j])
-            d_c = dc[j] + g * o_g * (1.0 - tc * tc)
-            d_i = d_c * g_g * i_g * (1.0 - i_g)
-            d_f = d_c * c_prev[j] * f_g * (1.0 - f_g)
-            d_g = d_c * i_g * (1.0 - g_g * g_g)
-            d_o = g * tc * o_g * (1.0 - o_g)
+            d_c = dc[j] + g * o_g * (ONE - tc * tc)
+            d_i = d_c * g_g * i_g * (ONE - i_g)
+            d_f = d_c * c_prev[j] * f_g * (ONE - f_g)
+            d_g = d_c * i_g * (ONE - g_g * g_g)
+            d_o = g * tc * o_g * (ONE - o_g)
             i0[j], i1[j], i2[j], i3[j] = d_i, d_f, d_g, d_o
             dh_prev[j] = 0.0
             dc_prev[j] = d_c * f_g
-        # The recurrent side's gradients are the same here, copied in a loop of their
-        # own: stored in the loop above they made too many arrays for LLVM to vectorize it.
-        for j in range(n):
-            r0[j], r1[j], r2[j], r3[j] = i0[j], i1[j], i2[j], i3[j]
     elif mode == 3:
         a0, a1, a2, a3 = act[0], act[1], act[2], act[3]
         i0, i1, i2 = dgi[0], dgi[1], dgi[2]
@@ -169,21 +165,20 @@ def recurrent_step_backward(
         for j in range(n):
             g = dh[j] + dy[j]
             r_g, z_g, n_g, h_n = a0[j], a1[j], a2[j], a3[j]
-            d_n = g * (1.0 - z_g) * (1.0 - n_g * n_g)
-            d_r = d_n * h_n * r_g * (1.0 - r_g)
-            d_z = g * (h_prev[j] - n_g) * z_g * (1.0 - z_g)
+            d_n = g * (ONE - z_g) * (ONE - n_g * n_g)
+            d_r = d_n * h_n * r_g * (ONE - r_g)
+            d_z = g * (h_prev[j] - n_g) * z_g * (ONE - z_g)
             i0[j], i1[j], i2[j] = d_r, d_z, d_n
             r0[j], r1[j], r2[j] = d_r, d_z, d_n * r_g
             dh_prev[j] = g * z_g
             dc_prev[j] = 0.0
     else:
-        a0, i0, r0 = act[0], dgi[0], dgh[0]
+        a0, i0 = act[0], dgi[0]
         for j in range(n):
             g = dh[j] + dy[j]
             h = a0[j]
-            d_pre = g * (1.0 - h * h) if mode == 0 else (g if h > 0.0 else 0.0)
+            d_pre = g * (ONE - h * h) if mode == 0 else (g if h > 0.0 else 0.0)
             i0[j] = d_pre
-            r0[j] = d_pre
             dh_prev[j] = 0.0
             dc_prev[j] = 0.0
 

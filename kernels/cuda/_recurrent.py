@@ -113,11 +113,14 @@ def _backward_loop(
         cuda.syncthreads()
         for s in range(steps - 1, -1, -1):
             p = steps - 1 - s if reverse else s
+            q = (
+                s if mode == 3 else p
+            )  # dgh is dgi but for the GRU (see `_recurrent_api`)
             live = p < lengths[b]
             for j in range(cuda.threadIdx.x, units, cuda.blockDim.x):
                 u = slice(j, j + 1)
                 rows_u = (dh[b, u], dc[b, u], dh_prev[b, u], dc_prev[b, u])
-                grads = (dgi4[p, b, :, u], dgh4[s, b, :, u])
+                grads = (dgi4[p, b, :, u], dgh4[q, b, :, u])
                 if live:
                     row = (hs[s, b, u], cs[s, b, u], cs[s + 1, b, u], act4[p, b, :, u])
                     _step_backward(mode, dy[p, b, u], row, rows_u, grads)
@@ -125,7 +128,7 @@ def _backward_loop(
                     _step_backward_skip(rows_u, grads)
             cuda.syncthreads()
             # d(h_prev) = dgh[s] @ W_hh + the direct part; the cell gradient flows directly.
-            _row_product(gate_grads[1][s], w_hh, dh, b, False)
+            _row_product(gate_grads[1][q], w_hh, dh, b, False)
             cuda.syncthreads()
             for j in range(cuda.threadIdx.x, units, cuda.blockDim.x):
                 dh[b, j] += dh_prev[b, j]

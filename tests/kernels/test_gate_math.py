@@ -81,7 +81,9 @@ def test_the_cpu_lstm_unit_loop_is_vectorized_in_float32():
     # The point of the rational gates: no libm call keeps the unit loop scalar. A
     # regression (a call, a branch or an aliasing store in the loop) shows as no vector type.
     ir = _lstm_step_ir(numba.float32)
-    assert re.search(r"<(4|8|16) x float>", ir), "the float32 step body has no vector code"
+    assert re.search(r"<(4|8|16) x float>", ir), (
+        "the float32 step body has no vector code"
+    )
     assert not re.search(_EXP_CALL, ir), "the float32 step body calls exp or tanh"
 
 
