@@ -86,9 +86,16 @@ def recurrent(
             dx, dwi, dbi = k.dense_backward(
                 dgi.reshape(steps * rows, gates), x2, wi, None, 0, tx._tracked
             )
+            # dW_hh pairs each step's recurrent-side gradients with the state before the
+            # step. For every cell but the GRU they are dgi's, by step: run backwards,
+            # pair dgi (by position) with the states reversed (1/4 the data to reorder).
+            if reverse and mode != MODES["GRU"]:
+                rec, before = dgi, _contig(hs[steps - 1 :: -1])
+            else:
+                rec, before = dgh, _contig(hs[:steps])
             _, dwh, dbh = k.dense_backward(
-                dgh.reshape(steps * rows, gates),
-                _contig(hs[:steps]).reshape(steps * rows, units),
+                _contig(rec).reshape(steps * rows, gates),
+                before.reshape(steps * rows, units),
                 wh,
                 None,
                 0,
