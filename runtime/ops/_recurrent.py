@@ -57,8 +57,13 @@ def recurrent(
     steps, rows, width = xd.shape
     x2 = xd.reshape(steps * rows, width)
     wi, wh = _float(w_ih), _float(w_hh)
+    bi = None if b_ih is None else _float(b_ih)
     bh = None if b_hh is None else _float(b_hh)
-    xw = k.dense_forward(x2, wi, None if b_ih is None else _float(b_ih), 0)
+    if mode != MODES["GRU"] and bi is not None:
+        # Both biases add to the same pre-activations (the GRU's n gate alone scales
+        # b_hh): add their sum once, in the step, not b_ih in a pass of its own.
+        bi, bh = None, bi if bh is None else bi + bh
+    xw = k.dense_forward(x2, wi, bi, 0)
     gates = xw.shape[1]
     y, hs, cs, act = k.recurrent_forward(
         mode,
