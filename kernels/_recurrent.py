@@ -13,10 +13,11 @@ cores the loop needs (measured on 2 cores: an LSTM layer of 32 steps, batch
 128, hidden 64, ran 13x slower with two BLAS threads than with one). The
 cores are used instead by splitting the batch (`_parallel`): rows are
 independent through time, so each thread runs the whole loop on its own block
-of rows (the gates, not the products, are most of a step: 8 of 9.4 ms forward
-in the case above).
+of rows, its products and its gates alike (in the case above, one thread: 3.2 ms
+forward, 1.4 ms of it the products; the gates were 8 of 9.4 ms before they
+vectorized).
 
-Cached on disk, keyed on this file and `_recurrent_steps` (see `_numba_cache`).
+Cached on disk, keyed on this file, `_recurrent_steps` and `_gate_math` (see `_numba_cache`).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
-from . import _numba_cache, _recurrent_steps
+from . import _gate_math, _numba_cache, _recurrent_steps
 from ._checks import check_float_array
 from ._parallel import in_spans
 from ._recurrent_api import RecurrentPrimitives, recurrent_kernels
@@ -41,14 +42,17 @@ __all__ = [
 
 Array = npt.NDArray[Any]
 
-_CACHE = _numba_cache.install(__file__, _recurrent_steps.__file__)
+_CACHE = _numba_cache.install(__file__, _recurrent_steps.__file__, _gate_math.__file__)
 _kernel = numba.jit(nogil=True, cache=_CACHE, error_model="numpy")
-# Inlined at numba's IR level, as `_cpu` does with the `_rowwise` bodies.
+# The step bodies stay functions of their own, called once per row and step: so
+# compiled, their unit loop vectorizes; inlined at numba's IR level into the time
+# loop (as `_cpu` does with the `_rowwise` bodies) it stayed scalar, 7x slower.
+_row = numba.jit(nogil=True, cache=_CACHE, error_model="numpy")
+_step_forward: Any = _row(_recurrent_steps.recurrent_step_forward)
+_step_skip: Any = _row(_recurrent_steps.recurrent_step_skip)
+_step_backward: Any = _row(_recurrent_steps.recurrent_step_backward)
+_step_backward_skip: Any = _row(_recurrent_steps.recurrent_step_backward_skip)
 _body = numba.jit(error_model="numpy", inline="always")
-_step_forward: Any = _body(_recurrent_steps.recurrent_step_forward)
-_step_skip: Any = _body(_recurrent_steps.recurrent_step_skip)
-_step_backward: Any = _body(_recurrent_steps.recurrent_step_backward)
-_step_backward_skip: Any = _body(_recurrent_steps.recurrent_step_backward_skip)
 _embedding_row: Any = _body(_recurrent_steps.embedding_row)
 _embedding_grad_column: Any = _body(_recurrent_steps.embedding_grad_column)
 
@@ -59,9 +63,10 @@ def _forward_loop(
     gh: Array, r0: int, r1: int,
 ) -> None:  # fmt: skip
     # Rows r0 to r1 only; `gh` (B, G) is shared, each block writing its own rows.
-    hs, cs = state[0], state[1]
-    steps = xw.shape[0]
-    units = hs.shape[2]
+    # xw, bhh and act come as (..., gates or slots, H) views (see `_recurrent_steps`).
+    hs, cs, act, y = state
+    steps, _, gates, units = xw.shape
+    gates_h = gh.reshape((gh.shape[0], gates, units))
     for b in range(r0, r1):
         for j in range(units):
             hs[0, b, j] = init[0][b, j]
@@ -73,12 +78,13 @@ def _forward_loop(
         # inside the same row loop, numba's code for it was 1.5x slower (12 against 7.9 ms).
         for b in range(r0, r1):
             if p < lengths[b]:
-                for j in range(units):
-                    _step_forward(mode, xw, gh, bhh, state, s, p, b, j)
+                prev = (hs[s, b], cs[s, b])
+                out = (hs[s + 1, b], cs[s + 1, b], act[p, b], y[p, b])
+                _step_forward(mode, xw[p, b], gates_h[b], bhh, prev, out)
         for b in range(r0, r1):
             if p >= lengths[b]:
-                for j in range(units):
-                    _step_skip(state, s, p, b, j)
+                prev = (hs[s, b], cs[s, b])
+                _step_skip(prev, (hs[s + 1, b], cs[s + 1, b], act[p, b], y[p, b]))
 
 
 @_kernel
@@ -86,25 +92,31 @@ def _backward_loop(
     mode: int, dy: Array, w_hh: Array, lengths: Array, reverse: bool, saved: Any, final: Any, carry: Any, gate_grads: Any,
     r0: int, r1: int,
 ) -> None:  # fmt: skip
+    # act and the gate gradients come as (T, B, slots or gates, H) views.
+    hs, cs, act = saved
     dh, dc, dh_prev, dc_prev = carry
+    dgi, dgh = gate_grads
     steps, _, units = dy.shape
+    flat_dgh = dgh.reshape((steps, dgh.shape[1], dgh.shape[2] * units))
     for b in range(r0, r1):
         for j in range(units):
             dh[b, j] = final[0][b, j]
             dc[b, j] = final[1][b, j]
     for s in range(steps - 1, -1, -1):
         p = steps - 1 - s if reverse else s
+        q = s if mode == 3 else p  # dgh is dgi but for the GRU (see `_recurrent_api`)
         # Two passes as forward; here the rows past their length first (any order: rows are independent).
         for b in range(r0, r1):
             if p >= lengths[b]:
-                for j in range(units):
-                    _step_backward_skip(carry, gate_grads, s, p, b, j)
+                rows = (dh[b], dc[b], dh_prev[b], dc_prev[b])
+                _step_backward_skip(rows, (dgi[p, b], dgh[q, b]))
         for b in range(r0, r1):
             if p < lengths[b]:
-                for j in range(units):
-                    _step_backward(mode, dy, saved, carry, gate_grads, s, p, b, j)
+                row = (hs[s, b], cs[s, b], cs[s + 1, b], act[p, b])
+                rows = (dh[b], dc[b], dh_prev[b], dc_prev[b])
+                _step_backward(mode, dy[p, b], row, rows, (dgi[p, b], dgh[q, b]))
         # d(h_prev) = the direct part + dgh[s] @ W_hh; the cell gradient flows directly.
-        np.dot(gate_grads[1][s, r0:r1], w_hh, dh[r0:r1])
+        np.dot(flat_dgh[q, r0:r1], w_hh, dh[r0:r1])
         for b in range(r0, r1):
             for j in range(units):
                 dh[b, j] += dh_prev[b, j]
@@ -132,18 +144,39 @@ def _array(name: str, a: Array, ndim: int) -> Array:
     return a
 
 
-def _forward(mode: int, xw: Array, w_hh: Array, *rest: Any) -> None:
+def _by_gate(a: Array, units: int) -> Array:
+    # (..., k x H) -> (..., k, H): gate k of unit j at [..., k, j] (a view).
+    return a.reshape((*a.shape[:-1], a.shape[-1] // units, units))
+
+
+def _forward(
+    mode: int, xw: Array, w_hh: Array, bhh: Array, lengths: Array, reverse: bool, init: Any, state: Any,
+) -> None:  # fmt: skip
     # The loop multiplies by W_hh^T every step: transpose it once, contiguous for BLAS.
     _, rows, gates = xw.shape
+    units = w_hh.shape[1]
     gh = np.empty((rows, gates), xw.dtype)
     w_hh_t = np.ascontiguousarray(w_hh.T)
-    args = (mode, xw, w_hh_t, *rest, gh)
-    in_spans(_forward_loop, rows, _MIN_BLOCK_ROWS, *args, blas_inside=True)
+    hs, cs, act, y = state
+    args = (mode, _by_gate(xw, units), w_hh_t, _by_gate(bhh, units), lengths, reverse)
+    in_spans(
+        _forward_loop, rows, _MIN_BLOCK_ROWS, *args, init, (hs, cs, _by_gate(act, units), y), gh,
+        blas_inside=True,
+    )  # fmt: skip
 
 
-def _backward(mode: int, dy: Array, *rest: Any) -> None:
-    rows = dy.shape[1]
-    in_spans(_backward_loop, rows, _MIN_BLOCK_ROWS, mode, dy, *rest, blas_inside=True)
+def _backward(
+    mode: int, dy: Array, w_hh: Array, lengths: Array, reverse: bool, saved: Any, final: Any,
+    carry: Any, gate_grads: Any,
+) -> None:  # fmt: skip
+    rows, units = dy.shape[1], dy.shape[2]
+    hs, cs, act = saved
+    saved = (hs, cs, _by_gate(act, units))
+    grads = tuple(_by_gate(g, units) for g in gate_grads)
+    in_spans(
+        _backward_loop, rows, _MIN_BLOCK_ROWS, mode, dy, w_hh, lengths, reverse, saved, final,
+        carry, grads, blas_inside=True,
+    )  # fmt: skip
 
 
 recurrent_forward, recurrent_backward, embedding_forward, embedding_backward = (

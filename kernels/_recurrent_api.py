@@ -41,7 +41,8 @@ class RecurrentPrimitives(NamedTuple):
     `forward(mode, xw, w_hh, b_hh, lengths, reverse, (h0, c0), (hs, cs, act, y))`
     seeds hs[0], cs[0] and runs the steps; `backward(mode, dy, w_hh, lengths,
     reverse, (hs, cs, act), (dh_n, dc_n), (dh, dc, dh_prev, dc_prev), (dgi, dgh))`
-    seeds dh, dc and runs the steps back, leaving dh0, dc0 in dh, dc.
+    seeds dh, dc and runs the steps back, leaving dh0, dc0 in dh, dc; dgh is
+    dgi itself except for the GRU (mode 3), and indexed by step only then.
     `lookup(table, ids, out)` and `scatter(dy, ids, dtable)` run the embedding loops.
     """
 
@@ -140,11 +141,17 @@ def recurrent_kernels(prim: RecurrentPrimitives) -> RecurrentKernels:
             check_shape(name, a, (rows, units))
         _check_lengths(lengths, rows)
         carry = tuple(prim.empty((rows, units), dy.dtype) for _ in range(4))
-        gate_grads = tuple(prim.empty((steps, rows, width), dy.dtype) for _ in range(2))
+        dgi = prim.empty((steps, rows, width), dy.dtype)
+        # Only the GRU's recurrent-side gradients differ from the input side's; the
+        # other cells' are dgi's, by step instead of position: the loops index them
+        # at the position (`gate_grads` (dgi, dgi)) and nothing is written twice.
+        gru = mode == 3
+        dgh = prim.empty((steps, rows, width), dy.dtype) if gru else dgi
         prim.backward(
-            mode, dy, w_hh, prim.ints(lengths), reverse, saved, final, carry, gate_grads
+            mode, dy, w_hh, prim.ints(lengths), reverse, saved, final, carry, (dgi, dgh)
         )
-        return gate_grads[0], gate_grads[1], carry[0], carry[1]
+        by_step = dgh if gru or not reverse else dgi[::-1]
+        return dgi, by_step, carry[0], carry[1]
 
     def embedding_forward(table: Array, ids: Array) -> Array:
         """Rows `ids` (1-D integers in [0, vocab)) of `table` (vocab, E)."""

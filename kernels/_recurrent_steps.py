@@ -1,36 +1,46 @@
 """One time step of the recurrent cells and the embedding loops, written once as plain Python.
 
-The CPU table compiles these with `numba.jit` and loops over them inside one
-compiled call per layer and direction (`_recurrent`); the CUDA table compiles
-them with `cuda.jit(device=True)` and runs one thread per (batch row, hidden
-unit) per launch. As in `_rowwise`, no function here calls another, so each
-target compiles each one alone; callers check shapes and indices.
+The CPU table compiles these with `numba.jit` and calls them inside one
+compiled time loop per layer and direction (`_recurrent`); the CUDA table
+compiles them with `cuda.jit(device=True)` and calls them from one block per
+batch row. As in `_rowwise`, no function here calls another of this module, so
+each target compiles each one alone; callers check shapes and indices.
+The gate nonlinearities come from `_gate_math` (rational in float32, so that
+the CPU's unit loop vectorizes; through `exp` in float64).
 
-Layout shared by every body (T steps, B batch rows, H hidden units):
-- `xw` (T, B, G): the input projection x @ W_ih^T + b_ih of every position,
-  computed before the loop by one matrix product;
-- `gh` (B, G): h_prev @ W_hh^T of the current step (without b_hh);
-- `hs`, `cs` (T+1, B, H): hidden and cell state by *step* (step 0 is the initial
-  state; the reverse direction's step s reads position T-1-s);
-- `act` (T, B, S): what the backward step needs, by position;
-- `lengths` (B,): a row's positions at and past its length are skipped: the
-  state is carried through unchanged and the output there is 0. The callers
-  test the length and call the `_skip` body there: tested inside the step
-  body, the branch made the CPU loop 1.6x slower (numba, LSTM: 12.6 against 7.7 ms).
+A step body sees one batch row at one step (T steps, B batch rows, H hidden
+units) and computes every hidden unit of the views it is given: the CPU passes
+whole rows, a CUDA thread the column of its one unit (j:j+1), so n is H or 1:
+- `x` (gates, n): the row's input projection x @ W_ih^T + b_ih at the step's
+  position, computed for all positions before the loop by one matrix product;
+- `gh` (gates, n): the row's h_prev @ W_hh^T (without b_hh); `bias` (gates, n): b_hh;
+- `prev` (h_prev, c_prev) and `out` (h, c, act, y): the state before and after
+  the step, (n,) each, what the backward step needs (`act`, (slots, n)) and the
+  output (n,). The callers keep the states by *step* (step 0 is the initial
+  state; the reverse direction's step s reads position T-1-s).
+The callers view the (T, B, gates x H) arrays as (T, B, gates, H), so gate k of
+unit j is row k, column j (MindSpore's order: column k*H + j of the flat row).
+
+Why this shape: it is the one in which LLVM vectorized the CPU's unit loop
+(an LSTM unit forward 3.2 ns against 23-29 ns): a plain `range(n)` loop with
+no branch inside, one 1-D view per gate, in a function compiled on its own
+(not inlined into the time loop). A start or step not known to be 0 and 1,
+a mode test inside the loop, or stores into one array at j and n + j (n
+unknown to the compiler) each kept the loop scalar.
+
+Rows past their length (`lengths`) are skipped: the state is carried through
+unchanged and the output there is 0. The callers test the length and call the
+`_skip` body there.
 
 Modes: 0 RNN with tanh, 1 RNN with ReLU, 2 LSTM (gates i, f, g, o), 3 GRU
-(gates r, z, n). Gate k of unit j sits at column k*H + j.
-
-tanh(v) is written as sign(v) * (1 - e) / (1 + e) with e = exp(-2|v|): on the CPU
-one `exp` costs a quarter of libm's `tanh` (measured: 4 against 16 ns in float32),
-and the gates are most of a step's time; e <= 1, so nothing overflows on any target.
-The formula is exact to a few float64 ulps of 1 (so float32 results are rounded once).
+(gates r, z, n).
 """
 
 from __future__ import annotations
 
-import math
 from typing import Any
+
+from ._gate_math import ONE, gate_sigmoid, gate_tanh
 
 __all__ = [
     "embedding_grad_column",
@@ -42,167 +52,135 @@ __all__ = [
 ]
 
 
-def recurrent_step_skip(state: Any, s: int, p: int, b: int, j: int) -> None:
-    """Unit j of batch row b at step s, past the row's length: the state carried through, act and y 0."""
-    hs, cs, act, y = state
-    h_units = hs.shape[2]
-    hs[s + 1, b, j] = hs[s, b, j]
-    cs[s + 1, b, j] = cs[s, b, j]
-    for k in range(act.shape[2] // h_units):
-        act[p, b, k * h_units + j] = 0.0
-    y[p, b, j] = 0.0
+def recurrent_step_skip(prev: Any, out: Any) -> None:
+    """A row at a step past its length: the state carried through, act and y 0."""
+    h_prev, c_prev = prev
+    h, c, act, y = out
+    for j in range(h.shape[0]):
+        h[j] = h_prev[j]
+        c[j] = c_prev[j]
+        y[j] = 0.0
+        for k in range(act.shape[0]):
+            act[k, j] = 0.0
 
 
 def recurrent_step_forward(
-    mode: int,
-    xw: Any,
-    gh: Any,
-    bhh: Any,
-    state: Any,
-    s: int,
-    p: int,
-    b: int,
-    j: int,
+    mode: int, x: Any, gh: Any, bias: Any, prev: Any, out: Any
 ) -> None:
-    """Unit j of batch row b at step s (position p, within the row's length): the new state, what backward needs, the output.
-
-    `state` is (hs, cs, act, y).
-    """
-    hs, cs, act, y = state
-    h_units = hs.shape[2]
-    h_prev = hs[s, b, j]
+    """A row at a step within its length: the new state, what backward needs, the output."""
+    h_prev, c_prev = prev
+    h_new, c_new, act, y = out
+    n = h_new.shape[0]
     if mode == 2:
-        i_g = 1.0 / (1.0 + math.exp(-(xw[p, b, j] + gh[b, j] + bhh[j])))
-        f_at = h_units + j
-        f_g = 1.0 / (1.0 + math.exp(-(xw[p, b, f_at] + gh[b, f_at] + bhh[f_at])))
-        g_at = 2 * h_units + j
-        g_pre = xw[p, b, g_at] + gh[b, g_at] + bhh[g_at]
-        g_e = math.exp(-2.0 * abs(g_pre))
-        g_g = math.copysign((1.0 - g_e) / (1.0 + g_e), g_pre)
-        o_at = 3 * h_units + j
-        o_g = 1.0 / (1.0 + math.exp(-(xw[p, b, o_at] + gh[b, o_at] + bhh[o_at])))
-        c = f_g * cs[s, b, j] + i_g * g_g
-        c_e = math.exp(-2.0 * abs(c))
-        h = o_g * math.copysign((1.0 - c_e) / (1.0 + c_e), c)
-        cs[s + 1, b, j] = c
-        act[p, b, j] = i_g
-        act[p, b, f_at] = f_g
-        act[p, b, g_at] = g_g
-        act[p, b, o_at] = o_g
+        x0, x1, x2, x3 = x[0], x[1], x[2], x[3]
+        g0, g1, g2, g3 = gh[0], gh[1], gh[2], gh[3]
+        b0, b1, b2, b3 = bias[0], bias[1], bias[2], bias[3]
+        a0, a1, a2, a3 = act[0], act[1], act[2], act[3]
+        for j in range(n):
+            i_g = gate_sigmoid(x0[j] + g0[j] + b0[j])
+            f_g = gate_sigmoid(x1[j] + g1[j] + b1[j])
+            g_g = gate_tanh(x2[j] + g2[j] + b2[j])
+            o_g = gate_sigmoid(x3[j] + g3[j] + b3[j])
+            c = f_g * c_prev[j] + i_g * g_g
+            h = o_g * gate_tanh(c)
+            a0[j], a1[j], a2[j], a3[j] = i_g, f_g, g_g, o_g
+            c_new[j] = c
+            h_new[j] = h
+            y[j] = h
     elif mode == 3:
-        r_g = 1.0 / (1.0 + math.exp(-(xw[p, b, j] + gh[b, j] + bhh[j])))
-        z_at = h_units + j
-        z_g = 1.0 / (1.0 + math.exp(-(xw[p, b, z_at] + gh[b, z_at] + bhh[z_at])))
-        n_at = 2 * h_units + j
-        h_n = gh[b, n_at] + bhh[n_at]
-        n_pre = xw[p, b, n_at] + r_g * h_n
-        n_e = math.exp(-2.0 * abs(n_pre))
-        n_g = math.copysign((1.0 - n_e) / (1.0 + n_e), n_pre)
-        h = n_g + z_g * (h_prev - n_g)
-        cs[s + 1, b, j] = 0.0
-        act[p, b, j] = r_g
-        act[p, b, z_at] = z_g
-        act[p, b, n_at] = n_g
-        act[p, b, 3 * h_units + j] = h_n
+        x0, x1, x2 = x[0], x[1], x[2]
+        g0, g1, g2 = gh[0], gh[1], gh[2]
+        b0, b1, b2 = bias[0], bias[1], bias[2]
+        a0, a1, a2, a3 = act[0], act[1], act[2], act[3]
+        for j in range(n):
+            r_g = gate_sigmoid(x0[j] + g0[j] + b0[j])
+            z_g = gate_sigmoid(x1[j] + g1[j] + b1[j])
+            h_n = g2[j] + b2[j]
+            n_g = gate_tanh(x2[j] + r_g * h_n)
+            h = n_g + z_g * (h_prev[j] - n_g)
+            a0[j], a1[j], a2[j], a3[j] = r_g, z_g, n_g, h_n
+            c_new[j] = 0.0
+            h_new[j] = h
+            y[j] = h
     else:
-        pre = xw[p, b, j] + gh[b, j] + bhh[j]
-        pre_e = math.exp(-2.0 * abs(pre))
-        h = (
-            math.copysign((1.0 - pre_e) / (1.0 + pre_e), pre)
-            if mode == 0
-            else max(pre, 0.0)
-        )
-        cs[s + 1, b, j] = 0.0
-        act[p, b, j] = h
-    hs[s + 1, b, j] = h
-    y[p, b, j] = h
+        x0, g0, b0, a0 = x[0], gh[0], bias[0], act[0]
+        for j in range(n):
+            pre = x0[j] + g0[j] + b0[j]
+            h = gate_tanh(pre) if mode == 0 else max(pre, 0.0)
+            a0[j] = h
+            c_new[j] = 0.0
+            h_new[j] = h
+            y[j] = h
 
 
-def recurrent_step_backward_skip(
-    carry: Any, gate_grads: Any, s: int, p: int, b: int, j: int
-) -> None:
-    """Unit j of batch row b at step s, past the row's length: zero gate gradients, the state's passed back."""
+def recurrent_step_backward_skip(carry: Any, gate_grads: Any) -> None:
+    """A row at a step past its length: zero gate gradients, the state's passed back."""
     dh, dc, dh_prev, dc_prev = carry
     dgi, dgh = gate_grads
-    h_units = dh.shape[1]
-    for k in range(dgi.shape[2] // h_units):
-        dgi[p, b, k * h_units + j] = 0.0
-        dgh[s, b, k * h_units + j] = 0.0
-    dh_prev[b, j] = dh[b, j]
-    dc_prev[b, j] = dc[b, j]
+    for j in range(dh.shape[0]):
+        dh_prev[j] = dh[j]
+        dc_prev[j] = dc[j]
+        for k in range(dgi.shape[0]):
+            dgi[k, j] = 0.0
+            dgh[k, j] = 0.0
 
 
 def recurrent_step_backward(
-    mode: int,
-    dy: Any,
-    saved: Any,
-    carry: Any,
-    gate_grads: Any,
-    s: int,
-    p: int,
-    b: int,
-    j: int,
+    mode: int, dy: Any, saved: Any, carry: Any, gate_grads: Any
 ) -> None:
-    """Unit j of batch row b at step s: the gate gradients and the direct state gradients.
+    """A row at a step within its length: the gate gradients and the direct state gradients.
 
-    `saved` is the forward's (hs, cs, act). `carry` is (dh, dc, dh_prev, dc_prev):
-    dh and dc hold the gradient reaching the state after step s from later steps;
-    the part of d(h_prev) not flowing through W_hh goes to dh_prev, d(c_prev) to
-    dc_prev. `gate_grads` is (dgi, dgh): the pre-activation gradients of the input
-    side (by position) and of the recurrent side (by step; they differ for the
-    GRU's n gate).
+    `dy` (n,) is the output's gradient at the step's position; `saved` is the
+    forward's (h_prev, c_prev, c, act) of the row at the step. `carry` is (dh, dc,
+    dh_prev, dc_prev): dh and dc hold the gradient reaching the state after the
+    step from later steps; the part of d(h_prev) not flowing through W_hh goes to
+    dh_prev, d(c_prev) to dc_prev. `gate_grads` is (dgi, dgh), (gates, n) each:
+    the pre-activation gradients of the input side and of the recurrent side.
+    They differ only for the GRU's n gate: the other cells write dgi alone (the
+    callers pass dgi as dgh for them).
     """
-    hs, cs, act = saved
+    h_prev, c_prev, c_new, act = saved
     dh, dc, dh_prev, dc_prev = carry
     dgi, dgh = gate_grads
-    h_units = hs.shape[2]
-    g = dh[b, j] + dy[p, b, j]
+    n = dh.shape[0]
     if mode == 2:
-        i_g = act[p, b, j]
-        f_g = act[p, b, h_units + j]
-        g_g = act[p, b, 2 * h_units + j]
-        o_g = act[p, b, 3 * h_units + j]
-        c = cs[s + 1, b, j]
-        c_e = math.exp(-2.0 * abs(c))
-        tc = math.copysign((1.0 - c_e) / (1.0 + c_e), c)
-        d_c = dc[b, j] + g * o_g * (1.0 - tc * tc)
-        d_i = d_c * g_g * i_g * (1.0 - i_g)
-        d_f = d_c * cs[s, b, j] * f_g * (1.0 - f_g)
-        d_g = d_c * i_g * (1.0 - g_g * g_g)
-        d_o = g * tc * o_g * (1.0 - o_g)
-        dgi[p, b, j] = d_i
-        dgh[s, b, j] = d_i
-        dgi[p, b, h_units + j] = d_f
-        dgh[s, b, h_units + j] = d_f
-        dgi[p, b, 2 * h_units + j] = d_g
-        dgh[s, b, 2 * h_units + j] = d_g
-        dgi[p, b, 3 * h_units + j] = d_o
-        dgh[s, b, 3 * h_units + j] = d_o
-        dh_prev[b, j] = 0.0
-        dc_prev[b, j] = d_c * f_g
+        a0, a1, a2, a3 = act[0], act[1], act[2], act[3]
+        i0, i1, i2, i3 = dgi[0], dgi[1], dgi[2], dgi[3]
+        for j in range(n):
+            g = dh[j] + dy[j]
+            i_g, f_g, g_g, o_g = a0[j], a1[j], a2[j], a3[j]
+            tc = gate_tanh(c_new[j])
+            d_c = dc[j] + g * o_g * (ONE - tc * tc)
+            d_i = d_c * g_g * i_g * (ONE - i_g)
+            d_f = d_c * c_prev[j] * f_g * (ONE - f_g)
+            d_g = d_c * i_g * (ONE - g_g * g_g)
+            d_o = g * tc * o_g * (ONE - o_g)
+            i0[j], i1[j], i2[j], i3[j] = d_i, d_f, d_g, d_o
+            dh_prev[j] = 0.0
+            dc_prev[j] = d_c * f_g
     elif mode == 3:
-        r_g = act[p, b, j]
-        z_g = act[p, b, h_units + j]
-        n_g = act[p, b, 2 * h_units + j]
-        h_n = act[p, b, 3 * h_units + j]
-        d_n = g * (1.0 - z_g) * (1.0 - n_g * n_g)
-        d_r = d_n * h_n * r_g * (1.0 - r_g)
-        d_z = g * (hs[s, b, j] - n_g) * z_g * (1.0 - z_g)
-        dgi[p, b, j] = d_r
-        dgh[s, b, j] = d_r
-        dgi[p, b, h_units + j] = d_z
-        dgh[s, b, h_units + j] = d_z
-        dgi[p, b, 2 * h_units + j] = d_n
-        dgh[s, b, 2 * h_units + j] = d_n * r_g
-        dh_prev[b, j] = g * z_g
-        dc_prev[b, j] = 0.0
+        a0, a1, a2, a3 = act[0], act[1], act[2], act[3]
+        i0, i1, i2 = dgi[0], dgi[1], dgi[2]
+        r0, r1, r2 = dgh[0], dgh[1], dgh[2]
+        for j in range(n):
+            g = dh[j] + dy[j]
+            r_g, z_g, n_g, h_n = a0[j], a1[j], a2[j], a3[j]
+            d_n = g * (ONE - z_g) * (ONE - n_g * n_g)
+            d_r = d_n * h_n * r_g * (ONE - r_g)
+            d_z = g * (h_prev[j] - n_g) * z_g * (ONE - z_g)
+            i0[j], i1[j], i2[j] = d_r, d_z, d_n
+            r0[j], r1[j], r2[j] = d_r, d_z, d_n * r_g
+            dh_prev[j] = g * z_g
+            dc_prev[j] = 0.0
     else:
-        h = act[p, b, j]
-        d_pre = g * (1.0 - h * h) if mode == 0 else (g if h > 0.0 else 0.0)
-        dgi[p, b, j] = d_pre
-        dgh[s, b, j] = d_pre
-        dh_prev[b, j] = 0.0
-        dc_prev[b, j] = 0.0
+        a0, i0 = act[0], dgi[0]
+        for j in range(n):
+            g = dh[j] + dy[j]
+            h = a0[j]
+            d_pre = g * (ONE - h * h) if mode == 0 else (g if h > 0.0 else 0.0)
+            i0[j] = d_pre
+            dh_prev[j] = 0.0
+            dc_prev[j] = 0.0
 
 
 def embedding_row(table: Any, ids: Any, out: Any, i: int) -> None:

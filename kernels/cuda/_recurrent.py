@@ -64,12 +64,15 @@ def _row_product(a: Any, w: Any, out: Any, b: int, transpose: bool) -> None:
 @cuda.jit
 def _forward_loop(
     mode: int, xw: Any, w_hh: Any, bhh: Any, lengths: Any, reverse: bool, init: Any,
-    state: Any, gh: Any,
+    state: Any, gh: Any, by_gate: Any,
 ) -> None:  # fmt: skip
-    # One block per batch row (rows are independent), its threads over the hidden units and
-    # gates; the block's barrier orders the steps, so the whole time loop is one launch.
-    hs, cs = state[0], state[1]
-    steps, rows, units = state[3].shape
+    # One block per batch row (rows are independent), its threads over the hidden units;
+    # the block's barrier orders the steps, so the whole time loop is one launch.
+    # `by_gate` is (xw, gh, bhh, act) viewed (..., gates or slots, H): each thread hands
+    # the step body the columns of its unit (see `_recurrent_steps`).
+    hs, cs, _, y = state
+    xw4, gh3, bias, act4 = by_gate
+    steps, rows, units = y.shape
     for b in range(cuda.blockIdx.x, rows, cuda.gridDim.x):
         for j in range(cuda.threadIdx.x, units, cuda.blockDim.x):
             hs[0, b, j] = init[0][b, j]
@@ -81,19 +84,27 @@ def _forward_loop(
             p = steps - 1 - s if reverse else s
             live = p < lengths[b]
             for j in range(cuda.threadIdx.x, units, cuda.blockDim.x):
+                u = slice(j, j + 1)
+                prev = (hs[s, b, u], cs[s, b, u])
+                out = (hs[s + 1, b, u], cs[s + 1, b, u], act4[p, b, :, u], y[p, b, u])
                 if live:
-                    _step_forward(mode, xw, gh, bhh, state, s, p, b, j)
+                    _step_forward(
+                        mode, xw4[p, b, :, u], gh3[b, :, u], bias[:, u], prev, out
+                    )
                 else:
-                    _step_skip(state, s, p, b, j)
+                    _step_skip(prev, out)
             cuda.syncthreads()
 
 
 @cuda.jit
 def _backward_loop(
     mode: int, dy: Any, w_hh: Any, lengths: Any, reverse: bool, saved: Any, final: Any,
-    carry: Any, gate_grads: Any,
+    carry: Any, gate_grads: Any, by_gate: Any,
 ) -> None:  # fmt: skip
+    # `by_gate` is (act, dgi, dgh) viewed (T, B, slots or gates, H).
+    hs, cs, _ = saved
     dh, dc, dh_prev, dc_prev = carry
+    act4, dgi4, dgh4 = by_gate
     steps, rows, units = dy.shape
     for b in range(cuda.blockIdx.x, rows, cuda.gridDim.x):
         for j in range(cuda.threadIdx.x, units, cuda.blockDim.x):
@@ -102,15 +113,22 @@ def _backward_loop(
         cuda.syncthreads()
         for s in range(steps - 1, -1, -1):
             p = steps - 1 - s if reverse else s
+            q = (
+                s if mode == 3 else p
+            )  # dgh is dgi but for the GRU (see `_recurrent_api`)
             live = p < lengths[b]
             for j in range(cuda.threadIdx.x, units, cuda.blockDim.x):
+                u = slice(j, j + 1)
+                rows_u = (dh[b, u], dc[b, u], dh_prev[b, u], dc_prev[b, u])
+                grads = (dgi4[p, b, :, u], dgh4[q, b, :, u])
                 if live:
-                    _step_backward(mode, dy, saved, carry, gate_grads, s, p, b, j)
+                    row = (hs[s, b, u], cs[s, b, u], cs[s + 1, b, u], act4[p, b, :, u])
+                    _step_backward(mode, dy[p, b, u], row, rows_u, grads)
                 else:
-                    _step_backward_skip(carry, gate_grads, s, p, b, j)
+                    _step_backward_skip(rows_u, grads)
             cuda.syncthreads()
             # d(h_prev) = dgh[s] @ W_hh + the direct part; the cell gradient flows directly.
-            _row_product(gate_grads[1][s], w_hh, dh, b, False)
+            _row_product(gate_grads[1][q], w_hh, dh, b, False)
             cuda.syncthreads()
             for j in range(cuda.threadIdx.x, units, cuda.blockDim.x):
                 dh[b, j] += dh_prev[b, j]
@@ -134,6 +152,11 @@ def _raw(arrays: tuple[DeviceArray, ...]) -> tuple[Any, ...]:
     return tuple(raw(a) for a in arrays)
 
 
+def _by_gate(a: DeviceArray, units: int) -> DeviceArray:
+    # (..., k x H) -> (..., k, H): gate k of unit j at [..., k, j] (a view).
+    return a.reshape(*a.shape[:-1], a.shape[-1] // units, units)
+
+
 def _rows(rows: int) -> tuple[int, int]:
     # (blocks, threads): a block per batch row, up to the launch limit (the kernels stride over rows).
     return min(rows, MAX_BLOCKS), THREADS
@@ -144,11 +167,14 @@ def _forward(
     reverse: bool, init: tuple[DeviceArray, ...], state: tuple[DeviceArray, ...],
 ) -> None:  # fmt: skip
     rows, width = xw.shape[1], w_hh.shape[0]
+    units = w_hh.shape[1]
     gh = device_empty(
         (rows, width), xw.dtype
     )  # each block's h_prev @ W_hh^T, its row only
+    by_gate = _raw(tuple(_by_gate(a, units) for a in (xw, gh, bhh, state[2])))
     _forward_loop[_rows(rows)](
-        mode, raw(xw), raw(w_hh), raw(bhh), raw(lengths), reverse, _raw(init), _raw(state), raw(gh)
+        mode, raw(xw), raw(w_hh), raw(bhh), raw(lengths), reverse, _raw(init), _raw(state), raw(gh),
+        by_gate,
     )  # fmt: skip
 
 
@@ -157,9 +183,11 @@ def _backward(
     saved: tuple[DeviceArray, ...], final: tuple[DeviceArray, ...],
     carry: tuple[DeviceArray, ...], gate_grads: tuple[DeviceArray, ...],
 ) -> None:  # fmt: skip
+    units = dy.shape[2]
+    by_gate = _raw(tuple(_by_gate(a, units) for a in (saved[2], *gate_grads)))
     _backward_loop[_rows(dy.shape[1])](
         mode, raw(dy), raw(w_hh), raw(lengths), reverse, _raw(saved), _raw(final),
-        _raw(carry), _raw(gate_grads),
+        _raw(carry), _raw(gate_grads), by_gate,
     )  # fmt: skip
 
 

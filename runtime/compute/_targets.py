@@ -138,9 +138,12 @@ class CPUTarget(Target):
         return None
 
     def load_kernels(self) -> Any:
-        """Return `cadence.kernels.cpu_kernels()` (imports numba)."""
+        """Return `cadence.kernels.cpu_kernels()` (imports numba); keep freed host memory for reuse."""
         from cadence.kernels import cpu_kernels
 
+        from ._host_memory import keep_freed_memory
+
+        keep_freed_memory()
         return cpu_kernels()
 
     def devices(self) -> tuple[str, ...]:

@@ -57,8 +57,13 @@ def recurrent(
     steps, rows, width = xd.shape
     x2 = xd.reshape(steps * rows, width)
     wi, wh = _float(w_ih), _float(w_hh)
+    bi = None if b_ih is None else _float(b_ih)
     bh = None if b_hh is None else _float(b_hh)
-    xw = k.dense_forward(x2, wi, None if b_ih is None else _float(b_ih), 0)
+    if mode != MODES["GRU"] and bi is not None:
+        # Both biases add to the same pre-activations (the GRU's n gate alone scales
+        # b_hh): add their sum once, in the step, not b_ih in a pass of its own.
+        bi, bh = None, bi if bh is None else bi + bh
+    xw = k.dense_forward(x2, wi, bi, 0)
     gates = xw.shape[1]
     y, hs, cs, act = k.recurrent_forward(
         mode,
@@ -86,9 +91,16 @@ def recurrent(
             dx, dwi, dbi = k.dense_backward(
                 dgi.reshape(steps * rows, gates), x2, wi, None, 0, tx._tracked
             )
+            # dW_hh pairs each step's recurrent-side gradients with the state before the
+            # step. For every cell but the GRU they are dgi's, by step: run backwards,
+            # pair dgi (by position) with the states reversed (1/4 the data to reorder).
+            if reverse and mode != MODES["GRU"]:
+                rec, before = dgi, _contig(hs[steps - 1 :: -1])
+            else:
+                rec, before = dgh, _contig(hs[:steps])
             _, dwh, dbh = k.dense_backward(
-                dgh.reshape(steps * rows, gates),
-                _contig(hs[:steps]).reshape(steps * rows, units),
+                _contig(rec).reshape(steps * rows, gates),
+                before.reshape(steps * rows, units),
                 wh,
                 None,
                 0,

@@ -18,6 +18,7 @@ import pytest
 from cadence.kernels import (
     _attention,
     _attention_math,
+    _gate_math,
     _numba_cache,
     _optim_cpu,
     _optim_elements,
@@ -32,7 +33,7 @@ from cadence.kernels import (
 CACHED_MODULES = {
     "_cpu": (cpu_kernels, (_scalar, _rowwise)),
     "_attention": (lambda: _attention, (_attention_math,)),
-    "_recurrent": (lambda: _recurrent, (_recurrent_steps,)),
+    "_recurrent": (lambda: _recurrent, (_recurrent_steps, _gate_math)),
     "_optim_cpu": (lambda: _optim_cpu, (_optim_elements,)),
 }
 

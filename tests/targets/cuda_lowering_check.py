@@ -138,10 +138,24 @@ def recurrent_signatures(a2, a3):
     i, b = types.int64, types.boolean
     ids = types.Array(types.int64, 1, "C")
     a1 = types.Array(a2.dtype, 1, "C")
+    a4 = types.Array(a2.dtype, 4, "C")
+    # (xw, gh, b_hh, act) and (act, dgi, dgh) viewed by gate: (..., gates, H).
+    forward_by_gate = types.Tuple((a4, a3, a2, a4))
     return {
         "_forward_loop": (
             cr._forward_loop,
-            (i, a3, a2, a1, ids, b, types.UniTuple(a2, 2), types.UniTuple(a3, 4), a2),
+            (
+                i,
+                a3,
+                a2,
+                a1,
+                ids,
+                b,
+                types.UniTuple(a2, 2),
+                types.UniTuple(a3, 4),
+                a2,
+                forward_by_gate,
+            ),
         ),
         "_backward_loop": (
             cr._backward_loop,
@@ -155,6 +169,7 @@ def recurrent_signatures(a2, a3):
                 types.UniTuple(a2, 2),
                 types.UniTuple(a2, 4),
                 types.UniTuple(a3, 2),
+                types.UniTuple(a4, 3),
             ),
         ),
         "_lookup": (cr._lookup, (a2, ids, a2)),
