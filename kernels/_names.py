@@ -22,6 +22,8 @@ KERNEL_NAMES: tuple[str, ...] = (
     "bias_act_forward",
     "conv2d_backward",
     "conv2d_forward",
+    "conv2d_phase_backward",
+    "conv2d_phase_forward",
     "conv2d_planar_backward",
     "conv2d_planar_forward",
     "conv2d_winograd_backward",

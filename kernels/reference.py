@@ -253,6 +253,9 @@ conv2d_winograd_forward.__module__ = conv2d_winograd_backward.__module__ = __nam
 # result: its spec is the convolution's.
 conv2d_planar_forward = conv2d_forward
 conv2d_planar_backward = conv2d_backward
+# So does the stride-phase layout of 3x3 stride-2 filters (`_phase_conv`).
+conv2d_phase_forward = conv2d_forward
+conv2d_phase_backward = conv2d_backward
 
 
 def max_pool2d_forward(

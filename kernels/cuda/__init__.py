@@ -41,6 +41,8 @@ from ._conv import (
     batch_norm_forward,
     conv2d_backward,
     conv2d_forward,
+    conv2d_phase_backward,
+    conv2d_phase_forward,
     conv2d_planar_backward,
     conv2d_planar_forward,
     max_pool2d_backward,

@@ -151,7 +151,7 @@ max_pool2d_forward, max_pool2d_backward = _spatial.max_pool2d
 avg_pool2d_forward, avg_pool2d_backward = _spatial.avg_pool2d
 batch_norm_forward, batch_norm_backward = _spatial.batch_norm
 
-# The planar layout is a CPU arrangement of the host BLAS calls; the device kernels above
-# have their own, so here the two names run the same convolution.
-conv2d_planar_forward = conv2d_forward
-conv2d_planar_backward = conv2d_backward
+# The planar and stride-phase layouts are CPU arrangements of the host BLAS calls; the
+# device kernels above have their own, so here their names run the same convolution.
+conv2d_planar_forward = conv2d_phase_forward = conv2d_forward
+conv2d_planar_backward = conv2d_phase_backward = conv2d_backward
