@@ -46,10 +46,9 @@ Measured at 32x32, 32 filters, batch 32, one thread (forward + backward, ms, im2
 by less; the few-channel layers are the transforms' worst case, so the line stays at 16."""
 PHASE_MIN_PIXELS = 256
 """3x3 stride-2 convolutions with at least this many output pixels (16x16) use the stride-phase
-kernels. ResNet-18's 64->128 at 32x32, forward + backward, CPU ms (torch / im2col / phase):
-batch 32, one thread 53.7 / 62.1 / 62.5, two 142.7 / 67.2 / 59.7; batch 128, one thread
-282 / 284 / 269, two 355 / 287 / 270. At 8x8 out (128->256) the grid's extra row and
-column cost more than the gather saves: 37.7 / 47.8 / 49.6 (batch 32, one thread)."""
+kernels. ResNet-18's 64->128 at 32x32, forward + backward, one thread, CPU ms, im2col / phase,
+interleaved, best of 8 (load 3.7): batch 32 61.6 / 59.7, batch 128 277.9 / 254.4. At 8x8 out
+(128->256, batch 32) im2col is faster: 47.8 / 49.6 (4x4 out: 40.9 / 48.7)."""
 
 
 def _k() -> Any:
