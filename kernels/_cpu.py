@@ -53,6 +53,10 @@ from ._optim_cpu import (
     run_loop,
 )
 from ._parallel import in_spans, split_loop
+from ._phase_conv import (
+    conv2d_phase_backward as conv2d_phase_backward,
+    conv2d_phase_forward as conv2d_phase_forward,
+)
 from ._planar_conv import (
     conv2d_planar_backward as conv2d_planar_backward,
     conv2d_planar_forward as conv2d_planar_forward,

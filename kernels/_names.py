@@ -23,6 +23,8 @@ KERNEL_NAMES: tuple[str, ...] = (
     "conv2d_backward",
     "conv2d_backward_input",
     "conv2d_forward",
+    "conv2d_phase_backward",
+    "conv2d_phase_forward",
     "conv2d_planar_backward",
     "conv2d_planar_forward",
     "conv2d_pointwise_backward",

@@ -257,6 +257,10 @@ conv2d_planar_backward = conv2d_backward
 conv2d_pointwise_forward = conv2d_forward
 conv2d_pointwise_backward = conv2d_backward
 
+# So does the stride-phase layout of 3x3 stride-2 filters (`_phase_conv`).
+conv2d_phase_forward = conv2d_forward
+conv2d_phase_backward = conv2d_backward
+
 
 def conv2d_backward_input(
     dy: Array, w: Array, x_shape: tuple[int, int, int, int], stride: tuple[int, int],

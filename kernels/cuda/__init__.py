@@ -42,6 +42,8 @@ from ._conv import (
     conv2d_backward,
     conv2d_backward_input,
     conv2d_forward,
+    conv2d_phase_backward,
+    conv2d_phase_forward,
     conv2d_planar_backward,
     conv2d_planar_forward,
     conv2d_pointwise_backward,

@@ -152,11 +152,10 @@ max_pool2d_forward, max_pool2d_backward = _spatial.max_pool2d
 avg_pool2d_forward, avg_pool2d_backward = _spatial.avg_pool2d
 batch_norm_forward, batch_norm_backward = _spatial.batch_norm
 
-# The planar layout is a CPU arrangement of the host BLAS calls; the device kernels above
-# have their own, so here the two names run the same convolution.
-conv2d_planar_forward = conv2d_forward
-conv2d_planar_backward = conv2d_backward
-# Likewise the CPU's 1x1 schedule (`kernels/_pointwise_conv.py`): on the device a 1x1
-# convolution runs the general kernels.
-conv2d_pointwise_forward = conv2d_forward
-conv2d_pointwise_backward = conv2d_backward
+# The planar, stride-phase and 1x1 layouts (`kernels/_planar_conv.py`, `_phase_conv.py`,
+# `_pointwise_conv.py`) are CPU arrangements of the host BLAS calls; the device kernels above
+# have their own, so here their names run the general convolution.
+conv2d_planar_forward = conv2d_phase_forward = conv2d_pointwise_forward = conv2d_forward
+conv2d_planar_backward = conv2d_phase_backward = conv2d_pointwise_backward = (
+    conv2d_backward
+)

@@ -47,6 +47,11 @@ WINOGRAD_MIN_CHANNELS = 16
 Measured at 32x32, 32 filters, batch 32, one thread (forward + backward, ms, im2col / Winograd):
 4 channels 10.8 / 12.9, 8: 18.5 / 15.4, 16: 34.0 / 20.8, 32: 70.6 / 36.8. 8 would pay too,
 by less; the few-channel layers are the transforms' worst case, so the line stays at 16."""
+PHASE_MIN_PIXELS = 256
+"""3x3 stride-2 convolutions with at least this many output pixels (16x16) use the stride-phase
+kernels. ResNet-18's 64->128 at 32x32, forward + backward, one thread, CPU ms, im2col / phase,
+interleaved, best of 8 (load 3.7): batch 32 61.6 / 59.7, batch 128 277.9 / 254.4. At 8x8 out
+(128->256, batch 32) im2col is faster: 47.8 / 49.6 (4x4 out: 40.9 / 48.7)."""
 
 
 def _k() -> Any:
@@ -214,6 +219,16 @@ def _conv_layout(
     )
     if winograd and hasattr(k, "conv2d_winograd_forward"):
         return "conv2d_winograd"  # 3x3 stride 1 (kernels/_winograd.py)
+    phase = (kh, kw) == (3, 3) and stride == (2, 2) and dilation == (1, 1)
+    phase_pixels = ((x_shape[2] + padding[0] + padding[1] - 3) // 2 + 1) * (
+        (x_shape[3] + padding[2] + padding[3] - 3) // 2 + 1
+    )
+    if (
+        phase
+        and phase_pixels >= PHASE_MIN_PIXELS
+        and hasattr(k, "conv2d_phase_forward")
+    ):
+        return "conv2d_phase"  # 3x3 stride 2 (kernels/_phase_conv.py)
     return "conv2d"
 
 

@@ -82,9 +82,12 @@ def _conv(layout, x_shape, w_shape, stride):
 # im2col: 4 * 9 * 9 output rows, two blocks of the split product; planar: two blocks of images.
 _IM2COL = _conv("conv2d", (4, 3, 18, 18), (5, 3, 3, 3), 2)
 _PLANAR = _conv("conv2d_planar", (3, 2, 7, 7), (4, 2, 3, 3), 1)
+_PHASE = _conv("conv2d_phase", (3, 2, 7, 7), (4, 2, 3, 3), 2)
 
 
-@pytest.mark.parametrize("case", [_softmax, _layer_norm, _group_norm, _IM2COL, _PLANAR])
+@pytest.mark.parametrize(
+    "case", [_softmax, _layer_norm, _group_norm, _IM2COL, _PLANAR, _PHASE]
+)
 @pytest.mark.parametrize("threads", [2, 3])
 def test_split_rows_match_reference_repeat_exactly_and_restore_blas(case, threads):
     # float64 and enough rows for several blocks; two runs must agree to the bit
