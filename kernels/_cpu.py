@@ -85,7 +85,7 @@ from ._wrappers import (
     softmax_kernels,
 )
 
-__all__ = list(KERNEL_NAMES)
+__all__ = [*KERNEL_NAMES, "dense_backward_into"]
 
 Array = npt.NDArray[Any]
 
@@ -219,12 +219,39 @@ def dense_backward(
     dy: Array, x: Array, w: Array, y: Array, act: int, need_dx: bool
 ) -> tuple[Array | None, Array, Array]:
     """Return (dx or None, dw, db); dz and db come from one fused pass, the products from BLAS."""
+    return dense_backward_into(dy, x, w, y, act, need_dx, None, None)
+
+
+def dense_backward_into(
+    dy: Array,
+    x: Array,
+    w: Array,
+    y: Array,
+    act: int,
+    need_dx: bool,
+    dw: Array | None,
+    db: Array | None,
+) -> tuple[Array | None, Array, Array]:
+    """`dense_backward` writing dw and db into the arrays given (None: new ones); return (dx, dw, db).
+
+    A host-only extra of this table (not in `KERNEL_NAMES`): data-parallel
+    training hands the rows of its shared gradient window here, so the
+    gradients are written once, where the reduction reads them.
+    """
+    check_float_array("dy", dy, 2)
+    m = dy.shape[1]
+    if db is None:
+        db = np.empty(m, dy.dtype)
     if act == 0:
-        check_float_array("dy", dy, 2)
-        dz, db = dy, dy.sum(axis=0)
+        dz = dy
+        np.sum(dy, axis=0, out=db)
     else:
-        dz, db = bias_act_backward(dy, y, act)
-    return (dz @ w if need_dx else None), dz.T @ x, db
+        dz = np.empty_like(dy)
+        _bias_act_grad(dy, y, act, dz, db, False, 0.0, 0.0)
+    if dw is None:
+        dw = np.empty((m, x.shape[1]), dy.dtype)
+    np.matmul(dz.T, x, out=dw)
+    return (dz @ w if need_dx else None), dw, db
 
 
 def _bias_sgd(

@@ -175,6 +175,10 @@ class BucketPlan:
             b.started = False
             b.missing = set(b.indices)
 
+    def destinations(self) -> list[Array | None]:
+        """None for every gradient: the buckets take copies (their layout is not the parameters')."""
+        return []
+
     def ready(self, i: int, grad: Array) -> None:
         """Copy gradient `i` into its bucket; start the bucket's allreduce when it is complete."""
         bucket, slot = self._where[i]

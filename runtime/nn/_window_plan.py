@@ -88,8 +88,15 @@ class WindowPlan:
             result[a:b].reshape(shape)
             for a, b, shape in zip(offsets, offsets[1:], shapes, strict=False)
         ]
+        # The same rows shaped as the parameters: the destinations backward may write into.
+        self._shaped = [
+            [r.reshape(shape) for r, shape in zip(rows, shapes, strict=True)]
+            for rows in self._rows
+        ]
         self._offsets = offsets
         self._reported = [False] * len(shapes)
+        self.copies_skipped = 0
+        """Gradients backward wrote straight into the row (no copy in `ready`): for tests and benchmarks."""
 
     @property
     def bucket_count(self) -> int:
@@ -113,9 +120,17 @@ class WindowPlan:
         """Prepare for one step's gradients."""
         self._reported = [False] * len(self._views)
 
+    def destinations(self) -> list[Array]:
+        """This step's row, one view per parameter: where backward may write the gradients itself."""
+        return self._shaped[self._window.current]
+
     def ready(self, i: int, grad: Any) -> None:
-        """Copy gradient `i` into this rank's row."""
-        self._rows[self._window.current][i][:] = host_array(grad).reshape(-1)
+        """Copy gradient `i` into this rank's row, unless backward wrote it there."""
+        row = self._shaped[self._window.current][i]
+        if grad is row:
+            self.copies_skipped += 1
+        else:
+            row[...] = host_array(grad).reshape(row.shape)
         self._reported[i] = True
 
     @property

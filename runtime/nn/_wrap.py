@@ -7,6 +7,7 @@ from typing import Any
 from ..communication._parallel_context import is_data_parallel
 from ..compute._autograd import backward, enable_grad
 from ..compute._folded_steps import backward_folding_sgd
+from ..compute._grad_buffers import offering_grad_buffers
 from ..compute._tensor import Tensor
 from ..ops._grad_operation import GradOperation
 from ..validation import check_bool
@@ -213,7 +214,8 @@ class TrainOneStepCell(Cell):
             # window's rows (nn/_window_plan.py) or buckets all-reduced meanwhile (nn/_buckets.py).
             plan = self.grad_reducer.overlapped(self.weights)
             plan.begin()
-            raw = backward(loss, self.weights, sens, plan.ready)
+            with offering_grad_buffers(self.weights, plan.destinations()):
+                raw = backward(loss, self.weights, sens, plan.ready)
             # Plain SGD steps from the summed rows of the window: no update pass.
             sgd = self._sgd_steps() if plan.can_step else None
             if sgd:

@@ -11,6 +11,7 @@ from cadence.kernels._checks import is_pointwise
 
 from ..compute._context import current_target, rng
 from ..compute._folded_steps import take_sgd_step
+from ..compute._grad_buffers import take_grad_buffer
 from ._functional import Array, GradFn, as_tensor, record
 from ._placement import on_target
 
@@ -153,7 +154,12 @@ def dense(
                 return [None if dx is None else dx.reshape(xd.shape), None, None][
                     : len(inputs)
                 ]
-            dx, dw, db = k.dense_backward(g2, x2, w, y, code, tx._tracked)
+            into = getattr(k, "dense_backward_into", None)  # host tables only
+            if into is None:
+                dx, dw, db = k.dense_backward(g2, x2, w, y, code, tx._tracked)
+            else:  # dw and db straight into the data-parallel window's row, if offered
+                dw_out, db_out = take_grad_buffer(weight, w), take_grad_buffer(bias, b)
+                dx, dw, db = into(g2, x2, w, y, code, tx._tracked, dw_out, db_out)
             out = [None if dx is None else dx.reshape(xd.shape), dw]
             if bias is not None:
                 out.append(db)

@@ -87,15 +87,16 @@ def worker(kind: str, batch: int, steps: int, distributed: bool) -> dict[str, An
     data = ds.NumpySlicesDataset(
         {"x": x, "y": y}, shuffle=False, num_shards=shards[0], shard_id=shards[1]
     ).batch(batch // size)
-    # One arm, or (BENCH_AB) two models whose timed blocks alternate: the default
-    # reduction and MPI_Allreduce after backward, compared under the same load.
+    # One arm, or (BENCH_AB) three models whose timed blocks alternate: the default
+    # reduction, MPI_Allreduce after backward, and the window with every gradient
+    # copied into its row (Dense layers not writing theirs there), under the same load.
     buckets: list[int | None] = (
         [int(os.environ[BUCKET_ENV])] if os.environ.get(BUCKET_ENV) else [None]
     )
     if distributed and os.environ.get(AB_ENV):
-        buckets = [None, ONE_BUCKET]
+        buckets = [None, ONE_BUCKET, None]
     arms = []
-    for bucket in buckets:
+    for n, bucket in enumerate(buckets):
         ms.set_seed(0)
         net: Any = mnist_mlp() if kind == "mlp" else lenet5()
         loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
@@ -106,12 +107,17 @@ def worker(kind: str, batch: int, steps: int, distributed: bool) -> dict[str, An
             reducer.bucket_bytes = bucket  # before the first step plans
         arms.append(_Arm(model, step_cell, reducer))
         model.train(1, data)  # warm-up: JIT, first broadcast
+        if (
+            n == 2 and reducer is not None
+        ):  # the plan is built: it offers no destinations from now on
+            reducer.overlapped([]).destinations = list
     for _ in range(BLOCKS):
         for arm in arms:
             arm.block(data, steps, distributed)
     out = arms[0].result(rows, steps)
     if len(arms) > 1:
         out["allreduce_arm"] = arms[1].result(rows, steps)
+        out["copy_arm"] = arms[2].result(rows, steps)
     if distributed and arms[0].reducer is not None:
         reducer = arms[0].reducer
         out["buckets"] = reducer.overlapped([]).bucket_count  # built by the first step
@@ -415,6 +421,11 @@ def main() -> None:
                 two["allreduce_arm"],
             ),
             _phase_row(f"{kind} {batch}: 2 ranks, forced overlap", forced),
+            _phase_row(
+                f"{kind} {batch}: 2 ranks, every gradient copied into the window "
+                f"(interleaved, ratio {two['copy_arm']['samples_per_s'] / base:.2f})",
+                two["copy_arm"],
+            ),
         ]
     print()
     print(

@@ -123,6 +123,56 @@ def check_sgd_stepped_from_the_window(rank: int, size: int) -> None:
     ms.reset_auto_parallel_context()
 
 
+def check_dense_gradients_written_into_the_window(rank: int, size: int) -> None:
+    """Dense layers write dW and db straight into the window's row: no copy, the same bits.
+
+    The second network uses one Dense layer twice: its gradient is a sum made after
+    the first product, so it is copied as before (and must not be overwritten).
+    """
+    ms.set_auto_parallel_context(
+        parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True
+    )
+    rng = np.random.default_rng(rank)
+    x = rng.standard_normal((16, 5)).astype(np.float32)
+    y = rng.standard_normal((16, 3)).astype(np.float32)
+    from cadence.nn._window_plan import WindowPlan
+
+    offer = WindowPlan.destinations
+
+    def build(shared: bool) -> nn.Cell:
+        if not shared:
+            return nn.SequentialCell(nn.Dense(5, 8), nn.ReLU(), nn.Dense(8, 3))
+        twice = nn.Dense(5, 5, activation="relu")
+        return nn.SequentialCell(twice, twice, nn.Dense(5, 3))
+
+    # (shared layer, offered): copies skipped over 3 steps (2 per Dense layer used once).
+    for shared, skipped in ((False, 12), (True, 6)):
+        weights = []
+        for offered in (True, False):
+            if not offered:  # the plan offers nothing: every gradient is copied
+                WindowPlan.destinations = lambda self: []  # type: ignore[method-assign]
+            ms.set_seed(3)
+            net = build(shared)
+            opt = nn.SGD(net.trainable_params(), 0.05)
+            step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), opt)
+            for _ in range(3):
+                step(t(x), t(y))
+            WindowPlan.destinations = offer  # type: ignore[method-assign]
+            plan = step.grad_reducer.overlapped([])
+            assert isinstance(plan, WindowPlan)
+            assert plan.copies_skipped == (skipped if offered else 0), (
+                shared,
+                offered,
+                plan.copies_skipped,
+            )
+            weights.append([p.asnumpy().copy() for p in net.trainable_params()])
+        for written, copied in zip(*weights, strict=True):
+            assert np.array_equal(written, copied)
+            both = ops.AllGather()(t(written[None])).asnumpy()
+            assert np.array_equal(both[0], both[size - 1])
+    ms.reset_auto_parallel_context()
+
+
 def main() -> None:
     init("nccl")  # MindSpore's GPU backend name runs on MPI here
     rank, size = get_rank(), get_group_size()
@@ -169,6 +219,7 @@ def main() -> None:
 
     check_reduction_paths(rank)
     check_sgd_stepped_from_the_window(rank, size)
+    check_dense_gradients_written_into_the_window(rank, size)
 
     # cb_params in a data-parallel run.
     ms.set_auto_parallel_context(
