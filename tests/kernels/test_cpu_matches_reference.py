@@ -96,7 +96,8 @@ def test_dense(n, k, m, act, bias, need_dx, dtype, seed):
     dw, db = np.full((m, k), np.nan, dtype), np.full(m, np.nan, dtype)
     written = cpu.dense_backward_into(dy, x, w, y, act, need_dx, dw, db)
     assert written[1] is dw and written[2] is db
-    for got, fresh in zip(written, cpu.dense_backward(dy, x, w, y, act, need_dx)):
+    fresh_result = cpu.dense_backward(dy, x, w, y, act, need_dx)
+    for got, fresh in zip(written, fresh_result, strict=True):
         assert (got is None and fresh is None) or np.array_equal(got, fresh)
     # With weight decay and without: w and b are compared after their in-place step.
     for decay in (0.0, 0.05):
