@@ -527,6 +527,7 @@ conv2d_backward_input = _spatial.conv2d_backward_input
 max_pool2d_forward, max_pool2d_backward = _spatial.max_pool2d
 avg_pool2d_forward, avg_pool2d_backward = _spatial.avg_pool2d
 batch_norm_forward, batch_norm_backward = _spatial.batch_norm
+batch_norm_residual_backward = _spatial.batch_norm_residual_backward
 
 
 # --- optimizer updates: one fused pass per parameter -------------------------------------

@@ -18,6 +18,7 @@ KERNEL_NAMES: tuple[str, ...] = (
     "batch_matmul",
     "batch_norm_backward",
     "batch_norm_forward",
+    "batch_norm_residual_backward",
     "bias_act_backward",
     "bias_act_forward",
     "conv2d_backward",

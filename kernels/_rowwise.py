@@ -104,14 +104,15 @@ def sce_dense_row(x: Any, labels: Any, loss: Any, grad: Any, i: int) -> None:
 
 
 def batch_norm_channel_forward(
-    x: Any, gamma: Any, beta: Any, eps: float, low: float, high: float, y: Any, mean: Any,
-    var: Any, ch: int,
+    x: Any, res: Any, add: bool, gamma: Any, beta: Any, eps: float, low: float, high: float,
+    y: Any, mean: Any, var: Any, ch: int,
 ) -> None:  # fmt: skip
-    """Channel ch of batch normalization of x (N, C, M), clipped to [low, high]: y, the batch mean and biased var.
+    """Channel ch of batch normalization of x (N, C, M), plus res when `add`, clipped to [low, high]: y, the batch mean and biased var.
 
     One pass for both statistics: sums of the values shifted by the channel's first
     one (in float64), which keeps the variance exact when the mean is large. The
-    clip fuses a following ReLU (0, inf) or ReLU6 (0, 6); (-inf, inf) is none.
+    clip fuses a following ReLU (0, inf) or ReLU6 (0, 6); (-inf, inf) is none. `add`
+    fuses a residual block's shortcut, added before the clip (res is unread without it).
     """
     n, _, m = x.shape
     cnt = n * m
@@ -132,6 +133,8 @@ def batch_norm_channel_forward(
     for b in range(n):
         for k in range(m):
             z = x[b, ch, k] * scale + shift
+            if add:
+                z += res[b, ch, k]
             # A NaN is kept explicitly (as numpy's clip and the separate ReLU cells do): what
             # min/max return for a NaN differs between compilers (CUDA's fminf/fmaxf return the
             # other operand), and a NaN clipped to `low` would let a diverged network train on.
@@ -141,13 +144,16 @@ def batch_norm_channel_forward(
 
 
 def batch_norm_channel_backward(
-    dy: Any, x: Any, gamma: Any, beta: Any, mean: Any, var: Any, eps: float, low: float,
-    high: float, dx: Any, dgamma: Any, dbeta: Any, ch: int,
+    dy: Any, x: Any, y: Any, from_y: bool, gamma: Any, beta: Any, mean: Any, var: Any,
+    eps: float, low: float, high: float, dx: Any, dres: Any, dgamma: Any, dbeta: Any, ch: int,
 ) -> None:  # fmt: skip
-    """Channel ch of the gradients of `batch_norm_channel_forward`: dx, dgamma and dbeta.
+    """Channel ch of the gradients of `batch_norm_channel_forward`: dx, dgamma and dbeta (and dres).
 
-    With a clip, the gradient passes where the normalized value lay strictly inside
-    (low, high), as ReLU's and ReLU6's do; it is recomputed from x, not stored.
+    With a clip, the gradient passes where the clipped value lay strictly inside
+    (low, high), as ReLU's and ReLU6's do. Without a residual it is recomputed from
+    x, not stored; with one (`from_y`) it is read from the forward's output y, and
+    the passed gradient is also the residual's, written to dres (y and dres are
+    unread and unwritten otherwise).
     """
     n, _, m = x.shape
     cnt = n * m
@@ -160,15 +166,17 @@ def batch_norm_channel_backward(
     sg = 0.0
     for b in range(n):
         for k in range(m):
-            z = x[b, ch, k] * scale + shift
+            z = y[b, ch, k] if from_y else x[b, ch, k] * scale + shift
             g = 0.0 if clipped and (z <= low or z >= high) else dy[b, ch, k]
             sb += g
             sg += g * (x[b, ch, k] - mu) * invstd
     k1 = scale / cnt
     for b in range(n):
         for k in range(m):
-            z = x[b, ch, k] * scale + shift
+            z = y[b, ch, k] if from_y else x[b, ch, k] * scale + shift
             g = 0.0 if clipped and (z <= low or z >= high) else dy[b, ch, k]
+            if from_y:
+                dres[b, ch, k] = g
             dx[b, ch, k] = k1 * (cnt * g - sb - (x[b, ch, k] - mu) * invstd * sg)
     dgamma[ch] = sg
     dbeta[ch] = sb

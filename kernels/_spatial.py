@@ -100,7 +100,8 @@ class SpatialKernels(NamedTuple):
 
     A target binds each pair to its `<operation>_forward` and `<operation>_backward` names,
     and `conv2d_backward_input` (dx of conv2d alone, from x's shape: a transposed
-    convolution's forward) to its own name.
+    convolution's forward) and `batch_norm_residual_backward` (the batch norm's
+    backward with a residual added before its clip) to their own names.
     """
 
     conv2d: tuple[Callable[..., Array], Callable[..., tuple[Array | None, Array]]]
@@ -111,6 +112,7 @@ class SpatialKernels(NamedTuple):
         Callable[..., tuple[Array, Array, Array]],
     ]
     conv2d_backward_input: Callable[..., Array]
+    batch_norm_residual_backward: Callable[..., tuple[Array, Array, Array, Array]]
 
 
 def _pool_shape(
@@ -219,41 +221,78 @@ def spatial_kernels(p: SpatialPrimitives) -> SpatialKernels:
 
     def batch_norm_forward(
         x: Array, gamma: Array, beta: Array, eps: float, low: float = -math.inf,
-        high: float = math.inf,
+        high: float = math.inf, residual: Array | None = None,
     ) -> tuple[Array, Array, Array]:  # fmt: skip
-        """Normalize x (N, C, M) per channel with batch statistics, clip to [low, high]; return (y, mean, biased var).
+        """Normalize x (N, C, M) per channel with batch statistics, add `residual`, clip to [low, high]; return (y, mean, biased var).
 
-        The clip fuses a following ReLU (low 0) or ReLU6 (low 0, high 6).
+        The clip fuses a following ReLU (low 0) or ReLU6 (low 0, high 6); `residual`
+        (x's shape) a residual block's shortcut, added before the clip.
         """
         x = p.arg("x", x, 3)
         gamma, beta = p.arg("gamma", gamma, 1), p.arg("beta", beta, 1)
+        # Without a residual the body never reads it: x stands in for it.
+        res = x if residual is None else _same_shape("residual", residual, x)
         c = x.shape[1]
         y, mean, var = (p.empty(s, x.dtype) for s in (x.shape, (c,), (c,)))
-        p.launch(p.batch_norm[0], c, x, gamma, beta, float(eps), float(low),
-                 float(high), y, mean, var)  # fmt: skip
+        p.launch(p.batch_norm[0], c, x, res, residual is not None, gamma, beta,
+                 float(eps), float(low), float(high), y, mean, var)  # fmt: skip
         return y, mean, var
+
+    def _same_shape(name: str, a: Array, like: Array) -> Array:
+        a = p.arg(name, a, 3)
+        if tuple(a.shape) != tuple(like.shape):
+            raise ValueError(
+                f"Kernel argument `{name}` must have shape {tuple(like.shape)}, but got {tuple(a.shape)}."
+            )
+        return a
+
+    def _bn_backward(
+        dy: Array, x: Array, y: Array | None, gamma: Array, mean: Array, var: Array,
+        eps: float, beta: Array | None, low: float, high: float,
+    ) -> tuple[Array, Array, Array, Array]:  # fmt: skip
+        dy, x = p.arg("dy", dy, 3), p.arg("x", x, 3)
+        gamma, mean, var = (
+            p.arg(name, a, 1)
+            for name, a in (("gamma", gamma), ("mean", mean), ("var", var))
+        )
+        # Without a clip, or with the mask read from y, the body never reads beta: gamma stands in.
+        shift = gamma if beta is None else p.arg("beta", beta, 1)
+        c = x.shape[1]
+        dx, dgamma, dbeta = (p.empty(s, x.dtype) for s in (x.shape, (c,), (c,)))
+        # Without y the body neither reads y nor writes dres: x and dx stand in for them.
+        out, dres = (
+            (x, dx)
+            if y is None
+            else (_same_shape("y", y, x), p.empty(x.shape, x.dtype))
+        )
+        p.launch(p.batch_norm[1], c, dy, x, out, y is not None, gamma, shift, mean, var,
+                 float(eps), float(low), float(high), dx, dres, dgamma, dbeta)  # fmt: skip
+        return dx, dres, dgamma, dbeta
 
     def batch_norm_backward(
         dy: Array, x: Array, gamma: Array, mean: Array, var: Array, eps: float,
         beta: Array | None = None, low: float = -math.inf, high: float = math.inf,
     ) -> tuple[Array, Array, Array]:  # fmt: skip
-        """Return (dx, dgamma, dbeta) of `batch_norm_forward`; a clip needs the forward's `beta`."""
-        dy, x = p.arg("dy", dy, 3), p.arg("x", x, 3)
+        """Return (dx, dgamma, dbeta) of `batch_norm_forward` without a residual; a clip needs the forward's `beta`."""
         if beta is None and (low > -math.inf or high < math.inf):
             raise ValueError(
                 f"Kernel argument `beta` is needed with a clip to [{low}, {high}], but got None."
             )
-        gamma, mean, var = (
-            p.arg(name, a, 1)
-            for name, a in (("gamma", gamma), ("mean", mean), ("var", var))
+        dx, _, dgamma, dbeta = _bn_backward(
+            dy, x, None, gamma, mean, var, eps, beta, low, high
         )
-        # Without a clip the body never reads beta: gamma stands in for it.
-        shift = gamma if beta is None else p.arg("beta", beta, 1)
-        c = x.shape[1]
-        dx, dgamma, dbeta = (p.empty(s, x.dtype) for s in (x.shape, (c,), (c,)))
-        p.launch(p.batch_norm[1], c, dy, x, gamma, shift, mean, var, float(eps),
-                 float(low), float(high), dx, dgamma, dbeta)  # fmt: skip
         return dx, dgamma, dbeta
+
+    def batch_norm_residual_backward(
+        dy: Array, x: Array, y: Array, gamma: Array, mean: Array, var: Array, eps: float,
+        low: float = -math.inf, high: float = math.inf,
+    ) -> tuple[Array, Array, Array, Array]:  # fmt: skip
+        """Return (dx, dresidual, dgamma, dbeta) of `batch_norm_forward` with a residual, from its output y.
+
+        One pass over the data: the clip's mask is read from y, and the gradient it
+        passes is both the residual's and the one the normalization's backward takes.
+        """
+        return _bn_backward(dy, x, y, gamma, mean, var, eps, None, low, high)
 
     return SpatialKernels(
         (conv2d_forward, conv2d_backward),
@@ -261,4 +300,5 @@ def spatial_kernels(p: SpatialPrimitives) -> SpatialKernels:
         (avg_pool2d_forward, avg_pool2d_backward),
         (batch_norm_forward, batch_norm_backward),
         conv2d_backward_input,
+        batch_norm_residual_backward,
     )

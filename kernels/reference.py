@@ -330,13 +330,15 @@ def avg_pool2d_backward(
 # --- batch normalization (training statistics) -----------------------------------
 def batch_norm_forward(
     x: Array, gamma: Array, beta: Array, eps: float, low: float = -np.inf,
-    high: float = np.inf,
+    high: float = np.inf, residual: Array | None = None,
 ) -> tuple[Array, Array, Array]:  # fmt: skip
-    """Normalize x (N, C, M) per channel with batch statistics, clip to [low, high]; return (y, mean, biased var)."""
+    """Normalize x (N, C, M) per channel with batch statistics, add `residual`, clip to [low, high]; return (y, mean, biased var)."""
     mean = x.mean(axis=(0, 2))
     var = x.var(axis=(0, 2))
     xhat = (x - mean[:, None]) / np.sqrt(var[:, None] + eps)
     z = xhat * gamma[:, None] + beta[:, None]
+    if residual is not None:
+        z = z + residual
     return (
         (np.clip(z, low, high) if low > -np.inf or high < np.inf else z).astype(
             x.dtype
@@ -366,6 +368,17 @@ def batch_norm_backward(
         * (m * dy - dbeta[:, None] - xhat * dgamma[:, None])
     )
     return dx.astype(x.dtype), dgamma.astype(x.dtype), dbeta.astype(x.dtype)
+
+
+def batch_norm_residual_backward(
+    dy: Array, x: Array, y: Array, gamma: Array, mean: Array, var: Array, eps: float,
+    low: float = -np.inf, high: float = np.inf,
+) -> tuple[Array, Array, Array, Array]:  # fmt: skip
+    """Return (dx, dresidual, dgamma, dbeta) of `batch_norm_forward` with a residual: the clip's mask from its output y."""
+    if low > -np.inf or high < np.inf:
+        dy = np.where((y <= low) | (y >= high), 0, dy).astype(x.dtype)
+    dx, dgamma, dbeta = batch_norm_backward(dy, x, gamma, mean, var, eps)
+    return dx, dy, dgamma, dbeta
 
 
 # --- layer and group normalization (stats: row 0 the means, row 1 the 1 / std) -----

@@ -39,6 +39,7 @@ from ._conv import (
     avg_pool2d_forward,
     batch_norm_backward,
     batch_norm_forward,
+    batch_norm_residual_backward,
     conv2d_backward,
     conv2d_backward_input,
     conv2d_forward,

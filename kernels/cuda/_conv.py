@@ -103,22 +103,23 @@ def _avg_pool_grad(dy: Any, p: Any, dx: Any) -> None:
 # --- batch normalization: one thread per channel ----------------------------------------------
 @cuda.jit
 def _bn_fwd(
-    x: Any, gamma: Any, beta: Any, eps: float, low: float, high: float, y: Any,
-    mean: Any, var: Any,
+    x: Any, res: Any, add: bool, gamma: Any, beta: Any, eps: float, low: float,
+    high: float, y: Any, mean: Any, var: Any,
 ) -> None:  # fmt: skip
     for ch in range(cuda.grid(1), x.shape[1], cuda.gridsize(1)):
-        _bn_fwd_body(x, gamma, beta, eps, low, high, y, mean, var, ch)
+        _bn_fwd_body(x, res, add, gamma, beta, eps, low, high, y, mean, var, ch)
 
 
 @cuda.jit
 def _bn_bwd(
-    dy: Any, x: Any, gamma: Any, beta: Any, mean: Any, var: Any, eps: float, low: float,
-    high: float, dx: Any, dgamma: Any, dbeta: Any,
+    dy: Any, x: Any, y: Any, from_y: bool, gamma: Any, beta: Any, mean: Any, var: Any,
+    eps: float, low: float, high: float, dx: Any, dres: Any, dgamma: Any, dbeta: Any,
 ) -> None:  # fmt: skip
     for ch in range(cuda.grid(1), x.shape[1], cuda.gridsize(1)):
         _bn_bwd_body(
-            dy, x, gamma, beta, mean, var, eps, low, high, dx, dgamma, dbeta, ch
-        )
+            dy, x, y, from_y, gamma, beta, mean, var, eps, low, high, dx, dres, dgamma,
+            dbeta, ch,
+        )  # fmt: skip
 
 
 def _col2im(dcols: DeviceArray, g: ConvGeometry, dx: DeviceArray) -> None:
@@ -151,6 +152,7 @@ conv2d_backward_input = _spatial.conv2d_backward_input
 max_pool2d_forward, max_pool2d_backward = _spatial.max_pool2d
 avg_pool2d_forward, avg_pool2d_backward = _spatial.avg_pool2d
 batch_norm_forward, batch_norm_backward = _spatial.batch_norm
+batch_norm_residual_backward = _spatial.batch_norm_residual_backward
 
 # The planar, stride-phase and 1x1 layouts (`kernels/_planar_conv.py`, `_phase_conv.py`,
 # `_pointwise_conv.py`) are CPU arrangements of the host BLAS calls; the device kernels above

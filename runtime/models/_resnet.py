@@ -61,9 +61,14 @@ class ResidualBlockBase(nn.Cell):
     def construct(self, x: Any) -> Tensor:
         """Residual: relu(bn(conv(relu(bn(conv(x))))) + shortcut(x))."""
         out = _norm_act(self.bn1d, self.relu, self.conv1(x))
-        out = self.bn2d(self.conv2(out))
+        out = self.conv2(out)
         identity = x if self.down_sample_layer is None else self.down_sample_layer(x)
-        result: Tensor = self.relu(out + identity)
+        fused = fusable_norm_activation(self.bn2d, self.relu)
+        if fused is not None and self.bn2d.uses_batch_statistics():
+            # Training: normalize, add the shortcut and clip in one pass (and one backward pass).
+            return self.bn2d.fused(out, fused, identity)
+        # Inference (and export, which traces these cells' operations) keeps the cells.
+        result: Tensor = self.relu(self.bn2d(out) + identity)
         return result
 
 

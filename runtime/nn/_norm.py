@@ -87,11 +87,18 @@ class _BatchNorm(Cell):
         """Normalize with batch statistics (training) or the moving statistics."""
         return self.fused(x, None)
 
-    def fused(self, x: Any, activation: str | None) -> Tensor:
-        """`construct`, then `activation` ("relu", "relu6" or None), in one kernel while training.
+    def uses_batch_statistics(self) -> bool:
+        """Whether `construct` normalizes with the batch's statistics (else the moving ones)."""
+        if self.use_batch_statistics is None:
+            return bool(self.training)
+        return bool(self.use_batch_statistics)
+
+    def fused(self, x: Any, activation: str | None, residual: Any = None) -> Tensor:
+        """`construct`, plus `residual`, then `activation` ("relu", "relu6" or None), in one kernel while training.
 
         `SequentialCell` calls it for a batch norm directly followed by a `ReLU`
-        or `ReLU6` cell; the result is the two cells'.
+        or `ReLU6` cell, a residual block for `relu(bn(x) + identity)`; the result
+        is the cells'. `residual` must have x's shape.
         """
         t = x if isinstance(x, Tensor) else Tensor(x)
         if t.ndim not in self._ndims or t.shape[1] != self.num_features:
@@ -99,14 +106,9 @@ class _BatchNorm(Cell):
                 f"For '{type(self).__name__}', the input must have {' or '.join(map(str, self._ndims))} dimensions "
                 f"with {self.num_features} channels at axis 1, but got shape {t.shape}."
             )
-        batch_stats = (
-            self.training
-            if self.use_batch_statistics is None
-            else self.use_batch_statistics
-        )
-        if batch_stats:
+        if self.uses_batch_statistics():
             y, mean, var = nn_ops.batch_norm(
-                t, self.gamma, self.beta, self.eps, activation
+                t, self.gamma, self.beta, self.eps, activation, residual
             )
             count = t.size // self.num_features
             unbiased = var * (count / max(count - 1, 1))
@@ -122,6 +124,8 @@ class _BatchNorm(Cell):
         out = (t - ops.reshape(self.moving_mean, shape)) * inv + ops.reshape(
             self.beta, shape
         )
+        if residual is not None:
+            out = out + residual
         return out if activation is None else _activate(activation, out)
 
     def extend_repr(self) -> str:

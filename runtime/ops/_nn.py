@@ -297,13 +297,16 @@ BN_ACTIVATIONS = {None: (-math.inf, math.inf), "relu": (0.0, math.inf), "relu6":
 
 
 def batch_norm(
-    x: Any, gamma: Tensor, beta: Tensor, eps: float, activation: str | None = None
-) -> tuple[Tensor, Array, Array]:
+    x: Any, gamma: Tensor, beta: Tensor, eps: float, activation: str | None = None,
+    residual: Any = None,
+) -> tuple[Tensor, Array, Array]:  # fmt: skip
     """Normalize (N, C, ...) input with batch statistics; return (y, batch mean, biased batch var).
 
     `activation` "relu" or "relu6" applies that activation in the same kernel (one
     pass over the data, no stored intermediate); its gradient passes where the
     normalized value lay strictly inside the activation's linear range.
+    `residual` (x's shape) is added before the activation, in the same pass: a
+    residual block's `relu(bn(x) + identity)`.
     """
     low, high = BN_ACTIVATIONS[activation]
     tx = as_tensor(x)
@@ -311,6 +314,8 @@ def batch_norm(
     xd = _float(tx)
     shape = xd.shape
     x3 = xd.reshape(shape[0], shape[1], -1)
+    if residual is not None:
+        return _batch_norm_residual(tx, x3, gamma, beta, eps, low, high, residual)
     g_data, b_data = _float(gamma), _float(beta)
     y, mean, var = k.batch_norm_forward(x3, g_data, b_data, eps, low, high)
 
@@ -325,6 +330,37 @@ def batch_norm(
         return backward
 
     return record(y.reshape(shape), (tx, gamma, beta), grad_fn), mean, var
+
+
+def _batch_norm_residual(
+    tx: Tensor, x3: Array, gamma: Tensor, beta: Tensor, eps: float, low: float,
+    high: float, residual: Any,
+) -> tuple[Tensor, Array, Array]:  # fmt: skip
+    """`batch_norm` with a residual: the backward reads the clip's mask from the output."""
+    k = _k()
+    tr = as_tensor(residual)
+    if tr.shape != tx.shape:
+        raise ValueError(
+            f"For 'batch_norm', the argument 'residual' must have the input's shape {tx.shape}, "
+            f"but got {tr.shape}."
+        )
+    g_data = _float(gamma)
+    r3 = _float(tr).reshape(x3.shape)
+    y, mean, var = k.batch_norm_forward(
+        x3, g_data, _float(beta), eps, low, high, residual=r3
+    )
+
+    def grad_fn() -> GradFn:
+        def backward(g: Array) -> tuple[Array, Array, Array, Array]:
+            dy = _contig(g).reshape(x3.shape)
+            dx, dres, dg, db = k.batch_norm_residual_backward(
+                dy, x3, y, g_data, mean, var, eps, low, high
+            )
+            return dx.reshape(tx.shape), dg, db, dres.reshape(tx.shape)
+
+        return backward
+
+    return record(y.reshape(tx.shape), (tx, gamma, beta, tr), grad_fn), mean, var
 
 
 def dropout(x: Any, p: float) -> Tensor:

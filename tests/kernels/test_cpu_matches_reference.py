@@ -173,21 +173,32 @@ BN_CLIPS = [(-np.inf, np.inf), (0.0, np.inf), (0.0, 6.0), (-0.25, 0.25)]
     offset=st.sampled_from(
         [0.0, 100.0]
     ),  # a large mean: the one-pass variance stays exact
+    residual=st.booleans(),  # a residual block's shortcut added before the clip
     dtype=dtypes,
     seed=seeds,
 )
-def test_batch_norm(n, c, m, clip, offset, dtype, seed):
+def test_batch_norm(n, c, m, clip, offset, residual, dtype, seed):
     x, g, b = (
         arr((n, c, m), dtype, seed) + dtype(offset),
         arr((c,), dtype, seed + 1),
         arr((c,), dtype, seed + 2),
     )
-    both("batch_norm_forward", x, g, b, 1e-5, *clip, dtype=dtype)
-    _, mean, var = reference.batch_norm_forward(x, g, b, 1e-5)
+    res = arr((n, c, m), dtype, seed + 4) if residual else None
+    both("batch_norm_forward", x, g, b, 1e-5, *clip, res, dtype=dtype)
+    low, high = clip
+    y, mean, var = reference.batch_norm_forward(x, g, b, 1e-5, low, high, res)
     dy = arr((n, c, m), dtype, seed + 3)
     tol = TOL[dtype]
-    got = cpu.batch_norm_backward(dy, x, g, mean, var, 1e-5, b, *clip)
-    want = reference.batch_norm_backward(dy, x, g, mean, var, 1e-5, b, *clip)
+    got: tuple[np.ndarray, ...]
+    want: tuple[np.ndarray, ...]
+    if residual:
+        got = cpu.batch_norm_residual_backward(dy, x, y, g, mean, var, 1e-5, *clip)
+        want = reference.batch_norm_residual_backward(
+            dy, x, y, g, mean, var, 1e-5, *clip
+        )
+    else:
+        got = cpu.batch_norm_backward(dy, x, g, mean, var, 1e-5, b, *clip)
+        want = reference.batch_norm_backward(dy, x, g, mean, var, 1e-5, b, *clip)
     for a, e in zip(
         got, want, strict=True
     ):  # dx cancels large terms: compare against the gradient's scale

@@ -100,19 +100,28 @@ class _UnfusedReLU(nn.ReLU):
     """A ReLU the fusion does not recognise (it matches the exact cell type)."""
 
 
-def test_resnet_block_fuses_batch_norm_and_relu_with_the_cells_results():
-    # ResidualBlockBase (and ResNet's stem) run bn1d + relu fused; a ReLU subclass keeps them apart.
+@pytest.mark.parametrize(
+    ("in_channel", "stride", "convs"),
+    [(4, 2, 3), (8, 1, 2)],  # with the down-sampling branch, and the identity shortcut
+)
+def test_resnet_block_fuses_batch_norm_and_relu_with_the_cells_results(
+    in_channel, stride, convs
+):
+    # ResidualBlockBase (and ResNet's stem) run bn1d + relu and bn2d + shortcut + relu fused;
+    # a ReLU subclass keeps them apart.
     from cadence.models._resnet import ResidualBlockBase
 
-    x = ms.Tensor(np.random.default_rng(2).normal(size=(2, 4, 6, 6)).astype(np.float32))
+    x = ms.Tensor(
+        np.random.default_rng(2).normal(size=(2, in_channel, 6, 6)).astype(np.float32)
+    )
     results = []
     for relu in (nn.ReLU, _UnfusedReLU):
         ms.set_seed(0)
-        block = ResidualBlockBase(4, 8, 2)  # with the down-sampling branch
+        block = ResidualBlockBase(in_channel, 8, stride)
         block.relu = relu()
         results.append(_run(block, block, x))
-    # out, dx, 3 convolution weights, 3 BNs' gamma and beta, then their moving statistics
-    assert len(results[0]) == 2 + 3 + 3 * 2 + 3 * 2
+    # out, dx, the convolution weights, the BNs' gamma and beta, then their moving statistics
+    assert len(results[0]) == 2 + convs + convs * 2 + convs * 2
     for got, want in zip(*results, strict=True):
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
 

@@ -239,19 +239,22 @@ def test_pooling(case, seed):
     c=st.integers(1, 3),
     m=st.integers(1, 3),
     activation=st.sampled_from([None, "relu", "relu6"]),
+    residual=st.booleans(),  # a residual block's shortcut, added before the activation
     seed=st.integers(0, 1000),
 )
-def test_batch_norm(n, c, m, activation, seed):
+def test_batch_norm(n, c, m, activation, residual, seed):
     x, g, b = (
         values((n, c, m), seed=seed),
         values((c,), 0.5, 2, seed=seed + 1),
         values((c,), seed=seed + 2),
     )
+    shortcut = [values((n, c, m), seed=seed + 3)] if residual else []
     check(
-        lambda a, gg, bb: nn_ops.batch_norm(a, gg, bb, 1e-5, activation)[0],
+        lambda a, gg, bb, *r: nn_ops.batch_norm(a, gg, bb, 1e-5, activation, *r)[0],
         x,
         g,
         b,
+        *shortcut,
         rtol=1e-3,
         atol=1e-5,
     )

@@ -173,6 +173,37 @@ def test_batch_norm(dtype, clip):
     both("batch_norm_backward", dy, x, gamma, mean, var, 1e-5, beta, *clip, dtype=dtype)
 
 
+def test_batch_norm_with_a_residual():
+    # A residual block's relu(bn(x) + shortcut): the same bodies with the residual switched on.
+    dtype = np.float32
+    x, res, gamma, beta, dy = (
+        arr(shape, dtype, seed)
+        for shape, seed in (
+            ((2, 3, 4), 15),
+            ((2, 3, 4), 16),
+            ((3,), 17),
+            ((3,), 18),
+            ((2, 3, 4), 19),
+        )
+    )
+    both("batch_norm_forward", x, gamma, beta, 1e-5, 0.0, np.inf, res, dtype=dtype)
+    y, mean, var = ref.batch_norm_forward(x, gamma, beta, 1e-5, 0.0, np.inf, res)
+    assert (y == 0).any() and (y > 0).any()  # the clip's mask both passes and stops
+    both(
+        "batch_norm_residual_backward",
+        dy,
+        x,
+        y,
+        gamma,
+        mean,
+        var,
+        1e-5,
+        0.0,
+        np.inf,
+        dtype=dtype,
+    )
+
+
 def _update(name, dtype, *state, args):
     p, g = arr((4, 3), dtype, 20), arr((4, 3), dtype, 21)
     dev = [k.to_device(a) for a in (p, *state)]
