@@ -57,6 +57,24 @@ def test_an_error_in_a_span_reaches_the_caller():
         _parallel.in_spans(loop, 10, 2)
 
 
+def test_callers_on_two_threads_each_get_their_own_parts_results():
+    # The workers share one job queue; each call's results come back on its own reply queue.
+    results: dict[int, list[object]] = {}
+
+    def call(caller: int) -> None:
+        tasks = [lambda i=i: (caller, i) for i in range(3)]
+        for _ in range(20):
+            results[caller] = _parallel.run_parts(tasks)
+            assert results[caller] == [(caller, 0), (caller, 1), (caller, 2)]
+
+    threads = [threading.Thread(target=call, args=(c,)) for c in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=30)
+    assert results == {c: [(c, 0), (c, 1), (c, 2)] for c in range(2)}
+
+
 def test_runtime_num_threads_sets_the_kernel_threads():
     before = _parallel.thread_count()
     try:
