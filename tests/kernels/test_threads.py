@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import threading
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pytest
@@ -10,6 +12,9 @@ from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
 
 import cadence as ms
 from cadence.kernels import _parallel
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 
 @pytest.mark.parametrize("threads", [1, 2, 3])
@@ -59,10 +64,15 @@ def test_an_error_in_a_span_reaches_the_caller():
 
 def test_callers_on_two_threads_each_get_their_own_parts_results():
     # The workers share one job queue; each call's results come back on its own reply queue.
-    results: dict[int, list[object]] = {}
+    results: dict[int, list[tuple[int, int]]] = {}
 
     def call(caller: int) -> None:
-        tasks = [lambda i=i: (caller, i) for i in range(3)]
+        def part(i: int) -> tuple[int, int]:
+            return caller, i
+
+        tasks: list[Callable[[], tuple[int, int]]] = [
+            functools.partial(part, i) for i in range(3)
+        ]
         for _ in range(20):
             results[caller] = _parallel.run_parts(tasks)
             assert results[caller] == [(caller, 0), (caller, 1), (caller, 2)]
