@@ -7,8 +7,8 @@ into independent parts (blocks of images in the convolutions, rows of the im2col
 products (`_split_gemm`), rows of softmax and normalization, batch rows of a
 recurrent layer through time, channels of batch normalization) runs them on that
 many threads instead: the first part on
-the calling thread, the others on a few resident worker threads, and the threads
-meet once per kernel call. The numba loops (`nogil`) and BLAS release the GIL, so the parts
+the calling thread, the others on one small pool, and the threads meet once per
+kernel call. The numba loops (`nogil`) and BLAS release the GIL, so the parts
 really run at once.
 
 Meanwhile BLAS runs on one thread and gets its count back afterwards, so the
@@ -31,8 +31,8 @@ import functools
 import inspect
 import itertools
 import os
-import queue
 import threading
+from concurrent.futures import ThreadPoolExecutor, TimeoutError as FutureTimeout
 from typing import TYPE_CHECKING, Any, TypeVar
 
 # Loads the BLAS library numba's np.dot calls (scipy's), so that the controller below
@@ -64,43 +64,17 @@ WAIT_SECONDS = 3600.0
 # The BLAS libraries loaded, read and set directly: a `threadpoolctl` limit re-reads
 # every library each time (milliseconds a step).
 _BLAS_LIBS = ThreadpoolController().select(user_api="blas").lib_controllers
-# The hand-off: one queue of (task, reply queue, index) the workers all read, and a
-# reply queue per call. Two C-level `SimpleQueue` operations per part: a
-# ThreadPoolExecutor's Future, work item and condition cost 3x as much (44 against 14 us
-# a round trip), paid by every kernel call: MobileNetV2 makes ~225 a step.
-_Job = tuple["Callable[[], Any]", "queue.SimpleQueue[tuple[int, bool, Any]]", int]
-_jobs: queue.SimpleQueue[_Job] = queue.SimpleQueue()
-_workers = 0
+_pool: ThreadPoolExecutor | None = None
 _pool_lock = threading.Lock()
 _inside = threading.local()
 
 
-def _work() -> None:
-    while True:
-        task, reply, index = _jobs.get()
-        try:
-            reply.put((index, True, task()))
-        except BaseException as exc:  # handed to the caller, who raises it
-            reply.put((index, False, exc))
-
-
-def _ensure_workers(count: int) -> None:
-    """Start worker threads until `count` run (they never stop: daemons blocked on `_jobs`)."""
-    global _workers
-    with _pool_lock:
-        while _workers < count:
-            threading.Thread(
-                target=_work, name=f"cadence-kernel_{_workers}", daemon=True
-            ).start()
-            _workers += 1
-
-
 def _forget_pool() -> None:
     # A forked child (multiprocessing's fork start, a launcher) has none of the parent's
-    # worker threads: it starts its own, on a queue of its own (a lock held at the fork
-    # would stay held in the child).
-    global _workers, _jobs, _pool_lock
-    _workers, _jobs, _pool_lock = 0, queue.SimpleQueue(), threading.Lock()
+    # pool threads, but the executor would count them as running and start no new one:
+    # a part submitted there would never run. The child starts its own pool.
+    global _pool
+    _pool = None
 
 
 os.register_at_fork(after_in_child=_forget_pool)
@@ -122,6 +96,14 @@ def spans(count: int, parts: int, min_items: int = 1) -> list[tuple[int, int]]:
     """[(start, stop)] cutting range(count) into at most `parts` contiguous spans of `min_items` or more."""
     n = max(1, min(parts, count // max(min_items, 1)))
     return list(itertools.pairwise(count * i // n for i in range(n + 1)))
+
+
+def _executor(workers: int) -> ThreadPoolExecutor:
+    global _pool
+    with _pool_lock:
+        if _pool is None or _pool._max_workers < workers:  # grows with the thread count
+            _pool = ThreadPoolExecutor(workers, thread_name_prefix="cadence-kernel")
+        return _pool
 
 
 def _marked(task: Callable[[], T]) -> Callable[[], T]:
@@ -148,40 +130,21 @@ def run_parts(tasks: list[Callable[[], T]], *, blas_inside: bool = False) -> lis
     for lib in _BLAS_LIBS:
         lib.set_num_threads(1)
     try:
-        reply: queue.SimpleQueue[tuple[int, bool, Any]] = queue.SimpleQueue()
-        if len(tasks) > 1:
-            _ensure_workers(len(tasks) - 1)
-        for index, task in enumerate(tasks[1:], 1):
-            _jobs.put((_marked(task), reply, index))
-        results: list[Any] = [None] * len(tasks)
+        pool = _executor(len(tasks) - 1) if len(tasks) > 1 else None
+        futures = [pool.submit(_marked(t)) for t in tasks[1:]] if pool else []
         try:
-            results[0] = _marked(tasks[0])()
+            first = _marked(tasks[0])()
         finally:  # the other parts finish (or fail) before BLAS gets its threads back
-            failure = _collect(reply, results)
-        if failure is not None:
-            raise failure
-        return results
+            try:
+                rest = [f.result(timeout=WAIT_SECONDS) for f in futures]
+            except FutureTimeout as exc:
+                raise TimeoutError(
+                    f"A kernel part did not finish within {WAIT_SECONDS:.0f} s; the worker thread is stuck."
+                ) from exc
+        return [first, *rest]
     finally:
         for lib, n in zip(_BLAS_LIBS, before, strict=True):
             lib.set_num_threads(n)
-
-
-def _collect(
-    reply: queue.SimpleQueue[tuple[int, bool, Any]], results: list[Any]
-) -> BaseException | None:
-    """Fill results[1:] from the workers' replies; return the first part's exception, if any."""
-    failure = None
-    for _ in range(len(results) - 1):
-        try:
-            index, ok, value = reply.get(timeout=WAIT_SECONDS)
-        except queue.Empty as exc:
-            raise TimeoutError(
-                f"A kernel part did not finish within {WAIT_SECONDS:.0f} s; the worker thread is stuck."
-            ) from exc
-        results[index] = value
-        if not ok and failure is None:
-            failure = value
-    return failure
 
 
 def in_spans(

@@ -63,7 +63,7 @@ def test_an_error_in_a_span_reaches_the_caller():
 
 
 def test_callers_on_two_threads_each_get_their_own_parts_results():
-    # The workers share one job queue; each call's results come back on its own reply queue.
+    # The pool is shared: each call gets back its own parts' results, in order.
     results: dict[int, list[tuple[int, int]]] = {}
 
     def call(caller: int) -> None:
