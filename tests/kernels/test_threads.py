@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import threading
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pytest
@@ -10,6 +12,9 @@ from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
 
 import cadence as ms
 from cadence.kernels import _parallel
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 
 @pytest.mark.parametrize("threads", [1, 2, 3])
@@ -55,6 +60,29 @@ def test_an_error_in_a_span_reaches_the_caller():
         pytest.raises(RuntimeError, match="second span failed"),
     ):
         _parallel.in_spans(loop, 10, 2)
+
+
+def test_callers_on_two_threads_each_get_their_own_parts_results():
+    # The pool is shared: each call gets back its own parts' results, in order.
+    results: dict[int, list[tuple[int, int]]] = {}
+
+    def call(caller: int) -> None:
+        def part(i: int) -> tuple[int, int]:
+            return caller, i
+
+        tasks: list[Callable[[], tuple[int, int]]] = [
+            functools.partial(part, i) for i in range(3)
+        ]
+        for _ in range(20):
+            results[caller] = _parallel.run_parts(tasks)
+            assert results[caller] == [(caller, 0), (caller, 1), (caller, 2)]
+
+    threads = [threading.Thread(target=call, args=(c,)) for c in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=30)
+    assert results == {c: [(c, 0), (c, 1), (c, 2)] for c in range(2)}
 
 
 def test_runtime_num_threads_sets_the_kernel_threads():
