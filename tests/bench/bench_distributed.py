@@ -25,6 +25,11 @@ Two more arms in the same run tell a miss from a limit:
   backward (the bucket path's default only where every rank has a spare core):
   the hidden fraction and what it does to throughput.
 
+Inside the 2-rank job (`BENCH_AB`, set by `main`), two more models are timed in
+blocks interleaved with the default's: one reduced by `MPI_Allreduce` after
+backward, and one whose every gradient is copied into the window (Dense layers
+not writing theirs there): A/Bs that host noise does not skew.
+
 Last, where each arm's step goes (the best block's, per step): the train
 cell's forward and backward, the reduction's wait, the optimizer's update, the
 loop's stop vote and everything else between steps.
