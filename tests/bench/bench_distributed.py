@@ -30,6 +30,10 @@ blocks interleaved with the default's: one reduced by `MPI_Allreduce` after
 backward, and one whose every gradient is copied into the window (Dense layers
 not writing theirs there): A/Bs that host noise does not skew.
 
+`--pairs N` runs only the 2-thread process and the 2 ranks, N times each, every
+pair back to back (ABBA order), and prints the median of the pairs' ratios: the
+table's arms run minutes apart, and host noise moves their ratio between quiet runs.
+
 Last, where each arm's step goes (the best block's, per step): the train
 cell's forward and backward, the reduction's wait, the optimizer's update, the
 loop's stop vote and everything else between steps.
@@ -43,6 +47,7 @@ from __future__ import annotations
 
 import json
 import os
+import statistics
 import subprocess
 import sys
 import time
@@ -299,7 +304,13 @@ def _allreduce_micro() -> dict[str, float]:
 
 
 def _command(
-    kind: str, batch: int, steps: int, distributed: bool, threads: int, bucket: int
+    kind: str,
+    batch: int,
+    steps: int,
+    distributed: bool,
+    threads: int,
+    bucket: int,
+    ab: bool = True,
 ) -> tuple[list[str], dict[str, str]]:
     args = [sys.executable, str(HERE), "--worker", kind, str(batch), str(steps)]
     if not distributed:
@@ -308,7 +319,7 @@ def _command(
     env = _threads_env(1)
     if bucket:
         env[BUCKET_ENV] = str(bucket)
-    else:  # the default reduction, and MPI_Allreduce after backward next to it
+    elif ab:  # the default reduction, and MPI_Allreduce after backward next to it
         env[AB_ENV] = "1"
     return [mpiexec, "-n", "2", *args, "--distributed"], env
 
@@ -325,8 +336,9 @@ def run(
     distributed: bool,
     threads: int = 1,
     bucket: int = 0,
+    ab: bool = True,
 ) -> dict[str, Any]:
-    cmd, env = _command(kind, batch, steps, distributed, threads, bucket)
+    cmd, env = _command(kind, batch, steps, distributed, threads, bucket, ab)
     out = subprocess.run(
         cmd, env=env, capture_output=True, text=True, timeout=1200, check=True
     ).stdout
@@ -342,6 +354,25 @@ def ceiling(kind: str, batch: int, steps: int) -> float:
     ]
     outs = [p.communicate(timeout=1200)[0] for p in procs]
     return sum(float(_result(out)["samples_per_s"]) for out in outs)
+
+
+def paired_ratios(kind: str, batch: int, steps: int, count: int) -> list[float]:
+    """2 ranks over the 2-thread process, `count` pairs each run back to back, in ABBA order.
+
+    The table's ratio compares arms run minutes apart, which host noise moves by
+    several points between quiet runs; a pair's two runs share the same minute.
+    """
+    ratios = []
+    for i in range(count):
+        order = (False, True) if i % 2 == 0 else (True, False)
+        rate = {
+            d: run(kind, batch, steps, d, threads=1 if d else 2, ab=False)[
+                "samples_per_s"
+            ]
+            for d in order
+        }
+        ratios.append(rate[True] / rate[False])
+    return ratios
 
 
 def _hidden(result: dict[str, Any]) -> float:
@@ -371,6 +402,7 @@ def main() -> None:
             "--worker": {"nargs": 3},
             "--distributed": {"action": "store_true"},
             "--only": {"nargs": "+", "choices": CASES, "default": list(CASES)},
+            "--pairs": {"type": int, "default": 0},
         },
     )
     if ns.worker:
@@ -382,6 +414,17 @@ def main() -> None:
     print(
         f"Load average before the run: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores\n"
     )
+    if ns.pairs > 0:
+        for case in ns.only:
+            kind, batch = case.split(":")[0], int(case.split(":")[1])
+            ratios = paired_ratios(kind, batch, ns.steps, ns.pairs)
+            print(
+                f"{kind} {batch}: 2 ranks / 2-thread process over {len(ratios)} back-to-back "
+                f"pairs: median {statistics.median(ratios):.3f}, min {min(ratios):.3f}, "
+                f"max {max(ratios):.3f}; pairs: {' '.join(f'{r:.3f}' for r in ratios)}",
+                flush=True,
+            )
+        return
     print(
         "| network | global batch | 1 process, 2 threads (samples/s) | 1 process, 1 thread | "
         "2 ranks, 1 thread each (samples/s) | ratio to 2 threads | ceiling: no communication | "
