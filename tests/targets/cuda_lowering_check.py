@@ -76,8 +76,11 @@ def signatures(dt):
         "_max_pool_grad": (cc._max_pool_grad, (a4, arr(4, types.int64), a3)),
         "_avg_pool": (cc._avg_pool, (a4, window, a4)),
         "_avg_pool_grad": (cc._avg_pool_grad, (a4, window, a4)),
-        "_bn_fwd": (cc._bn_fwd, (a3, a1, a1, f8, f8, f8, a3, a1, a1)),
-        "_bn_bwd": (cc._bn_bwd, (a3, a3, a1, a1, a1, a1, f8, f8, f8, a3, a1, a1)),
+        "_bn_fwd": (cc._bn_fwd, (a3, a3, b, a1, a1, f8, f8, f8, a3, a1, a1)),
+        "_bn_bwd": (
+            cc._bn_bwd,
+            (a3, a3, a3, b, a1, a1, a1, a1, f8, f8, f8, a3, a3, a1, a1),
+        ),
         "_ewise2": (cg._ewise2, (i, a1, t6, dt, b, a1, t6, dt, b, a1, t6)),
         "_ewise1": (cg._ewise1, (i, a1, a1)),
         # comparisons store bools; a bool mask times a float array
