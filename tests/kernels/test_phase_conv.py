@@ -7,11 +7,10 @@ import pytest
 from hypothesis import given, strategies as st
 
 from cadence.kernels import _phase_conv, cpu_kernels, reference
+from tests.kernels.test_cpu_matches_reference import TOL, dtypes, seeds
 
 cpu = cpu_kernels()
 STRIDE, DILATION = (2, 2), (1, 1)
-RTOL = {np.float32: 2e-4, np.float64: 1e-10}
-ATOL = {np.float32: 2e-5, np.float64: 1e-12}
 
 
 def _arrays(rng, dtype, *shapes):
@@ -26,8 +25,8 @@ def _arrays(rng, dtype, *shapes):
     w=st.integers(3, 9),
     padding=st.tuples(*[st.integers(0, 2)] * 4),
     need_dx=st.booleans(),
-    dtype=st.sampled_from([np.float32, np.float64]),
-    seed=st.integers(0, 2**16),
+    dtype=dtypes,
+    seed=seeds,
 )
 def test_matches_reference(n, c, o, h, w, padding, need_dx, dtype, seed):
     # Odd and even sizes and uneven paddings: the phases' last row or column may lie
@@ -42,13 +41,13 @@ def test_matches_reference(n, c, o, h, w, padding, need_dx, dtype, seed):
         patch.setattr(_phase_conv, "CHUNK_IMAGES", 2)
         got = cpu.conv2d_phase_forward(x, wt, *geometry)
         dx, dw = cpu.conv2d_phase_backward(dy, x, wt, *geometry, need_dx)
-    np.testing.assert_allclose(got, want, rtol=RTOL[dtype], atol=ATOL[dtype])
+    np.testing.assert_allclose(got, want, **TOL[dtype])
     want_dx, want_dw = reference.conv2d_backward(dy, x, wt, *geometry, True)
     assert dw.dtype == dtype
-    np.testing.assert_allclose(dw, want_dw, rtol=RTOL[dtype], atol=ATOL[dtype])
+    np.testing.assert_allclose(dw, want_dw, **TOL[dtype])
     if need_dx:
         assert want_dx is not None
-        np.testing.assert_allclose(dx, want_dx, rtol=RTOL[dtype], atol=ATOL[dtype])
+        np.testing.assert_allclose(dx, want_dx, **TOL[dtype])
     else:
         assert dx is None
 
