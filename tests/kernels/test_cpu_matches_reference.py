@@ -6,10 +6,13 @@ from hypothesis import given, strategies as st
 
 from cadence.kernels import KERNEL_NAMES, cpu_kernels, reference
 from tests.helpers.strategies import conv2d_cases, pool2d_cases
+from tests.helpers.tolerance import Tolerance
 
 cpu = cpu_kernels()
+
+
 # Per-dtype tolerance: float32 kernels accumulate in a different order than numpy.
-TOL = {
+TOL: dict[type, Tolerance] = {
     np.float32: {"rtol": 2e-4, "atol": 2e-5},
     np.float64: {"rtol": 1e-10, "atol": 1e-12},
 }
@@ -32,7 +35,7 @@ def close(a, b, dtype):
     else:
         assert a.shape == b.shape
         assert a.dtype == b.dtype or a.dtype.kind == b.dtype.kind == "i"
-        np.testing.assert_allclose(a, b, **TOL[dtype])  # type: ignore[call-overload]
+        np.testing.assert_allclose(a, b, **TOL[dtype])
 
 
 def both(name, *args, dtype, in_place=False):
@@ -232,7 +235,7 @@ def run_update(
         getattr(cpu, name)(*a, *extra(step))
         getattr(reference, name)(*b, *extra(step))
     for x, y in zip(a, b, strict=True):
-        np.testing.assert_allclose(x, y, **TOL[dtype])  # type: ignore[call-overload]
+        np.testing.assert_allclose(x, y, **TOL[dtype])
 
 
 @given(

@@ -10,9 +10,10 @@ import pytest
 from hypothesis import given, strategies as st
 
 from cadence.kernels import _optim_elements, cpu_kernels, reference
+from tests.helpers.tolerance import Tolerance
 
 cpu = cpu_kernels()
-TOL = {
+TOL: dict[type, Tolerance] = {
     np.float32: {"rtol": 2e-4, "atol": 2e-5},
     np.float64: {"rtol": 1e-10, "atol": 1e-12},
 }
@@ -80,8 +81,10 @@ def test_cpu_matches_reference(name, shape, wd, flag, dtype, seed):
         grad = rng.standard_normal(shape).astype(dtype)
         for table, arrays in ((cpu, ours), (reference, theirs)):
             getattr(table, name)(arrays[0], grad, *arrays[1:], *hyper(t, wd, flag))
-    flat = [np.concatenate([x.ravel() for x in arrays]) for arrays in (ours, theirs)]
-    np.testing.assert_allclose(*flat, **TOL[dtype])  # type: ignore[call-overload]
+    got, want = (
+        np.concatenate([x.ravel() for x in arrays]) for arrays in (ours, theirs)
+    )
+    np.testing.assert_allclose(got, want, **TOL[dtype])
 
 
 def test_lamb_trust_ratio_is_one_for_a_zero_weight():

@@ -5,9 +5,10 @@ import pytest
 from hypothesis import given, strategies as st
 
 from cadence.kernels import cpu_kernels, reference
+from tests.helpers.tolerance import Tolerance
 
 cpu = cpu_kernels()
-TOL = {
+TOL: dict[type, Tolerance] = {
     np.float32: {"rtol": 2e-4, "atol": 2e-5},
     np.float64: {"rtol": 1e-10, "atol": 1e-12},
 }
@@ -33,7 +34,7 @@ def assert_all_close(got, want, dtype):
     assert len(got) == len(want)
     for g, w in zip(got, want, strict=True):
         assert g.shape == w.shape and g.dtype == w.dtype
-        np.testing.assert_allclose(g, w, **TOL[dtype])  # type: ignore[call-overload]
+        np.testing.assert_allclose(g, w, **TOL[dtype])
 
 
 # One layer direction: mode, steps, rows, units, reverse, bias, dtype, seed.

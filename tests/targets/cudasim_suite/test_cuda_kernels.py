@@ -5,12 +5,13 @@ import pytest
 from hypothesis import given, strategies as st
 
 from cadence.kernels import KERNEL_NAMES, cuda_kernels, reference as ref
+from tests.helpers.tolerance import Tolerance
 
 pytestmark = pytest.mark.cudasim
 k = cuda_kernels()
 # Stated tolerance of the CUDA kernels against the reference. float32 sums run in a
 # different order (and partly in float64) on the device; float64 differs only by rounding.
-TOL = {
+TOL: dict[type, Tolerance] = {
     np.float32: {"rtol": 2e-4, "atol": 2e-5},
     np.float64: {"rtol": 1e-9, "atol": 1e-11},
 }
@@ -38,7 +39,7 @@ def close(got, want, dtype):
         got = host(got)
         assert got.shape == want.shape
         assert got.dtype == want.dtype or got.dtype.kind == want.dtype.kind == "i"
-        np.testing.assert_allclose(got, want, **TOL[dtype])  # type: ignore[call-overload]
+        np.testing.assert_allclose(got, want, **TOL[dtype])
 
 
 def both(name, *args, dtype):

@@ -6,10 +6,11 @@ import pytest
 import cadence as ms
 import cadence.nn as nn
 from cadence.kernels import cuda_kernels, reference as ref
+from tests.helpers.tolerance import Tolerance
 
 pytestmark = pytest.mark.cudasim
 k = cuda_kernels()
-TOL = {
+TOL: dict[type, Tolerance] = {
     np.float32: {"rtol": 2e-4, "atol": 2e-5},
     np.float64: {"rtol": 1e-9, "atol": 1e-11},
 }
@@ -47,7 +48,7 @@ def test_update_matches_reference(name, positive, args, dtype):
     want = [a.copy() for a in (param, *states)]
     getattr(ref, name)(want[0], grad, *want[1:], *args)
     for d, w in zip(dev, want, strict=True):
-        np.testing.assert_allclose(k.to_host(d), w, **TOL[dtype])  # type: ignore[call-overload]
+        np.testing.assert_allclose(k.to_host(d), w, **TOL[dtype])
 
 
 def test_state_must_live_on_the_device():

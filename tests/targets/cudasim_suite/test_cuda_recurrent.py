@@ -5,10 +5,11 @@ import pytest
 
 from cadence.kernels import cpu_kernels, cuda_kernels, reference as ref
 from cadence.kernels.cuda import _device, _recurrent as cr
+from tests.helpers.tolerance import Tolerance
 
 pytestmark = pytest.mark.cudasim
 k = cuda_kernels()
-TOL = {
+TOL: dict[type, Tolerance] = {
     np.float32: {"rtol": 2e-4, "atol": 2e-5},
     np.float64: {"rtol": 1e-9, "atol": 1e-11},
 }
@@ -16,7 +17,7 @@ TOL = {
 
 def same(got, want, dtype):
     for g, w in zip(got, want, strict=True):
-        np.testing.assert_allclose(k.to_host(g), w, **TOL[dtype])  # type: ignore[call-overload]
+        np.testing.assert_allclose(k.to_host(g), w, **TOL[dtype])
 
 
 def direction_cases(mode, gates, reverse, dtype, steps, rows, units, lengths):
