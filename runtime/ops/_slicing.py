@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..validation import check_non_negative_int
 from ._functional import GradFn, as_tensor, cast, getitem, record, reshape
 
 if TYPE_CHECKING:
@@ -19,17 +20,36 @@ __all__ = ["cumsum", "cumulative_sum", "split", "strided_slice", "tile"]
 
 
 def tile(input: Any, dims: Any) -> Tensor:
-    """Repeat `input` `dims[i]` times along axis i (`dims` may be longer than the rank)."""
+    """Repeat `input` `dims[i]` times along axis i.
+
+    As MindSpore: `dims` longer than the rank adds leading axes, shorter is
+    padded with leading 1s (`tile(x of shape (2, 3), (2,))` has shape (2, 6)).
+    """
     t = as_tensor(input)
-    reps = tuple(int(d) for d in dims)
+    if not isinstance(dims, tuple | list):
+        raise TypeError(
+            f"For 'ops.tile', the argument 'dims' must be a tuple or list of ints, "
+            f"but got {type(dims).__name__}: {dims!r}."
+        )
+    given = tuple(
+        check_non_negative_int(
+            int(d) if isinstance(d, np.integer) else d, "dims", "ops.tile"
+        )
+        for d in dims
+    )
+    reps = (1,) * (t.ndim - len(given)) + given
     src = (1,) * (len(reps) - t.ndim) + t.shape
-    out = np.tile(t._data, reps)
+    # Axis i as (reps[i], src[i]): a broadcast and one copying reshape, not `np.tile`,
+    # so a device array stays on its device (both have device kernels; `np.tile` has none).
+    ones = [n for r, s in zip(reps, src, strict=True) for n in (1, s)]
+    copies = [n for pair in zip(reps, src, strict=True) for n in pair]
+    whole = [r * s for r, s in zip(reps, src, strict=True)]
+    out = np.broadcast_to(t._data.reshape(ones), copies).reshape(whole)
 
     def grad_fn() -> GradFn:
         def backward(g: Any) -> tuple[Any]:
             # Axis i of the output is (reps[i], src[i]): sum over the copies.
-            split_shape = [n for pair in zip(reps, src, strict=True) for n in pair]
-            summed = g.reshape(split_shape).sum(axis=tuple(range(0, 2 * len(reps), 2)))
+            summed = g.reshape(copies).sum(axis=tuple(range(0, 2 * len(reps), 2)))
             return (summed.reshape(t.shape),)
 
         return backward

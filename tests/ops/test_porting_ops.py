@@ -5,6 +5,7 @@ these cover what it cannot record: `Tensor.repeat` (Ascend-only in MindSpore 2.1
 `ClipByNorm` over one axis (see docs/mindspore-differences.md) and unsorted `TopK`.
 """
 
+import re
 from typing import Any
 
 import numpy as np
@@ -45,6 +46,36 @@ def test_topk_matches_a_stable_sort(x, data):
 def test_tensor_repeat_is_numpys_tile(x, reps):
     np.testing.assert_array_equal(Tensor(x).repeat(*reps).asnumpy(), np.tile(x, reps))
     np.testing.assert_array_equal(Tensor(x).repeat(reps).asnumpy(), np.tile(x, reps))
+
+
+@given(x=floats, reps=st.lists(st.integers(0, 3), min_size=1, max_size=4))
+def test_tile_matches_numpy_and_sums_its_copies_in_the_gradient(x, reps):
+    # Fewer dims than axes pad with leading 1s, as MindSpore and numpy do.
+    np.testing.assert_array_equal(
+        ops.tile(Tensor(x), tuple(reps)).asnumpy(), np.tile(x, reps)
+    )
+    weights = np.arange(np.tile(x, reps).size, dtype=np.float32).reshape(
+        np.tile(x, reps).shape
+    )
+    grad = ms.grad(lambda t: (ops.tile(t, reps) * Tensor(weights)).sum())(Tensor(x))
+    want = np.zeros_like(x)
+    # Each output element adds its weight to the input element it copies.
+    index = np.tile(np.arange(x.size).reshape(x.shape), reps)
+    np.add.at(want.reshape(-1), index.reshape(-1), weights.reshape(-1))
+    np.testing.assert_allclose(grad.asnumpy(), want)
+
+
+@pytest.mark.parametrize(
+    ("dims", "error", "says"),
+    [
+        ((-1, 2), ValueError, "'dims' must be an int >= 0, but got -1"),
+        (3, TypeError, "'dims' must be a tuple or list of ints, but got int: 3"),
+        ((1.5,), TypeError, "'dims' must be an int >= 0, but got 1.5"),
+    ],
+)
+def test_tile_rejects_bad_dims(dims, error, says):
+    with pytest.raises(error, match=re.escape(says)):
+        ops.tile(Tensor(np.ones((2, 3), np.float32)), dims)
 
 
 @given(x=floats, count=st.integers(0, 3))

@@ -95,13 +95,15 @@ def gather_one_hot_where(target):
         )  # its gradient adds into column 3 twice
         hot = ops.one_hot(ids, 4, ms.Tensor(1.0), ms.Tensor(0.0))
         masked = ops.masked_fill(picked, picked > 6.0, 0.5)
-        return (ops.where(masked > 1.0, masked, hot[:, :3]) * picked).sum()
+        chosen = ops.where(masked > 1.0, masked, hot[:, :3]) * picked
+        # tile's copies add up in its gradient
+        return (ops.tile(chosen, (2, 1)) * ops.tile(hot[:1, :3], (6, 1))).sum()
 
     value, grad = ms.value_and_grad(loss)(params)
     return float(value.asnumpy()), grad.asnumpy()
 
 
-def test_gather_one_hot_masked_fill_and_where_stay_on_the_device(on_target):  # noqa: F811 (the fixture)
+def test_gather_one_hot_masked_fill_where_and_tile_stay_on_the_device(on_target):  # noqa: F811 (the fixture)
     on_target("CPU")
     cpu = gather_one_hot_where("CPU")
     k.reset_statistics()
