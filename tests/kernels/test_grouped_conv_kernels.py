@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from unittest.mock import patch
+
 import numpy as np
 import pytest
 from hypothesis import assume, given, strategies as st
 
-from cadence.kernels import reference
+from cadence.kernels import _grouped_conv as grouped_conv, reference
 
 from .test_cpu_matches_reference import arr, both, dtypes, seeds
 
@@ -74,6 +76,32 @@ def test_depthwise_conv2d(
     x = arr((n, channels, h, w), dtype, seed)
     wt = arr((channels, 1, kh, kw), dtype, seed + 1)
     _check_both_ways(x, wt, s, p, d, channels, need_dx, dtype, seed)
+
+
+@given(
+    n=st.integers(1, 3), channels=st.integers(1, 5), h=st.integers(1, 9), w=st.integers(1, 9),
+    need_dx=st.booleans(), dtype=dtypes, seed=seeds,
+)  # fmt: skip
+def test_depthwise_conv2d_flat(
+    n: int, channels: int, h: int, w: int, need_dx: bool, dtype: type, seed: int
+) -> None:
+    """3x3 "same" depthwise layers: the flat plane bodies, on every plane width (down to 1)."""
+    x = arr((n, channels, h, w), dtype, seed)
+    wt = arr((channels, 1, 3, 3), dtype, seed + 1)
+    with patch.object(grouped_conv, "FLAT_MIN_WIDTH", 1):
+        _check_both_ways(
+            x, wt, (1, 1), (1, 1, 1, 1), (1, 1), channels, need_dx, dtype, seed
+        )
+
+
+@pytest.mark.parametrize(
+    "width", [grouped_conv.FLAT_MIN_WIDTH - 1, grouped_conv.FLAT_MIN_WIDTH]
+)
+def test_depthwise_conv2d_flat_threshold(width: int) -> None:
+    """At the threshold width and one below (flat and channels-last): both match the reference."""
+    x = arr((2, 3, 3, width), np.float32, 0)
+    wt = arr((3, 1, 3, 3), np.float32, 1)
+    _check_both_ways(x, wt, (1, 1), (1, 1, 1, 1), (1, 1), 3, True, np.float32, 0)
 
 
 @pytest.mark.parametrize(
