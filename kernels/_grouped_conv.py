@@ -197,6 +197,12 @@ def _is_flat(x: Array, w: Array, geom: Array, out_shape: tuple[int, ...]) -> boo
     )
 
 
+def _edge_columns(shape: tuple[int, ...]) -> Array:
+    """The flat bodies' `edge` (2, H * W): the pixels of a plane's first and last column."""
+    column = np.arange(shape[2] * shape[3]) % shape[3]
+    return np.stack([column == 0, column == shape[3] - 1])
+
+
 def _channels_last_taps(w: Array) -> Array:
     return np.ascontiguousarray(w[:, 0].transpose(1, 2, 0))
 
@@ -205,7 +211,7 @@ def _cpu_depthwise_forward(
     x: Array, w: Array, geom: Array, ylim: Array, xlim: Array, y: Array
 ) -> None:
     if _is_flat(x, w, geom, y.shape):
-        _flat_forward(x, w, y, y.shape[0] * y.shape[1])
+        _flat_forward(x, w, _edge_columns(x.shape), y, y.shape[0] * y.shape[1])
         return
     _samples_forward(x, _channels_last_taps(w), geom, ylim, xlim, y, x.shape[0])
 
@@ -217,8 +223,7 @@ def _cpu_depthwise_backward(
     n, c = x.shape[:2]
     partial = np.empty((n, c, *w.shape[2:]), w.dtype)
     if _is_flat(x, w, geom, dy.shape):
-        col = np.arange(x.shape[2] * x.shape[3]) % x.shape[3]
-        edge = np.stack([col == 0, col == x.shape[3] - 1])
+        edge = _edge_columns(x.shape)
         _flat_filter_grad(x, dy, edge, partial, n * c)
         _filter_sum(partial, dwt, c)
         if not need_dx:
@@ -226,7 +231,7 @@ def _cpu_depthwise_backward(
         dx = np.empty(x.shape, x.dtype)
         # The input gradient: the same convolution of dy with the filter turned by 180 degrees.
         turned = np.ascontiguousarray(w[:, :, ::-1, ::-1])
-        _flat_forward(dy, turned, dx, n * c)
+        _flat_forward(dy, turned, edge, dx, n * c)
         return dx
     dx = (
         np.empty(x.shape, x.dtype) if need_dx else x
