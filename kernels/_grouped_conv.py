@@ -174,27 +174,38 @@ def plane_schedule(
 
 # --- the CPU pair --------------------------------------------------------------------------
 # Depthwise on the CPU: one sample per call, channels-last (see `_depthwise_bodies`); it beat
-# the plane bodies (those stay CUDA's) on every MobileNetV2 layer, 4x4 to 32x32. 3x3 "same"
-# layers (stride 1, padding 1) on planes at least `FLAT_MIN_WIDTH` wide run the flat plane
-# bodies instead: no copies, and loops over whole planes.
+# the plane bodies (those stay CUDA's) on every MobileNetV2 layer, 4x4 to 32x32. 3x3 layers
+# with padding 1 on planes at least `FLAT_MIN_WIDTH` wide run the flat plane bodies instead
+# (no copies, loops over whole planes); at stride 2 too: as the stride-1 layer at full size,
+# every other row and column kept, which at 4x the multiplications still beat channels-last.
 _samples_forward = split_loop(depthwise.depthwise_forward_sample)
 _samples_backward = split_loop(depthwise.depthwise_backward_sample)
 _filter_sum = split_loop(depthwise.depthwise_filter_sum)
 _flat_forward = split_loop(depthwise.depthwise_forward_flat)
 _flat_filter_grad = split_loop(depthwise.depthwise_filter_grad_flat)
-FLAT_MIN_WIDTH = 16
-"""The narrowest plane the flat bodies take (measured, one thread, batch 32: at 16x16 they are
-1.6-1.8x faster than channels-last, at 8x8 1.1-1.5x slower)."""
+FLAT_MIN_WIDTH = {1: 16, 2: 32}
+"""The narrowest input plane the flat bodies take, by stride. Measured, one thread, batch 32,
+against channels-last: at stride 1, 1.1-1.5x slower at 8x8, 1.6-1.8x faster at 16x16, 3-4x at
+32x32; at stride 2, even at 16x16 and 2x faster at 32x32."""
 
 
-def _is_flat(x: Array, w: Array, geom: Array, out_shape: tuple[int, ...]) -> bool:
-    """A 3x3 filter at stride 1, dilation 1 and padding 1 on each side (the output is x's size)."""
-    return bool(
-        w.shape[2] == w.shape[3] == 3
-        and tuple(geom[:6]) == (1, 1, 1, 1, 1, 1)
-        and tuple(out_shape[2:]) == tuple(x.shape[2:])
-        and x.shape[3] >= FLAT_MIN_WIDTH
-    )
+def _flat_stride(x: Array, w: Array, geom: Array, out_shape: tuple[int, ...]) -> int:
+    """1 or 2 when the flat bodies take the call, else 0.
+
+    They take a 3x3 filter at dilation 1 and stride 1 or 2 with one row and column
+    of padding before the plane, and as much after as gives the stride-1 output with
+    every other row and column kept (x's size at stride 1).
+    """
+    s = int(geom[0])
+    if (
+        w.shape[2:] != (3, 3)
+        or s not in FLAT_MIN_WIDTH
+        or x.shape[3] < FLAT_MIN_WIDTH[s]
+        or tuple(geom[1:6]) != (s, 1, 1, 1, 1)
+        or tuple(out_shape[2:]) != tuple((n - 1) // s + 1 for n in x.shape[2:])
+    ):
+        return 0
+    return s
 
 
 def _edge_columns(shape: tuple[int, ...]) -> Array:
@@ -210,8 +221,12 @@ def _channels_last_taps(w: Array) -> Array:
 def _cpu_depthwise_forward(
     x: Array, w: Array, geom: Array, ylim: Array, xlim: Array, y: Array
 ) -> None:
-    if _is_flat(x, w, geom, y.shape):
-        _flat_forward(x, w, _edge_columns(x.shape), y, y.shape[0] * y.shape[1])
+    stride = _flat_stride(x, w, geom, y.shape)
+    if stride:
+        full = y if stride == 1 else np.empty(x.shape, x.dtype)
+        _flat_forward(x, w, _edge_columns(x.shape), full, x.shape[0] * x.shape[1])
+        if stride == 2:
+            y[...] = full[:, :, ::2, ::2]
         return
     _samples_forward(x, _channels_last_taps(w), geom, ylim, xlim, y, x.shape[0])
 
@@ -222,7 +237,12 @@ def _cpu_depthwise_backward(
 ) -> Array | None:  # fmt: skip
     n, c = x.shape[:2]
     partial = np.empty((n, c, *w.shape[2:]), w.dtype)
-    if _is_flat(x, w, geom, dy.shape):
+    stride = _flat_stride(x, w, geom, dy.shape)
+    if stride:
+        # At stride 2, the stride-1 layer's gradient is dy with zeros between its pixels.
+        if stride == 2:
+            full, dy = dy, np.zeros(x.shape, dy.dtype)
+            dy[:, :, ::2, ::2] = full
         edge = _edge_columns(x.shape)
         _flat_filter_grad(x, dy, edge, partial, n * c)
         _filter_sum(partial, dwt, c)

@@ -78,30 +78,44 @@ def test_depthwise_conv2d(
     _check_both_ways(x, wt, s, p, d, channels, need_dx, dtype, seed)
 
 
+FLAT_PADDINGS = ((1, 1, 1, 1), (1, 0, 1, 0), (1, 1, 1, 0))
+
+
 @given(
     n=st.integers(1, 3), channels=st.integers(1, 5), h=st.integers(1, 9), w=st.integers(1, 9),
+    stride=st.sampled_from([1, 2]), padding=st.sampled_from(FLAT_PADDINGS),
     need_dx=st.booleans(), dtype=dtypes, seed=seeds,
 )  # fmt: skip
 def test_depthwise_conv2d_flat(
-    n: int, channels: int, h: int, w: int, need_dx: bool, dtype: type, seed: int
-) -> None:
-    """3x3 "same" depthwise layers: the flat plane bodies, on every plane width (down to 1)."""
+    n: int, channels: int, h: int, w: int, stride: int, padding: tuple[int, int, int, int],
+    need_dx: bool, dtype: type, seed: int,
+) -> None:  # fmt: skip
+    """3x3 depthwise layers with padding 1, every plane width (down to 1).
+
+    The flat plane bodies where the padding after the plane suits them, channels-last where not.
+    """
+    assume(h + padding[0] + padding[1] >= 3 and w + padding[2] + padding[3] >= 3)
     x = arr((n, channels, h, w), dtype, seed)
     wt = arr((channels, 1, 3, 3), dtype, seed + 1)
-    with patch.object(grouped_conv, "FLAT_MIN_WIDTH", 1):
+    with patch.dict(grouped_conv.FLAT_MIN_WIDTH, {1: 1, 2: 1}):
         _check_both_ways(
-            x, wt, (1, 1), (1, 1, 1, 1), (1, 1), channels, need_dx, dtype, seed
+            x, wt, (stride, stride), padding, (1, 1), channels, need_dx, dtype, seed
         )
 
 
-@pytest.mark.parametrize(
-    "width", [grouped_conv.FLAT_MIN_WIDTH - 1, grouped_conv.FLAT_MIN_WIDTH]
-)
-def test_depthwise_conv2d_flat_threshold(width: int) -> None:
-    """At the threshold width and one below (flat and channels-last): both match the reference."""
+@pytest.mark.parametrize("stride", [1, 2])
+@pytest.mark.parametrize("below", [True, False])
+def test_depthwise_conv2d_flat_threshold(stride: int, below: bool) -> None:
+    """At each stride's threshold width (flat) and one below (channels-last): both match the reference."""
+    width = grouped_conv.FLAT_MIN_WIDTH[stride] - below
     x = arr((2, 3, 3, width), np.float32, 0)
     wt = arr((3, 1, 3, 3), np.float32, 1)
-    _check_both_ways(x, wt, (1, 1), (1, 1, 1, 1), (1, 1), 3, True, np.float32, 0)
+    geom = np.array([stride, stride, 1, 1, 1, 1, 3])
+    out = (2, 3, 2 if stride == 2 else 3, (width - 1) // stride + 1)
+    assert grouped_conv._flat_stride(x, wt, geom, out) == (0 if below else stride)
+    _check_both_ways(
+        x, wt, (stride, stride), (1, 1, 1, 1), (1, 1), 3, True, np.float32, 0
+    )
 
 
 @pytest.mark.parametrize(
