@@ -17,7 +17,7 @@ import numpy as np
 
 from . import _depthwise_bodies as depthwise, _grouped_conv_bodies as bodies
 from ._checks import check_float_array
-from ._parallel import split_loop
+from ._parallel import in_spans, split_loop
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -208,6 +208,16 @@ def _flat_stride(x: Array, w: Array, geom: Array, out_shape: tuple[int, ...]) ->
     return s
 
 
+# The stride-2 calls' resampling, split over the samples (numpy copies release the GIL).
+def _keep_even(full: Array, y: Array, start: int, stop: int) -> None:
+    y[start:stop] = full[start:stop, :, ::2, ::2]
+
+
+def _spread_even(dy: Array, full: Array, start: int, stop: int) -> None:
+    full[start:stop] = 0
+    full[start:stop, :, ::2, ::2] = dy[start:stop]
+
+
 def _edge_columns(shape: tuple[int, ...]) -> Array:
     """The flat bodies' `edge` (2, H * W): the pixels of a plane's first and last column."""
     column = np.arange(shape[2] * shape[3]) % shape[3]
@@ -226,7 +236,7 @@ def _cpu_depthwise_forward(
         full = y if stride == 1 else np.empty(x.shape, x.dtype)
         _flat_forward(x, w, _edge_columns(x.shape), full, x.shape[0] * x.shape[1])
         if stride == 2:
-            y[...] = full[:, :, ::2, ::2]
+            in_spans(_keep_even, x.shape[0], 1, full, y)
         return
     _samples_forward(x, _channels_last_taps(w), geom, ylim, xlim, y, x.shape[0])
 
@@ -241,8 +251,11 @@ def _cpu_depthwise_backward(
     if stride:
         # At stride 2, the stride-1 layer's gradient is dy with zeros between its pixels.
         if stride == 2:
-            full, dy = dy, np.zeros(x.shape, dy.dtype)
-            dy[:, :, ::2, ::2] = full
+            # (Those zeros multiply x, so an infinite or NaN pixel of x that the stride skips
+            # makes the filter gradient NaN where the reference's stays finite.)
+            full = np.empty(x.shape, dy.dtype)
+            in_spans(_spread_even, n, 1, dy, full)
+            dy = full
         edge = _edge_columns(x.shape)
         _flat_filter_grad(x, dy, edge, partial, n * c)
         _filter_sum(partial, dwt, c)
