@@ -103,6 +103,28 @@ def test_depthwise_conv2d_flat(
         )
 
 
+def test_depthwise_conv2d_flat_edges_read_the_padding() -> None:
+    """An infinite pixel in the last column and a NaN in the first reach only what the reference's do.
+
+    The flat bodies' rows run end to end: had an edge column read the neighbour row instead
+    of the padding's zero, the infinity and the NaN would spread to the next row's outputs.
+    """
+    x = arr((1, 2, 4, 5), np.float32, 0)
+    x[0, 0, 1, 4], x[0, 1, 2, 0] = np.inf, np.nan
+    wt = arr((2, 1, 3, 3), np.float32, 1)
+    dy = arr((1, 2, 4, 5), np.float32, 2)
+    geometry = ((1, 1), (1, 1, 1, 1), (1, 1), 2)
+    with patch.dict(grouped_conv.FLAT_MIN_WIDTH, {1: 1}):
+        y = grouped_conv.grouped_conv2d_forward(x, wt, *geometry)
+        got = grouped_conv.grouped_conv2d_backward(dy, x, wt, *geometry, True)
+    expected = reference.grouped_conv2d_backward(dy, x, wt, *geometry, True)
+    np.testing.assert_allclose(
+        y, reference.grouped_conv2d_forward(x, wt, *geometry), rtol=1e-5, atol=1e-5
+    )
+    for value, want in zip(got, expected, strict=True):
+        np.testing.assert_allclose(value, want, rtol=1e-5, atol=1e-5)
+
+
 @pytest.mark.parametrize("stride", [1, 2])
 @pytest.mark.parametrize("below", [True, False])
 def test_depthwise_conv2d_flat_threshold(stride: int, below: bool) -> None:
