@@ -17,7 +17,7 @@ import numpy as np
 
 from . import _depthwise_bodies as depthwise, _grouped_conv_bodies as bodies
 from ._checks import check_float_array
-from ._parallel import split_loop
+from ._parallel import in_spans, split_loop
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -173,11 +173,55 @@ def plane_schedule(
 
 
 # --- the CPU pair --------------------------------------------------------------------------
-# Depthwise on the CPU: one sample per call, channels-last (see `_depthwise_bodies`);
-# it beat the plane bodies on every MobileNetV2 layer, 4x4 to 32x32 (those stay CUDA's).
+# Depthwise on the CPU: one sample per call, channels-last (see `_depthwise_bodies`); it beat
+# the plane bodies (those stay CUDA's) on every MobileNetV2 layer, 4x4 to 32x32. 3x3 layers
+# with padding 1 on planes at least `FLAT_MIN_WIDTH` wide run the flat plane bodies instead
+# (no copies, loops over whole planes); at stride 2 too: as the stride-1 layer at full size,
+# every other row and column kept, which at 4x the multiplications still beat channels-last.
 _samples_forward = split_loop(depthwise.depthwise_forward_sample)
 _samples_backward = split_loop(depthwise.depthwise_backward_sample)
 _filter_sum = split_loop(depthwise.depthwise_filter_sum)
+_flat_forward = split_loop(depthwise.depthwise_forward_flat)
+_flat_filter_grad = split_loop(depthwise.depthwise_filter_grad_flat)
+FLAT_MIN_WIDTH = {1: 16, 2: 32}
+"""The narrowest input plane the flat bodies take, by stride. Measured, one thread, batch 32,
+against channels-last: at stride 1, 1.1-1.5x slower at 8x8, 1.6-1.8x faster at 16x16, 3-4x at
+32x32; at stride 2, even at 16x16 and 2x faster at 32x32."""
+
+
+def _flat_stride(x: Array, w: Array, geom: Array, out_shape: tuple[int, ...]) -> int:
+    """1 or 2 when the flat bodies take the call, else 0.
+
+    They take a 3x3 filter at dilation 1 and stride 1 or 2 with one row and column
+    of padding before the plane, and as much after as gives the stride-1 output with
+    every other row and column kept (x's size at stride 1).
+    """
+    s = int(geom[0])
+    if (
+        w.shape[2:] != (3, 3)
+        or s not in FLAT_MIN_WIDTH
+        or x.shape[3] < FLAT_MIN_WIDTH[s]
+        or tuple(geom[1:6]) != (s, 1, 1, 1, 1)
+        or tuple(out_shape[2:]) != tuple((n - 1) // s + 1 for n in x.shape[2:])
+    ):
+        return 0
+    return s
+
+
+# The stride-2 calls' resampling, split over the samples (numpy copies release the GIL).
+def _keep_even(full: Array, y: Array, start: int, stop: int) -> None:
+    y[start:stop] = full[start:stop, :, ::2, ::2]
+
+
+def _spread_even(dy: Array, full: Array, start: int, stop: int) -> None:
+    full[start:stop] = 0
+    full[start:stop, :, ::2, ::2] = dy[start:stop]
+
+
+def _edge_columns(shape: tuple[int, ...]) -> Array:
+    """The flat bodies' `edge` (2, H * W): the pixels of a plane's first and last column."""
+    column = np.arange(shape[2] * shape[3]) % shape[3]
+    return np.stack([column == 0, column == shape[3] - 1])
 
 
 def _channels_last_taps(w: Array) -> Array:
@@ -187,6 +231,13 @@ def _channels_last_taps(w: Array) -> Array:
 def _cpu_depthwise_forward(
     x: Array, w: Array, geom: Array, ylim: Array, xlim: Array, y: Array
 ) -> None:
+    stride = _flat_stride(x, w, geom, y.shape)
+    if stride:
+        full = y if stride == 1 else np.empty(x.shape, x.dtype)
+        _flat_forward(x, w, _edge_columns(x.shape), full, x.shape[0] * x.shape[1])
+        if stride == 2:
+            in_spans(_keep_even, x.shape[0], 1, full, y)
+        return
     _samples_forward(x, _channels_last_taps(w), geom, ylim, xlim, y, x.shape[0])
 
 
@@ -196,6 +247,25 @@ def _cpu_depthwise_backward(
 ) -> Array | None:  # fmt: skip
     n, c = x.shape[:2]
     partial = np.empty((n, c, *w.shape[2:]), w.dtype)
+    stride = _flat_stride(x, w, geom, dy.shape)
+    if stride:
+        # At stride 2, the stride-1 layer's gradient is dy with zeros between its pixels.
+        if stride == 2:
+            # (Those zeros multiply x, so an infinite or NaN pixel of x that the stride skips
+            # makes the filter gradient NaN where the reference's stays finite.)
+            full = np.empty(x.shape, dy.dtype)
+            in_spans(_spread_even, n, 1, dy, full)
+            dy = full
+        edge = _edge_columns(x.shape)
+        _flat_filter_grad(x, dy, edge, partial, n * c)
+        _filter_sum(partial, dwt, c)
+        if not need_dx:
+            return None
+        dx = np.empty(x.shape, x.dtype)
+        # The input gradient: the same convolution of dy with the filter turned by 180 degrees.
+        turned = np.ascontiguousarray(w[:, :, ::-1, ::-1])
+        _flat_forward(dy, turned, edge, dx, n * c)
+        return dx
     dx = (
         np.empty(x.shape, x.dtype) if need_dx else x
     )  # x: never written without need_dx

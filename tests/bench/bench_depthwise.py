@@ -5,7 +5,11 @@ Run: `python tests/bench/bench_depthwise.py [--threads 2]`. Not collected by pyt
 For MobileNetV2's depthwise layers at 32x32 input (batch 32), it times one forward
 and one backward (input and weight gradients) of:
 
-- cadence's direct kernel (`grouped_conv2d_forward` / `_backward` of the CPU table);
+- cadence's direct kernel (`grouped_conv2d_forward` / `_backward` of the CPU table): the
+  flat plane bodies where they apply (3x3, padding 1, planes at least
+  `FLAT_MIN_WIDTH` wide), else channels-last per sample;
+- the same kernel with the flat bodies turned off (channels-last on every layer: the
+  schedule before them);
 - the same convolution as one im2col + BLAS product per channel (`conv2d_forward` /
   `_backward` on each channel's slice): what a grouped convolution costs without a
   kernel of its own;
@@ -22,23 +26,27 @@ import argparse
 import os
 import time
 from typing import TYPE_CHECKING, Any
+from unittest.mock import patch
 
 import numpy as np
 from _bench_common import cpu_model
 
 import cadence as ms
-from cadence.kernels import cpu_kernels
+from cadence.kernels import _grouped_conv as grouped_conv, cpu_kernels
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-# (channels, side, stride) of MobileNetV2's depthwise layers for 32x32 input, one per stage.
+# (channels, side, stride) of MobileNetV2's depthwise layers for 32x32 input: each shape once.
 LAYERS = (
     (32, 32, 1),
     (96, 32, 1),
+    (144, 32, 1),
     (144, 32, 2),
+    (192, 16, 1),
     (192, 16, 2),
     (384, 8, 1),
+    (576, 8, 1),
     (576, 8, 2),
     (960, 4, 1),
 )
@@ -52,6 +60,16 @@ def _direct(x: np.ndarray, w: np.ndarray, stride: int) -> Callable[[], Any]:
     def run() -> None:
         y = k.grouped_conv2d_forward(x, w, *geometry, c)
         k.grouped_conv2d_backward(y, x, w, *geometry, c, True)
+
+    return run
+
+
+def _channels_last(x: np.ndarray, w: np.ndarray, stride: int) -> Callable[[], Any]:
+    run_direct = _direct(x, w, stride)
+
+    def run() -> None:
+        with patch.dict(grouped_conv.FLAT_MIN_WIDTH, clear=True):
+            run_direct()
 
     return run
 
@@ -115,13 +133,18 @@ def main(argv: list[str] | None = None) -> int:
         f"{cpu_model()}, {args.threads} threads, load average {os.getloadavg()[0]:.1f}"
     )
     print(
-        f"{'layer (C, side, stride)':<26}{'direct ms':>10}{'im2col/group':>14}{'torch':>8}"
+        f"{'layer (C, side, stride)':<26}{'direct ms':>10}{'channels-last':>14}"
+        f"{'im2col/group':>14}{'torch':>8}"
     )
     rng = np.random.default_rng(0)
     for c, side, stride in LAYERS:
         x = rng.standard_normal((BATCH, c, side, side), dtype=np.float32)
         w = rng.standard_normal((c, 1, 3, 3), dtype=np.float32)
-        runs = {"direct": _direct(x, w, stride), "per_group": _per_group(x, w, stride)}
+        runs = {
+            "direct": _direct(x, w, stride),
+            "channels_last": _channels_last(x, w, stride),
+            "per_group": _per_group(x, w, stride),
+        }
         baseline = _torch(x, w, stride)
         if baseline is not None:
             runs["torch"] = baseline
@@ -134,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
         direct = min(times["direct"])
         ratios = [
             f"{min(times[n]) / direct:>13.2f}x"
-            for n in ("per_group", "torch")
+            for n in ("channels_last", "per_group", "torch")
             if n in times
         ]
         print(f"{(c, side, stride)!s:<26}{direct * 1e3:>10.1f}{''.join(ratios)}")

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from unittest.mock import patch
+
 import numpy as np
 import pytest
 from hypothesis import assume, given, strategies as st
 
-from cadence.kernels import reference
+from cadence.kernels import _grouped_conv as grouped_conv, reference
 
 from .test_cpu_matches_reference import arr, both, dtypes, seeds
 
@@ -74,6 +76,67 @@ def test_depthwise_conv2d(
     x = arr((n, channels, h, w), dtype, seed)
     wt = arr((channels, 1, kh, kw), dtype, seed + 1)
     _check_both_ways(x, wt, s, p, d, channels, need_dx, dtype, seed)
+
+
+FLAT_PADDINGS = ((1, 1, 1, 1), (1, 0, 1, 0), (1, 1, 1, 0))
+
+
+@given(
+    n=st.integers(1, 3), channels=st.integers(1, 5), h=st.integers(1, 9), w=st.integers(1, 9),
+    stride=st.sampled_from([1, 2]), padding=st.sampled_from(FLAT_PADDINGS),
+    need_dx=st.booleans(), dtype=dtypes, seed=seeds,
+)  # fmt: skip
+def test_depthwise_conv2d_flat(
+    n: int, channels: int, h: int, w: int, stride: int, padding: tuple[int, int, int, int],
+    need_dx: bool, dtype: type, seed: int,
+) -> None:  # fmt: skip
+    """3x3 depthwise layers with padding 1, every plane width (down to 1).
+
+    The flat plane bodies where the padding after the plane suits them, channels-last where not.
+    """
+    assume(h + padding[0] + padding[1] >= 3 and w + padding[2] + padding[3] >= 3)
+    x = arr((n, channels, h, w), dtype, seed)
+    wt = arr((channels, 1, 3, 3), dtype, seed + 1)
+    with patch.dict(grouped_conv.FLAT_MIN_WIDTH, {1: 1, 2: 1}):
+        _check_both_ways(
+            x, wt, (stride, stride), padding, (1, 1), channels, need_dx, dtype, seed
+        )
+
+
+def test_depthwise_conv2d_flat_edges_read_the_padding() -> None:
+    """An infinite pixel in the last column and a NaN in the first reach only what the reference's do.
+
+    The flat bodies' rows run end to end: had an edge column read the neighbour row instead
+    of the padding's zero, the infinity and the NaN would spread to the next row's outputs.
+    """
+    x = arr((1, 2, 4, 5), np.float32, 0)
+    x[0, 0, 1, 4], x[0, 1, 2, 0] = np.inf, np.nan
+    wt = arr((2, 1, 3, 3), np.float32, 1)
+    dy = arr((1, 2, 4, 5), np.float32, 2)
+    geometry = ((1, 1), (1, 1, 1, 1), (1, 1), 2)
+    with patch.dict(grouped_conv.FLAT_MIN_WIDTH, {1: 1}):
+        y = grouped_conv.grouped_conv2d_forward(x, wt, *geometry)
+        dx, dw = grouped_conv.grouped_conv2d_backward(dy, x, wt, *geometry, True)
+    dx_ref, dw_ref = reference.grouped_conv2d_backward(dy, x, wt, *geometry, True)
+    y_ref = reference.grouped_conv2d_forward(x, wt, *geometry)
+    assert dx is not None and dx_ref is not None
+    for value, want in ((y, y_ref), (dx, dx_ref), (dw, dw_ref)):
+        np.testing.assert_allclose(value, want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("stride", [1, 2])
+@pytest.mark.parametrize("below", [True, False])
+def test_depthwise_conv2d_flat_threshold(stride: int, below: bool) -> None:
+    """At each stride's threshold width (flat) and one below (channels-last): both match the reference."""
+    width = grouped_conv.FLAT_MIN_WIDTH[stride] - below
+    x = arr((2, 3, 3, width), np.float32, 0)
+    wt = arr((3, 1, 3, 3), np.float32, 1)
+    geom = np.array([stride, stride, 1, 1, 1, 1, 3])
+    out = (2, 3, 2 if stride == 2 else 3, (width - 1) // stride + 1)
+    assert grouped_conv._flat_stride(x, wt, geom, out) == (0 if below else stride)
+    _check_both_ways(
+        x, wt, (stride, stride), (1, 1, 1, 1), (1, 1), 3, True, np.float32, 0
+    )
 
 
 @pytest.mark.parametrize(
