@@ -1,0 +1,90 @@
+"""`FileReader`: the rows of MindRecord files as dicts, as `mindspore.mindrecord.FileReader`."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..dataset._checks import (
+    check_column_list,
+    check_int,
+    check_names_exist,
+    check_unsupported,
+)
+from ._files import MindRecordFiles, find_files
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from pathlib import Path
+
+__all__ = ["FileReader"]
+
+_MAX_CONSUMERS = 128
+
+
+class FileReader:
+    """Read the rows of a MindRecord dataset (written by MindSpore or by cadence) in stored order.
+
+    Args:
+        file_name: One data file (its dataset's other files are found through
+            its header) or a list of data files (read in that order).
+        num_consumer: Accepted for compatibility, an int in [1, 128]; rows are
+            read by the calling thread.
+        columns: The fields to read, in order; None for all.
+        operator: Not supported (must be None).
+
+    Raises:
+        FileNotFoundError: If a file is missing.
+        MindRecordError: If a header, page or `.db` index is damaged or missing
+            (naming the file and what is wrong).
+        ValueError: If a column is not in the schema.
+
+    Example:
+        See `FileWriter`.
+    """
+
+    def __init__(
+        self,
+        file_name: str | Path | list[str],
+        num_consumer: int = 4,
+        columns: list[str] | None = None,
+        operator: Any = None,
+    ) -> None:
+        where = "FileReader"
+        check_int(
+            num_consumer, "num_consumer", where, minimum=1, maximum=_MAX_CONSUMERS
+        )
+        check_unsupported(where, operator=operator)
+        self._files = MindRecordFiles(find_files(file_name, where))
+        schema = self._files.schema
+        if columns is None:
+            self._columns = schema.raw_fields + schema.blob_fields
+        else:
+            self._columns = check_column_list(columns, "columns", where)
+            check_names_exist(self._columns, schema.names, "columns", where)
+
+    def get_next(self) -> Iterator[dict[str, Any]]:
+        """Yield each row as a dict: ints, floats, str and bytes as Python values, arrays as numpy arrays."""
+        for row in range(len(self._files)):
+            values = self._files.read(row, self._columns)
+            yield {
+                name: _python(values[name], self._files.schema.by_name[name].type)
+                for name in self._columns
+            }
+
+    def schema(self) -> dict[str, Any]:
+        """Return the schema, as given to `FileWriter.add_schema`."""
+        return dict(self._files.schema.as_json()["schema"])
+
+    def len(self) -> int:
+        """Return the number of rows of all the files."""
+        return len(self._files)
+
+    def close(self) -> None:
+        """Release the files."""
+        self._files.close()
+
+
+def _python(value: Any, kind: str) -> Any:
+    if kind in ("float32", "float64") and isinstance(value, int):
+        return float(value)
+    return value
