@@ -40,18 +40,12 @@ def block_len(block: Block) -> int:
     return len(block[0])
 
 
-def _same_dtype(a: np.dtype[Any], b: np.dtype[Any]) -> bool:
-    # Strings of different lengths stack: numpy widens them to the longest. Bytes
-    # do not: widening pads them with zero bytes, which would change the data.
-    return a == b or (a.kind == b.kind == "U")
-
-
 def stack_column(items: Sequence[Array]) -> Column:
     """Stack per-row arrays into one array when shapes and dtypes agree, else keep the list."""
     first = items[0]
     shape, dtype = first.shape, first.dtype
     for item in items:
-        if item.shape != shape or not _same_dtype(item.dtype, dtype):
+        if item.shape != shape or item.dtype != dtype:
             return list(items)
     return np.stack(items)
 
@@ -98,10 +92,7 @@ def concat_blocks(blocks: Sequence[Block]) -> Block:
 
 def _same_row_layout(parts: Sequence[Array]) -> bool:
     first = parts[0]
-    return all(
-        p.shape[1:] == first.shape[1:] and _same_dtype(p.dtype, first.dtype)
-        for p in parts
-    )
+    return all(p.shape[1:] == first.shape[1:] and p.dtype == first.dtype for p in parts)
 
 
 def _rows_of(col: Column) -> list[Array]:
