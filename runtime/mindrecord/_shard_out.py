@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, Any
 
 from ._header import BLOB_PAGE, RAW_PAGE, Header, MindRecordError, Page
 from ._index import LOCATION_COLUMNS, write_index
@@ -45,8 +45,10 @@ class ShardOut:
         self._blob: Page | None = None
         self._raw: Page | None = None
         self._chunks: dict[int, bytearray] = {}
-        target = path if self.appending else partial_path(path)
-        self._file: BinaryIO = open(target, "r+b" if self.appending else "w+b")  # noqa: SIM115 (closed in commit/abort)
+        # The file is opened only while writing to it: an abandoned writer holds no handle.
+        self._target = path if self.appending else partial_path(path)
+        if not self.appending:
+            self._target.write_bytes(b"")
 
     def add(
         self, header: Header, raw: bytes, blob: bytes, index_values: list[Any]
@@ -99,11 +101,14 @@ class ShardOut:
 
     def flush(self, header: Header) -> None:
         """Write the records added since the last flush to their pages."""
-        for page_id, chunk in self._chunks.items():
-            self._file.seek(
-                header.page_offset(page_id) + self.pages[page_id].used - len(chunk)
-            )
-            self._file.write(chunk)
+        if not self._chunks:
+            return
+        with open(self._target, "r+b") as file:
+            for page_id, chunk in self._chunks.items():
+                file.seek(
+                    header.page_offset(page_id) + self.pages[page_id].used - len(chunk)
+                )
+                file.write(chunk)
         self._chunks.clear()
 
     def finish(self, header: Header) -> None:
@@ -118,11 +123,10 @@ class ShardOut:
                 f"The header of {str(self.path)!r} needs {len(encoded)} bytes, more than the header size "
                 f"{header.header_size}; call `set_header_size` with a larger size before writing."
             )
-        self._file.seek(0)
-        self._file.write(encoded)
-        self._file.flush()
-        os.fsync(self._file.fileno())
-        self._file.close()
+        with open(self._target, "r+b") as file:
+            file.write(encoded)
+            file.flush()
+            os.fsync(file.fileno())
         db = partial_path(self.path.with_name(self.path.name + ".db"))
         write_index(db, self.path.name, header.schema, header.index_fields, self.rows)
 
@@ -134,8 +138,7 @@ class ShardOut:
             os.replace(partial_path(self.path), self.path)
 
     def abort(self) -> None:
-        """Close the file and remove what only this writer created."""
-        self._file.close()
+        """Remove what only this writer created."""
         if not self.appending:
             with contextlib.suppress(FileNotFoundError):
                 os.remove(partial_path(self.path))

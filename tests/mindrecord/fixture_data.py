@@ -32,22 +32,23 @@ TYPES_SCHEMA = {
 
 def types_rows() -> list[dict[str, Any]]:
     """Five rows over every field type, integer arrays spanning all four stored widths."""
-    rows = []
-    for i in range(5):
-        rows.append(
-            {
-                "label": [0, -7, 2**31 - 1, -(2**31), 42][i],
-                "big": [0, -(2**63), 2**63 - 1, 10**12, -5][i],
-                "score": [0.5, -1.25, 3.0, 1e-3, 7.75][i],
-                "ratio": [0.1, -2.5, 1e-300, 0.0, 1 / 3][i],
-                "name": ["zero", "", "ünïcode", "a b", "x" * 40][i],
-                "raw": [PPM, b"", b"\x00\x01\x00", bytes(range(256)), b"\x00"][i],
-                "vec": np.arange(i, dtype=np.float32) / 4,
-                "grid": np.array([[1, -129, 40000], [-(2**40), 2**63 - 1, -(2**63)]], np.int64)[:, : 1 + i % 3] * (i % 2 or 1),
-                "small": np.array([i, -1000 * i, 70000 * i], np.int32),
-            }
-        )
-    return rows
+    return [
+        {
+            "label": [0, -7, 2**31 - 1, -(2**31), 42][i],
+            "big": [0, -(2**63), 2**63 - 1, 10**12, -5][i],
+            "score": [0.5, -1.25, 3.0, 1e-3, 7.75][i],
+            "ratio": [0.1, -2.5, 1e-300, 0.0, 1 / 3][i],
+            "name": ["zero", "", "ünïcode", "a b", "x" * 40][i],
+            "raw": [PPM, b"", b"\x00\x01\x00", bytes(range(256)), b"\x00"][i],
+            "vec": np.arange(i, dtype=np.float32) / 4,
+            "grid": np.array(
+                [[1, -129, 40000], [-(2**40), 2**63 - 1, -(2**63)]], np.int64
+            )[:, : 1 + i % 3]
+            * (i % 2 or 1),
+            "small": np.array([i, -1000 * i, 70000 * i], np.int32),
+        }
+        for i in range(5)
+    ]
 
 
 def pages_rows() -> list[dict[str, Any]]:
@@ -58,7 +59,9 @@ def pages_rows() -> list[dict[str, Any]]:
             "n": i,
             "note": chr(ord("a") + i % 26) * 1500,
             "payload": rng.integers(0, 256, 1500, dtype=np.uint8).tobytes(),
-            "ints": rng.integers(-(2**20), 2**20, 50 + i, dtype=np.int64).astype(np.int32),
+            "ints": rng.integers(-(2**20), 2**20, 50 + i, dtype=np.int64).astype(
+                np.int32
+            ),
         }
         for i in range(30)
     ]
@@ -79,7 +82,11 @@ def write_all(writer_class: Any, directory: Path, prefix: str) -> None:
     small = (1 << 14, 1 << 15)  # the smallest header and page sizes: small files
 
     def open_writer(name: str, shard_num: int = 1) -> Any:
-        writer = writer_class(str(directory / f"{prefix}_{name}.mindrecord"), shard_num=shard_num, overwrite=True)
+        writer = writer_class(
+            str(directory / f"{prefix}_{name}.mindrecord"),
+            shard_num=shard_num,
+            overwrite=True,
+        )
         writer.set_header_size(small[0])
         writer.set_page_size(small[1])
         return writer
@@ -125,10 +132,16 @@ def describe(value: Any) -> dict[str, Any]:
     bytes, the bytes, or the UTF-8 of the string), so the record stays small.
     """
     if isinstance(value, np.ndarray):
-        out: dict[str, Any] = {"type": "ndarray", "dtype": str(value.dtype), "shape": list(value.shape)}
+        out: dict[str, Any] = {
+            "type": "ndarray",
+            "dtype": str(value.dtype),
+            "shape": list(value.shape),
+        }
         if value.dtype.kind == "S":
             # Each item's full bytes: numpy's item access would drop trailing zero bytes.
-            contents: Any = [value.reshape(-1)[k : k + 1].tobytes().hex() for k in range(value.size)]
+            contents: Any = [
+                value.reshape(-1)[k : k + 1].tobytes().hex() for k in range(value.size)
+            ]
         else:
             contents = value.tolist()
         return {**out, **_contents(contents, np.ascontiguousarray(value).tobytes())}

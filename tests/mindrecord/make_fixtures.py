@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
-from fixture_data import DATASETS, FIXTURES, describe, write_all  # noqa: E402
+from fixture_data import DATASETS, FIXTURES, describe, write_all
 
 
 def _clear(prefix: str) -> None:
@@ -35,12 +35,21 @@ def _mindspore_reads() -> dict[str, Any]:
         for name, file in DATASETS.items():
             path = str(FIXTURES / f"{prefix}_{file}")
             reader = FileReader(path)
-            rows = [{k: describe(v) for k, v in row.items()} for row in reader.get_next()]
+            rows = [
+                {k: describe(v) for k, v in row.items()} for row in reader.get_next()
+            ]
             reader.close()
             data = ds.MindDataset(path, shuffle=False)
             columns = data.get_col_names()
-            items = [[describe(v) for v in row] for row in data.create_tuple_iterator(output_numpy=True)]
-            reads[f"{prefix}_{name}"] = {"file_reader": rows, "columns": columns, "mind_dataset": items}
+            items = [
+                [describe(v) for v in row]
+                for row in data.create_tuple_iterator(output_numpy=True)
+            ]
+            reads[f"{prefix}_{name}"] = {
+                "file_reader": rows,
+                "columns": columns,
+                "mind_dataset": items,
+            }
     return reads
 
 
@@ -60,8 +69,13 @@ def main() -> None:
     write_all(FileWriter, FIXTURES, "mindspore")
     for path in FIXTURES.glob("mindspore_*"):
         path.chmod(0o644)  # MindSpore writes them 0o600
-    reads = {"produced_with": f"mindspore {mindspore.__version__}", **_mindspore_reads()}
-    (FIXTURES / "mindspore_reads.json").write_text(json.dumps(reads, indent=1, ensure_ascii=False) + "\n")
+    reads = {
+        "produced_with": f"mindspore {mindspore.__version__}",
+        **_mindspore_reads(),
+    }
+    (FIXTURES / "mindspore_reads.json").write_text(
+        json.dumps(reads, indent=1, ensure_ascii=False) + "\n"
+    )
 
 
 if __name__ == "__main__":
