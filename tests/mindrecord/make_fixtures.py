@@ -17,8 +17,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).parent))
-from fixture_data import DATASETS, FIXTURES, describe, write_all
+# The repository root, so that `tests.mindrecord` imports under either interpreter.
+sys.path.insert(0, str(Path(__file__).parents[2]))
+from tests.mindrecord.fixture_data import DATASETS, FIXTURES, describe, write_all
 
 
 def _clear(prefix: str) -> None:

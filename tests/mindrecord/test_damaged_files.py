@@ -6,7 +6,7 @@ import json
 import shutil
 import sqlite3
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -52,7 +52,7 @@ def _patch(path: Path, offset: int, data: bytes) -> None:
         f.write(data)
 
 
-def _rewrite_header(path: Path, change: Callable[[dict], None]) -> None:
+def _rewrite_header(path: Path, change: Callable[[dict[str, Any]], object]) -> None:
     raw = path.read_bytes()
     n = int.from_bytes(raw[:8], "little")
     head = json.loads(raw[8 : 8 + n])
@@ -61,7 +61,7 @@ def _rewrite_header(path: Path, change: Callable[[dict], None]) -> None:
     path.write_bytes(len(text).to_bytes(8, "little") + text + raw[8 + len(text) :])
 
 
-DAMAGES: dict[str, tuple[Callable[[Path], None], str]] = {
+DAMAGES: dict[str, tuple[Callable[[Path], object], str]] = {
     "length_prefix": (
         lambda p: _patch(p, 0, b"\xff" * 8),
         "is not a MindRecord data file",

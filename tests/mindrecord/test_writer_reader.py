@@ -206,15 +206,15 @@ def test_rows_that_do_not_fit_the_schema_are_refused_whole(
             ValueError,
             r"'shard_num' must be an int in \[1, 1000\]",
         ),
-        (lambda p: FileWriter(p, shard_num="2"), TypeError, "'shard_num'"),
+        (lambda p: FileWriter(p, shard_num="2"), TypeError, "'shard_num'"),  # type: ignore[arg-type]
         (
-            lambda p: FileWriter(p, overwrite="yes"),
+            lambda p: FileWriter(p, overwrite="yes"),  # type: ignore[arg-type]
             TypeError,
             "'overwrite' must be a bool",
         ),
         (lambda p: FileWriter(""), TypeError, "'file_name' must be a non-empty str"),
         (lambda p: FileWriter(p + "a:b"), ValueError, "'file_name' must name a file"),
-        (lambda p: FileWriter(p).add_schema([]), TypeError, "'content' must be a dict"),
+        (lambda p: FileWriter(p).add_schema([]), TypeError, "'content' must be a dict"),  # type: ignore[arg-type]
         (lambda p: FileWriter(p).add_schema({}), ValueError, "at least one field"),
         (
             lambda p: FileWriter(p).add_schema({"a-b": {"type": "int32"}}),
