@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
     from ._schema import Schema
 
-__all__ = ["LOCATION_COLUMNS", "read_index", "write_index"]
+__all__ = ["LOCATION_COLUMNS", "read_index", "read_index_rows", "write_index"]
 
 LOCATION_COLUMNS: Final = (
     "ROW_ID",
@@ -84,6 +84,16 @@ def read_index(data_path: Path) -> np.ndarray[Any, np.dtype[np.int64]]:
     """Return the row locations of `data_path` from its `.db`, one row of `LOCATION_COLUMNS` per data row.
 
     Raises:
+        MindRecordError: As `read_index_rows`.
+    """
+    rows = read_index_rows(data_path, with_fields=False)
+    return np.array(rows, dtype=np.int64).reshape(-1, len(LOCATION_COLUMNS))
+
+
+def read_index_rows(data_path: Path, with_fields: bool) -> list[tuple[Any, ...]]:
+    """Return the rows of the `.db` of `data_path` in row order: `LOCATION_COLUMNS`, then (`with_fields`) the rest.
+
+    Raises:
         MindRecordError: If the `.db` is missing, is not an SQLite database of
             MindRecord's layout, or names another data file.
     """
@@ -95,12 +105,16 @@ def read_index(data_path: Path) -> np.ndarray[Any, np.dtype[np.int64]]:
         )
     try:
         db = sqlite3.connect(
-            f"{db_path.as_uri()}?mode=ro", uri=True, timeout=_TIMEOUT_S
+            f"{db_path.resolve().as_uri()}?mode=ro", uri=True, timeout=_TIMEOUT_S
         )
         try:
             names = db.execute("SELECT NAME FROM SHARD_NAME").fetchall()
+            columns = list(LOCATION_COLUMNS)
+            if with_fields:
+                table = [r[1] for r in db.execute("PRAGMA table_info(INDEXES)")]
+                columns += [c for c in table if c not in LOCATION_COLUMNS]
             rows = db.execute(
-                f"SELECT {','.join(LOCATION_COLUMNS)} FROM INDEXES ORDER BY ROW_ID"
+                f"SELECT {','.join(columns)} FROM INDEXES ORDER BY ROW_ID"
             ).fetchall()
         finally:
             db.close()
@@ -114,4 +128,4 @@ def read_index(data_path: Path) -> np.ndarray[Any, np.dtype[np.int64]]:
             f"The index file {str(db_path)!r} belongs to the data file {found!r}, not {data_path.name!r}; "
             "a MindRecord file cannot be renamed."
         )
-    return np.array(rows, dtype=np.int64).reshape(-1, len(LOCATION_COLUMNS))
+    return [tuple(r) for r in rows]

@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import contextlib
 import os
-import sqlite3
 from typing import TYPE_CHECKING, Any
 
 from ._header import BLOB_PAGE, RAW_PAGE, Header, MindRecordError, Page
-from ._index import LOCATION_COLUMNS, write_index
+from ._index import read_index_rows, write_index
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -38,7 +37,7 @@ class ShardOut:
         self.appending = existing is not None
         self.pages: list[Page] = [] if existing is None else list(existing.pages)
         self.rows: list[tuple[Any, ...]] = (
-            [] if existing is None else _old_index_rows(path)
+            [] if existing is None else read_index_rows(path, with_fields=True)
         )
         self.next_row = 0 if existing is None else existing.rows
         self.compression_size = 0 if existing is None else existing.compression_size
@@ -142,28 +141,3 @@ class ShardOut:
         if not self.appending:
             with contextlib.suppress(FileNotFoundError):
                 os.remove(partial_path(self.path))
-
-
-def _old_index_rows(path: Path) -> list[tuple[Any, ...]]:
-    db = path.with_name(path.name + ".db")
-    if not db.is_file():
-        raise MindRecordError(
-            f"Cannot append to {str(path)!r}: its index file {str(db)!r} is missing."
-        )
-    try:
-        conn = sqlite3.connect(f"{db.as_uri()}?mode=ro", uri=True, timeout=10.0)
-        try:
-            names = [r[1] for r in conn.execute("PRAGMA table_info(INDEXES)")]
-            ordered = list(LOCATION_COLUMNS) + [
-                n for n in names if n not in LOCATION_COLUMNS
-            ]
-            rows = conn.execute(
-                f"SELECT {','.join(ordered)} FROM INDEXES ORDER BY ROW_ID"
-            ).fetchall()
-        finally:
-            conn.close()
-    except sqlite3.Error as exc:
-        raise MindRecordError(
-            f"Cannot append to {str(path)!r}: its index {str(db)!r} does not read ({exc})."
-        ) from None
-    return [tuple(r) for r in rows]
