@@ -7,25 +7,21 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..mindrecord._files import MindRecordFiles, find_files
-from ._access import Access
-from ._block import Block, stack_rows
 from ._checks import check_column_list, check_int, check_names_exist, check_unsupported
-from ._dataset import Dataset
 from ._shard import Reading, source_order
+from ._sources import FileRowsDataset
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
 
     from ..mindrecord._schema import Field
-    from ._access import IndexArray
     from ._block import Row
-    from ._random import Pass
 
 __all__ = ["MindDataset"]
 
 
-class MindDataset(Dataset):
+class MindDataset(FileRowsDataset):
     """MindRecord files (written by `cadence.mindrecord.FileWriter` or by MindSpore), as `mindspore.dataset.MindDataset`.
 
     Columns are the schema's fields in sorted name order (or `columns_list`'s
@@ -112,39 +108,11 @@ class MindDataset(Dataset):
     def _names(self) -> list[str]:
         return list(self._columns)
 
-    def _row_count(self) -> int:
-        return self._order.count
-
-    _random_accessible = True
-
-    _prefers_rows = True
-
-    def _access(self, p: Pass) -> Access:
-        order = self._order.order(p)
-        if order is None:
-            order = np.arange(self._order.count, dtype=np.intp)
-        return _RecordAccess(self, order)
-
     def _read(self, index: int) -> Row:
         if index >= len(self._files):
             return self._padded[index - len(self._files)]
         values = self._files.read(index, self._columns)
         return tuple(_column_value(f, values[f.name]) for f in self._fields)
-
-
-class _RecordAccess(Access):
-    """Rows of a `MindDataset`, each read from its file when fetched."""
-
-    def __init__(self, dataset: MindDataset, order: IndexArray) -> None:
-        self.dataset = dataset
-        self.order = order
-        self.n = len(order)
-
-    def gather(self, idx: IndexArray) -> Block:
-        return stack_rows([self.dataset._read(int(i)) for i in self.order[idx]])
-
-    def span(self, start: int, stop: int) -> Block:
-        return stack_rows([self.dataset._read(int(i)) for i in self.order[start:stop]])
 
 
 def _column_value(field: Field, value: Any) -> np.ndarray[Any, Any]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
 from ._schema import Schema, check_schema
@@ -48,28 +49,17 @@ class MindRecordError(RuntimeError):
     """A MindRecord file or its index that cannot be read: the message names the file and what is wrong."""
 
 
+@dataclass(slots=True)
 class Page:
-    """One page entry of a header (see the module docstring)."""
+    """One page entry of a header (see the module docstring); `used` is the bytes it holds."""
 
-    __slots__ = ("end_row", "groups", "kind", "page_id", "start_row", "type_id", "used")
-
-    def __init__(
-        self,
-        page_id: int,
-        kind: str,
-        type_id: int,
-        start_row: int = 0,
-        end_row: int = 0,
-        groups: list[tuple[int, int]] | None = None,
-        used: int = 0,
-    ) -> None:
-        self.page_id = page_id
-        self.kind = kind
-        self.type_id = type_id
-        self.start_row = start_row
-        self.end_row = end_row
-        self.groups = [] if groups is None else groups
-        self.used = used
+    page_id: int
+    kind: str
+    type_id: int
+    start_row: int = 0
+    end_row: int = 0
+    groups: list[tuple[int, int]] = field(default_factory=list)
+    used: int = 0
 
     def as_json(self, shard_id: int) -> dict[str, Any]:
         """Return the page's entry in the header of shard `shard_id`."""
@@ -85,26 +75,18 @@ class Page:
         }
 
 
+@dataclass
 class Header:
     """What a data file's header says (the `meta` part is the same in every file of a dataset)."""
 
-    def __init__(
-        self,
-        schema: Schema,
-        index_fields: list[str],
-        addresses: list[str],
-        header_size: int = DEFAULT_HEADER_SIZE,
-        page_size: int = DEFAULT_PAGE_SIZE,
-        version: str = VERSION,
-    ) -> None:
-        self.schema = schema
-        self.index_fields = index_fields
-        self.addresses = addresses
-        self.header_size = header_size
-        self.page_size = page_size
-        self.version = version
-        self.pages: list[Page] = []
-        self.compression_size = 0
+    schema: Schema
+    index_fields: list[str]
+    addresses: list[str]
+    header_size: int = DEFAULT_HEADER_SIZE
+    page_size: int = DEFAULT_PAGE_SIZE
+    version: str = VERSION
+    pages: list[Page] = field(default_factory=list)
+    compression_size: int = 0
 
     @property
     def compressed(self) -> bool:
