@@ -12,7 +12,7 @@ from hypothesis import given, settings, strategies as st
 from cadence.mindrecord import FileReader, FileWriter, MindRecordError
 from cadence.mindrecord._blob import pack_blob, unpack_blob
 from cadence.mindrecord._schema import check_schema
-from tests.mindrecord.fixture_data import TYPES_SCHEMA, types_rows
+from tests.mindrecord.fixture_data import FIXTURES, TYPES_SCHEMA, types_rows
 
 SMALL = {"header": 1 << 14, "page": 1 << 15}
 
@@ -305,3 +305,24 @@ def test_compressed_integer_arrays_round_trip(values: list[int], dtype: str) -> 
     assert got["v"].dtype == array.dtype and got["w"] == b"tail"
     # Stored narrow: count, a 2-bit width per element, then at most the full width each.
     assert len(blob) <= 24 + -(-len(array) // 4) + 8 * len(array)
+
+
+def test_appending_to_mindspore_files_spreads_rows_over_its_files(
+    tmp_path: Path,
+) -> None:
+    for k in range(3):
+        for suffix in ("", ".db"):
+            name = f"mindspore_shards.mindrecord{k}{suffix}"
+            (tmp_path / name).write_bytes((FIXTURES / name).read_bytes())
+    writer = FileWriter.open_for_append(str(tmp_path / "mindspore_shards.mindrecord1"))
+    writer.write_raw_data([{"id": 10 + i, "word": f"w{10 + i}"} for i in range(4)])
+    writer.commit()
+    per_file = [
+        [r["id"] for r in read_all([str(tmp_path / f"mindspore_shards.mindrecord{k}")])]
+        for k in range(3)
+    ]
+    # MindSpore's own files hold 3, 4 and 3 rows; the 4 new ones go 2, 1, 1 after them.
+    assert per_file == [[0, 1, 2, 10, 11], [3, 4, 5, 6, 12], [7, 8, 9, 13]]
+    assert [r["word"] for r in read_all(tmp_path / "mindspore_shards.mindrecord0")][
+        -1
+    ] == "w13"
