@@ -4,12 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..dataset._checks import (
-    check_column_list,
-    check_int,
-    check_names_exist,
-    check_unsupported,
-)
+from ..validation import check_int
 from ._files import MindRecordFiles, find_files
 
 if TYPE_CHECKING:
@@ -53,14 +48,17 @@ class FileReader:
         check_int(
             num_consumer, "num_consumer", where, minimum=1, maximum=_MAX_CONSUMERS
         )
-        check_unsupported(where, operator=operator)
+        if operator is not None:
+            raise NotImplementedError(
+                f"For '{where}', the argument 'operator' is not supported; leave it at None."
+            )
         self._files = MindRecordFiles(find_files(file_name, where))
         schema = self._files.schema
-        if columns is None:
-            self._columns = schema.raw_fields + schema.blob_fields
-        else:
-            self._columns = check_column_list(columns, "columns", where)
-            check_names_exist(self._columns, schema.names, "columns", where)
+        self._columns = (
+            schema.raw_fields + schema.blob_fields
+            if columns is None
+            else _columns(columns, schema.names, where)
+        )
 
     def get_next(self) -> Iterator[dict[str, Any]]:
         """Yield each row as a dict: ints, floats, str and bytes as Python values, arrays as numpy arrays."""
@@ -88,3 +86,20 @@ def _python(value: Any, kind: str) -> Any:
     if kind in ("float32", "float64") and isinstance(value, int):
         return float(value)
     return value
+
+
+def _columns(value: Any, names: list[str], where: str) -> list[str]:
+    if (
+        not isinstance(value, list)
+        or not value
+        or not all(isinstance(c, str) for c in value)
+    ):
+        raise TypeError(
+            f"For '{where}', the argument 'columns' must be a non-empty list of str or None, but got {value!r}."
+        )
+    unknown = [c for c in value if c not in names]
+    if unknown:
+        raise ValueError(
+            f"For '{where}', the columns {unknown!r} are not in the schema, whose fields are {names!r}."
+        )
+    return list(value)

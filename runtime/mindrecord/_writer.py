@@ -6,8 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from ..dataset._checks import check_int
-from ..validation import check_bool
+from ..validation import check_bool, check_int
 from ._blob import pack_blob
 from ._files import check_file_name
 from ._header import (
@@ -71,6 +70,10 @@ class FileWriter:
         path = check_file_name(file_name, "file_name", where)
         count = check_int(shard_num, "shard_num", where, minimum=1, maximum=_MAX_SHARDS)
         self._overwrite = check_bool(overwrite, "overwrite", where)
+        if not path.parent.is_dir():
+            raise ValueError(
+                f"For '{where}', the directory of 'file_name' {str(path)!r} does not exist; create it first."
+            )
         width = len(str(count - 1))
         self._paths = (
             [path]

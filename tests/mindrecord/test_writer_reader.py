@@ -214,6 +214,11 @@ def test_rows_that_do_not_fit_the_schema_are_refused_whole(
         ),
         (lambda p: FileWriter(""), TypeError, "'file_name' must be a non-empty str"),
         (lambda p: FileWriter(p + "a:b"), ValueError, "'file_name' must name a file"),
+        (
+            lambda p: FileWriter(p + "/no/x.mr"),
+            ValueError,
+            "directory of 'file_name' .* does not exist",
+        ),
         (lambda p: FileWriter(p).add_schema([]), TypeError, "'content' must be a dict"),  # type: ignore[arg-type]
         (lambda p: FileWriter(p).add_schema({}), ValueError, "at least one field"),
         (
