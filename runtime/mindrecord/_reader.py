@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..validation import check_int
 from ._files import MindRecordFiles, find_files
+from ._schema import check_name_list
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -89,17 +90,10 @@ def _python(value: Any, kind: str) -> Any:
 
 
 def _columns(value: Any, names: list[str], where: str) -> list[str]:
-    if (
-        not isinstance(value, list)
-        or not value
-        or not all(isinstance(c, str) for c in value)
-    ):
-        raise TypeError(
-            f"For '{where}', the argument 'columns' must be a non-empty list of str or None, but got {value!r}."
-        )
-    unknown = [c for c in value if c not in names]
+    columns = check_name_list(value, "columns", where)
+    unknown = [c for c in columns if c not in names]
     if unknown:
         raise ValueError(
             f"For '{where}', the columns {unknown!r} are not in the schema, whose fields are {names!r}."
         )
-    return list(value)
+    return columns

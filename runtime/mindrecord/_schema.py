@@ -18,6 +18,7 @@ __all__ = [
     "FIELD_TYPES",
     "Field",
     "Schema",
+    "check_name_list",
     "check_schema",
 ]
 
@@ -164,6 +165,19 @@ def _blob(
         raise _mismatch(
             field, index, where, f"an array that reshapes to {list(field.shape)}", value
         ) from None
+
+
+def check_name_list(value: Any, name: str, where: str) -> list[str]:
+    """Return `value` if it is a non-empty list of field names (str), else raise TypeError."""
+    if (
+        not isinstance(value, list)
+        or not value
+        or not all(isinstance(v, str) for v in value)
+    ):
+        raise TypeError(
+            f"For '{where}', the argument '{name}' must be a non-empty list of str, but got {value!r}."
+        )
+    return list(value)
 
 
 def check_schema(content: Any, desc: Any, where: str) -> Schema:

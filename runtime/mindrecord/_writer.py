@@ -17,7 +17,7 @@ from ._header import (
     Header,
     read_header,
 )
-from ._schema import check_schema
+from ._schema import check_name_list, check_schema
 from ._shard_out import ShardOut
 
 if TYPE_CHECKING:
@@ -144,15 +144,7 @@ class FileWriter:
             RuntimeError: If no schema was added yet, or rows were written.
         """
         where = "FileWriter.add_index"
-        given: Any = index_fields  # checked: callers may pass anything
-        if (
-            not isinstance(given, list)
-            or not given
-            or not all(isinstance(f, str) for f in index_fields)
-        ):
-            raise TypeError(
-                f"For '{where}', the argument 'index_fields' must be a non-empty list of str, but got {index_fields!r}."
-            )
+        index_fields = check_name_list(index_fields, "index_fields", where)
         schema = self._require_schema(where)
         if self._header is not None:
             raise RuntimeError(
