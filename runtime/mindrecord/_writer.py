@@ -115,14 +115,11 @@ class FileWriter:
         writer._header_size, writer._page_size = first.header_size, first.page_size
         return writer
 
-    def add_schema(self, content: dict[str, Any], desc: str | None = None) -> int:
+    def add_schema(self, content: dict[str, Any], desc: str | None = None) -> None:
         """Set the schema: `{name: {"type": t}}` or `{name: {"type": t, "shape": [...]}}` per field.
 
         Types: int32, int64, float32, float64, string, bytes; a `shape` (ints > 0,
         at most one -1 for a free dimension) makes a numeric field an array.
-
-        Returns:
-            The schema id, 0 (a file holds one schema).
 
         Raises:
             TypeError, ValueError: If the schema is malformed (naming the field).
@@ -133,7 +130,6 @@ class FileWriter:
                 "For 'FileWriter.add_schema', the schema is already set; a MindRecord file holds one schema."
             )
         self._schema = check_schema(content, desc, "FileWriter.add_schema")
-        return 0
 
     def add_index(self, index_fields: list[str]) -> None:
         """Choose the fields the `.db` index holds (scalar numbers and strings); default: all such fields.

@@ -331,3 +331,14 @@ def test_appending_to_mindspore_files_spreads_rows_over_its_files(
     assert [r["word"] for r in read_all(tmp_path / "mindspore_shards.mindrecord0")][
         -1
     ] == "w13"
+
+
+def test_the_docstring_example_runs() -> None:
+    import doctest
+
+    import cadence.mindrecord
+
+    result = doctest.testmod(
+        cadence.mindrecord, optionflags=doctest.NORMALIZE_WHITESPACE
+    )
+    assert result.attempted >= 8 and result.failed == 0
