@@ -23,6 +23,9 @@ _NO_BLOB = (
     b"\x00\x00\x00\x00"  # MindSpore stores 4 zero bytes for a row without blob fields
 )
 _BYTE_COLUMNS = np.arange(8)
+_SHIFTS = np.array(
+    [6, 4, 2, 0], np.uint8
+)  # the 2-bit codes of a bitmap byte, first element highest
 
 
 class BlobError(ValueError):
@@ -50,22 +53,32 @@ def _field_bytes(field: Field, value: Any, compress: bool) -> bytes:
     return bytes(np.ascontiguousarray(value, dtype=field.type).data)
 
 
+def _widths(
+    values: np.ndarray[Any, np.dtype[np.int64]],
+) -> np.ndarray[Any, np.dtype[np.uint8]]:
+    """Return each value's width code: 0, 1, 2, 3 for 1, 2, 4, 8 bytes (the fewest that hold it)."""
+    magnitude = values ^ (
+        values >> 63
+    )  # -v - 1 for negatives: the same cut-offs both ways
+    codes = (magnitude > 127).astype(np.uint8)
+    codes += magnitude > 32767
+    codes += magnitude > 2**31 - 1
+    return codes
+
+
 def _compress(values: np.ndarray[Any, np.dtype[np.int64]]) -> bytes:
     n = values.size
-    codes = np.full(n, 3, np.uint8)
-    for code, bits in ((2, 31), (1, 15), (0, 7)):
-        codes[(values >= -(2**bits)) & (values < 2**bits)] = code
+    codes = _widths(values)
     padded = np.zeros(-(-n // 4) * 4, np.uint8)
     padded[:n] = codes
-    quads = padded.reshape(-1, 4).astype(np.uint8)
+    quads = padded.reshape(-1, 4)
     bitmap = (quads[:, 0] << 6) | (quads[:, 1] << 4) | (quads[:, 2] << 2) | quads[:, 3]
+    head = n.to_bytes(4, "big") + bitmap.astype(np.uint8).tobytes()
+    if n and codes.min() == codes.max():  # one width for all: a plain cast
+        return head + values.astype(f"<i{1 << int(codes[0])}").tobytes()
     little = values.astype("<i8").view(np.uint8).reshape(n, 8)
     keep = (1 << codes.astype(np.int64))[:, None] > _BYTE_COLUMNS
-    return (
-        n.to_bytes(4, "big")
-        + bitmap.astype(np.uint8).tobytes()
-        + little[keep].tobytes()
-    )
+    return head + little[keep].tobytes()
 
 
 def _decompress(data: bytes, dtype: str) -> np.ndarray[Any, Any]:
@@ -80,21 +93,22 @@ def _decompress(data: bytes, dtype: str) -> np.ndarray[Any, Any]:
             f"a compressed array of {n} integers is cut short ({len(data)} bytes)"
         )
     bitmap = np.frombuffer(data, np.uint8, map_end - 4, 4)
-    codes = ((bitmap[:, None] >> np.array([6, 4, 2, 0], np.uint8)) & 3).reshape(-1)[:n]
-    widths = (1 << codes.astype(np.int64)).astype(np.int64)
-    if map_end + int(widths.sum()) != len(data):
+    codes = ((bitmap[:, None] >> _SHIFTS) & 3).reshape(-1)[:n]
+    widths = 1 << codes.astype(np.int64)
+    size = map_end + int(widths.sum())
+    if size != len(data):
         raise BlobError(
-            f"a compressed array of {n} integers should take {map_end + int(widths.sum())} bytes, but takes {len(data)}"
+            f"a compressed array of {n} integers should take {size} bytes, but takes {len(data)}"
         )
+    if n and codes.min() == codes.max():  # one width for all: a plain cast
+        return np.frombuffer(data, f"<i{widths[0]}", n, map_end).astype(dtype)
     little = np.zeros((n, 8), np.uint8)
     little[widths[:, None] > _BYTE_COLUMNS] = np.frombuffer(
         data, np.uint8, offset=map_end
     )
-    shift = (64 - 8 * widths).astype(np.int64)
-    values = (
-        little.view("<i8").reshape(n) << shift
-    ) >> shift  # sign-extend the narrow ones
-    return values.astype(dtype)
+    shift = 64 - 8 * widths
+    values: np.ndarray[Any, np.dtype[np.int64]] = little.view("<i8").reshape(n)
+    return ((values << shift) >> shift).astype(dtype)  # sign-extend the narrow ones
 
 
 def unpack_blob(
