@@ -62,7 +62,13 @@ def find_files(dataset_files: Any, where: str) -> list[Path]:
     else:
         first = check_file_name(dataset_files, "dataset_files", where)
         _must_exist(first, where)
-        paths = [first.with_name(a) for a in read_header(first).addresses]
+        addresses = read_header(first).addresses
+        if first.name not in addresses:
+            raise MindRecordError(
+                f"For '{where}', the header of {str(first)!r} names its dataset's files {addresses!r}, not "
+                f"{first.name!r}: a MindRecord file cannot be renamed (its .db records the name too)."
+            )
+        paths = [first.with_name(a) for a in addresses]
     for path in paths:
         _must_exist(path, where)
     return paths

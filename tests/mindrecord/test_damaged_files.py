@@ -100,6 +100,12 @@ DAMAGES: dict[str, tuple[Callable[[Path], object], str]] = {
         lambda p: shutil.copy(FIXTURES / "mindspore_blobonly.mindrecord.db", f"{p}.db"),
         "belongs to the data file 'mindspore_blobonly.mindrecord', not 'mindspore_types.mindrecord'",
     ),
+    "renamed": (
+        lambda p: _rewrite_header(
+            p, lambda h: h.update(shard_addresses=["old.mindrecord"])
+        ),
+        r"names its dataset's files \['old.mindrecord'\], not 'mindspore_types.mindrecord'",
+    ),
     "db_missing_a_row": (
         lambda p: _db(p, "DELETE FROM INDEXES WHERE ROW_ID = 4"),
         "lists 4 rows, but the header .* counts 5",
