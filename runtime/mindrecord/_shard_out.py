@@ -130,8 +130,16 @@ class ShardOut:
         write_index(db, self.path.name, header.schema, header.index_fields, self.rows)
 
     def publish(self) -> None:
-        """Move the finished index, then the data (new files), into place."""
+        """Move the finished index, then the data (new files), into place.
+
+        An old data file being overwritten goes first: a crash between the two
+        moves then leaves an index without data (an error to read), never new
+        index entries over old data.
+        """
         db = self.path.with_name(self.path.name + ".db")
+        if not self.appending:
+            with contextlib.suppress(FileNotFoundError):
+                os.remove(self.path)
         os.replace(partial_path(db), db)
         if not self.appending:
             os.replace(partial_path(self.path), self.path)
