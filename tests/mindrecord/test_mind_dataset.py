@@ -99,6 +99,12 @@ def test_bytes_decode_and_strings_batch() -> None:
     )
     assert names.dtype == np.dtype("<U7") and names.tolist() == ["zero", "", "ünïcode"]
     assert labels.tolist() == [0, -7, 2**31 - 1]
+    (raws,) = next(
+        data.project(["raw"]).batch(2).create_tuple_iterator(output_numpy=True)
+    )
+    assert raws.shape == (2, 1) and raws.dtype == np.dtype(
+        "S23"
+    )  # widened, as MindSpore's batch does
     row = next(data.create_dict_iterator())
     assert (
         isinstance(row["name"], np.ndarray) and row["label"].shape == ()
