@@ -23,6 +23,7 @@ from . import (
     context as context,
     dataset as dataset,
     dtype as dtype,
+    mindrecord as mindrecord,
     nn as nn,
     numpy as numpy,
     ops as ops,

@@ -23,6 +23,7 @@ __all__ = [
     "check_async_save",
     "check_bool",
     "check_choice",
+    "check_int",
     "check_non_negative_int",
     "check_number",
     "check_positive_int",
@@ -53,6 +54,37 @@ def _check_int(value: Any, name: str, owner: str | None, bound: str, ok: bool) -
             f"{_where(owner)} argument '{name}' must be an int {bound}, but got {value!r}."
         )
     return value
+
+
+def check_int(
+    value: Any,
+    name: str,
+    owner: str,
+    *,
+    minimum: int | None = None,
+    maximum: int | None = None,
+) -> int:
+    """Return `value` if it is an int (not a bool) within the inclusive bounds."""
+    bound = _bound_text(minimum, maximum)
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TypeError(
+            f"{_where(owner)} argument '{name}' must be an int{bound}, but got {_received(value)}."
+        )
+    if (minimum is not None and value < minimum) or (
+        maximum is not None and value > maximum
+    ):
+        raise ValueError(
+            f"{_where(owner)} argument '{name}' must be an int{bound}, but got {value!r}."
+        )
+    return value
+
+
+def _bound_text(minimum: int | None, maximum: int | None) -> str:
+    if minimum is not None and maximum is not None:
+        return f" in [{minimum}, {maximum}]"
+    if minimum is not None:
+        return f" >= {minimum}"
+    return "" if maximum is None else f" <= {maximum}"
 
 
 def check_positive_int(value: Any, name: str, owner: str | None = None) -> int:

@@ -94,7 +94,14 @@ LAYERS = {
             "cadence.dtype",
             # TrainOneStepCell reduces gradients, and ops.AllReduce & co. run, over MPI.
             "cadence.communication",
+            # MindDataset reads MindRecord files.
+            "cadence.mindrecord",
         ),
+    ),
+    # MindRecord files (`mindspore.mindrecord`): numpy, msgpack and sqlite3 below the datasets.
+    "mindrecord": Layer(
+        holds=("cadence.mindrecord",),
+        may_import=("cadence._errors", "cadence._util", "cadence.validation"),
     ),
     # The model zoo's networks (issue 23): cells and ops only.
     "models": Layer(

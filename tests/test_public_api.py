@@ -15,6 +15,7 @@ PACKAGES = [
     "cadence.callbacks",
     "cadence.nn",
     "cadence.dataset",
+    "cadence.mindrecord",
     "cadence.train",
     "cadence.train.callback",
     "cadence.service",

@@ -2,8 +2,9 @@
 
 Sources: `NumpySlicesDataset`, `GeneratorDataset`, `MnistDataset` (IDX files),
 `Cifar10Dataset` (CIFAR-10's binary batches), `ImageFolderDataset` (one folder
-of images per class), `DigitsDataset` (scikit-learn's bundled digits) and
-`NpzDataset` (`.npz` files).
+of images per class), `DigitsDataset` (scikit-learn's bundled digits),
+`NpzDataset` (`.npz` files) and `MindDataset` (MindRecord files, see
+`cadence.mindrecord`).
 Operations (`batch`, `shuffle`, `map`, `repeat`, `take`, `skip`, `project`,
 `rename`) return new datasets; `create_tuple_iterator`, `create_dict_iterator`
 and plain iteration yield rows of `cadence.Tensor`. Image and general
@@ -22,6 +23,7 @@ from ._dataset import Dataset
 from ._digits import DigitsDataset
 from ._folder import ImageFolderDataset
 from ._iterators import DictIterator, TupleIterator
+from ._mindrecord import MindDataset
 from ._mnist import FashionMnistDataset, MnistDataset
 from ._npz import NpzDataset
 from ._pipeline import (
@@ -46,6 +48,7 @@ __all__ = [
     "GeneratorDataset",
     "ImageFolderDataset",
     "MapDataset",
+    "MindDataset",
     "MnistDataset",
     "NpzDataset",
     "NumpySlicesDataset",

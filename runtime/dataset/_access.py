@@ -14,16 +14,19 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
+from ._block import stack_rows
+
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
 
-    from ._block import Array, Block
+    from ._block import Array, Block, Row
 
 __all__ = [
     "Access",
     "ColumnsAccess",
     "MappedAccess",
     "OrderedAccess",
+    "ReadAccess",
     "WindowAccess",
     "spans",
 ]
@@ -77,6 +80,28 @@ class ColumnsAccess(Access):
             return [col[start:stop] for col in self.columns]
         rows = self.order[start:stop]
         return [np.take(col, rows, axis=0) for col in self.columns]
+
+
+class ReadAccess(Access):
+    """Rows read one by one from files as they are fetched (`ImageFolderDataset`, `MindDataset`).
+
+    Args:
+        read: Returns the source row of an index.
+        order: Source row of each position.
+    """
+
+    def __init__(self, read: Callable[[int], Row], order: IndexArray) -> None:
+        self.read = read
+        self.order = order
+        self.n = len(order)
+
+    def gather(self, idx: IndexArray) -> Block:
+        """Return the rows at positions `idx`, each read from its file."""
+        return stack_rows([self.read(int(i)) for i in self.order[idx]])
+
+    def span(self, start: int, stop: int) -> Block:
+        """Return a range of rows, each read from its file."""
+        return stack_rows([self.read(int(i)) for i in self.order[start:stop]])
 
 
 class MappedAccess(Access):

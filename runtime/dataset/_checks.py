@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from ..validation import check_bool
+from ..validation import check_bool, check_int
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -32,37 +32,6 @@ USAGES: Final = ("train", "test", "all")
 
 def _received(value: Any) -> str:
     return f"{value!r} of type {type(value).__name__!r}"
-
-
-def check_int(
-    value: Any,
-    name: str,
-    owner: str,
-    *,
-    minimum: int | None = None,
-    maximum: int | None = None,
-) -> int:
-    """Return `value` if it is an int (not a bool) within the inclusive bounds."""
-    bound = _bound_text(minimum, maximum)
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise TypeError(
-            f"For '{owner}', the argument '{name}' must be an int{bound}, but got {_received(value)}."
-        )
-    if (minimum is not None and value < minimum) or (
-        maximum is not None and value > maximum
-    ):
-        raise ValueError(
-            f"For '{owner}', the argument '{name}' must be an int{bound}, but got {value!r}."
-        )
-    return value
-
-
-def _bound_text(minimum: int | None, maximum: int | None) -> str:
-    if minimum is not None and maximum is not None:
-        return f" in [{minimum}, {maximum}]"
-    if minimum is not None:
-        return f" >= {minimum}"
-    return "" if maximum is None else f" <= {maximum}"
 
 
 def check_optional_bool(value: Any, name: str, owner: str) -> bool | None:

@@ -7,25 +7,21 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..validation import check_bool
-from ._access import Access
-from ._block import Block, stack_rows
 from ._checks import check_dataset_dir, check_unsupported
-from ._dataset import Dataset
 from ._shard import Reading, source_order
+from ._sources import FileRowsDataset
 from .vision._decode import decode_image
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
 
-    from ._access import IndexArray
     from ._block import Row
-    from ._random import Pass
 
 __all__ = ["ImageFolderDataset"]
 
 
-class ImageFolderDataset(Dataset):
+class ImageFolderDataset(FileRowsDataset):
     """Images in class folders, as `mindspore.dataset.ImageFolderDataset`.
 
     `dataset_dir` holds one folder per class (`dataset_dir/cat/1.jpg`,
@@ -133,19 +129,6 @@ class ImageFolderDataset(Dataset):
     def _names(self) -> list[str]:
         return ["image", "label"]
 
-    def _row_count(self) -> int:
-        return self._order.count
-
-    _random_accessible = True
-
-    _prefers_rows = True
-
-    def _access(self, p: Pass) -> Access:
-        order = self._order.order(p)
-        if order is None:
-            order = np.arange(self._order.count, dtype=np.intp)
-        return _FileAccess(self, order)
-
     def _read(self, index: int) -> Row:
         path = self._files[index]
         try:
@@ -160,21 +143,6 @@ class ImageFolderDataset(Dataset):
             else data
         )
         return (image, self._labels[index, ...])
-
-
-class _FileAccess(Access):
-    """Rows of an `ImageFolderDataset`, each read from its file when fetched."""
-
-    def __init__(self, dataset: ImageFolderDataset, order: IndexArray) -> None:
-        self.dataset = dataset
-        self.order = order
-        self.n = len(order)
-
-    def gather(self, idx: IndexArray) -> Block:
-        return stack_rows([self.dataset._read(int(i)) for i in self.order[idx]])
-
-    def span(self, start: int, stop: int) -> Block:
-        return stack_rows([self.dataset._read(int(i)) for i in self.order[start:stop]])
 
 
 def _check_extensions(extensions: Any, owner: str) -> set[str] | None:

@@ -59,7 +59,10 @@ class _Iterator:
             raise
 
     def _convert(self, array: Array) -> Any:
-        return array if self._output_numpy else Tensor(array)
+        # Strings and bytes stay numpy arrays, as MindSpore yields them: a Tensor holds numbers.
+        if self._output_numpy or array.dtype.kind in "SU":
+            return array
+        return Tensor(array)
 
     def get_col_names(self) -> list[str]:
         """Return the names of the columns this iterator yields."""
@@ -99,9 +102,7 @@ class TupleIterator(_Iterator):
         row = self._next_row()
         if self._select is not None:
             row = tuple(row[i] for i in self._select)
-        if self._output_numpy:
-            return list(row)
-        return [Tensor(a) for a in row]
+        return [self._convert(a) for a in row]
 
     def get_col_names(self) -> list[str]:
         """Return the names of the columns this iterator yields."""

@@ -114,10 +114,24 @@ class BatchDataset(_OneChild):
             yield self._finish(concat_blocks(pending))
 
     def _finish(self, block: Block) -> Row:
+        out = []
         for j, col in enumerate(block):
             if isinstance(col, list):
-                raise RuntimeError(_inconsistent_batch(self._names()[j], col))
-        return tuple(block)  # type: ignore[arg-type]
+                if not _text_of_one_shape(col):
+                    raise RuntimeError(_inconsistent_batch(self._names()[j], col))
+                col = np.stack(
+                    col
+                )  # numpy widens the items to the longest, as MindSpore's batch does
+            out.append(col)
+        return tuple(out)
+
+
+def _text_of_one_shape(rows: list[Any]) -> bool:
+    """Whether the rows are strings (or bytes) of one shape that differ only in length."""
+    first = rows[0]
+    return first.dtype.kind in "SU" and all(
+        r.dtype.kind == first.dtype.kind and r.shape == first.shape for r in rows
+    )
 
 
 def _inconsistent_batch(name: str, rows: list[Any]) -> str:

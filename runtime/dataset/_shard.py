@@ -100,6 +100,11 @@ class RowOrder:
         self.count = available if num_samples is None else min(available, num_samples)
         self._passes = itertools.count()
 
+    def positions(self, p: Pass) -> IndexArray:
+        """Return the source row of each position of pass `p` (as `order`, never None)."""
+        order = self.order(p)
+        return np.arange(self.count, dtype=np.intp) if order is None else order
+
     def order(self, p: Pass) -> IndexArray | None:
         """Return the source row of each position of pass `p`, or None for rows `0 .. count-1`."""
         shard = self.shard

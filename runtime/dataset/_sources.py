@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ._access import Access, ColumnsAccess, IndexArray
+from ._access import Access, ColumnsAccess, IndexArray, ReadAccess
 from ._block import Array, Block, Row, stack_rows
 from ._checks import (
     check_column_list,
@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from ._random import Pass
 
 __all__ = [
+    "FileRowsDataset",
     "GeneratorDataset",
     "ImageDirectoryDataset",
     "InMemoryDataset",
@@ -75,6 +76,29 @@ class InMemoryDataset(Dataset):
 
     def _access(self, p: Pass) -> Access:
         return ColumnsAccess(self._columns, self._order.count, self._order.order(p))
+
+
+class FileRowsDataset(Dataset):
+    """A source whose rows are read from files one by one, as they are fetched (`_read`).
+
+    A subclass sets `_order` (from `source_order`) and says how one row is read.
+    """
+
+    _order: RowOrder
+
+    def _row_count(self) -> int:
+        return self._order.count
+
+    _random_accessible = True
+
+    _prefers_rows = True
+
+    def _access(self, p: Pass) -> Access:
+        return ReadAccess(self._read, self._order.positions(p))
+
+    def _read(self, index: int) -> Row:
+        """Return source row `index`."""
+        raise NotImplementedError
 
 
 class ImageDirectoryDataset(InMemoryDataset):

@@ -18,7 +18,7 @@ __all__ = ["Decode", "ToPIL", "decode_image"]
 
 
 def decode_image(data: Array, where: str = "Decode") -> Array:
-    """Return the image encoded in `data` (1-d uint8 file bytes) as uint8 <H, W, 3> RGB.
+    """Return the image encoded in `data` (1-d uint8 file bytes, or one numpy bytes item) as uint8 <H, W, 3> RGB.
 
     Raises:
         TypeError: If `data` is not 1-d uint8 bytes (an image already decoded?).
@@ -26,6 +26,9 @@ def decode_image(data: Array, where: str = "Decode") -> Array:
     """
     from PIL import Image, UnidentifiedImageError
 
+    if data.dtype.kind == "S" and data.size == 1:
+        # A bytes column (MindDataset) holds each file as one numpy bytes item, as in MindSpore.
+        data = np.frombuffer(data.tobytes(), dtype=np.uint8)
     if data.ndim != 1 or data.dtype != np.uint8:
         raise TypeError(
             f"{where}: the input must be the bytes of an image file (1-d uint8), but got shape {data.shape} "
