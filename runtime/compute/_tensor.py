@@ -396,6 +396,50 @@ class Tensor:
         """The k largest (or smallest) elements along `dim` and their indices (`ops.topk`)."""
         return M.topk(self, k, dim, largest, sorted)
 
+    def cumprod(self, dim: int, dtype: Any = None) -> Tensor:
+        """Cumulative product along `dim` (`ops.cumprod`)."""
+        return M.cumprod(self, dim, dtype)
+
+    def sort(
+        self, axis: int = -1, descending: bool = False, *, dim: int | None = None
+    ) -> tuple[Tensor, Tensor]:
+        """(values, Int32 indices) sorted along `axis` (or `dim`), stable (`ops.sort`)."""
+        return M.sort(self, axis if dim is None else dim, descending)
+
+    def unique(
+        self,
+        sorted: bool = True,
+        return_inverse: bool = False,
+        return_counts: bool = False,
+        dim: int | None = None,
+    ) -> Any:
+        """The distinct elements (or slices along `dim`), with their inverse positions and counts if asked."""
+        return M.unique_elements(self, sorted, return_inverse, return_counts, dim)
+
+    def std(self, axis: Any = None, ddof: int = 0, keepdims: bool = False) -> Tensor:
+        """Standard deviation over `axis`, dividing by n - ddof (`ops.std`)."""
+        return M.std(self, axis, ddof, keepdims)
+
+    def var(self, axis: Any = None, ddof: int = 0, keepdims: bool = False) -> Tensor:
+        """Variance over `axis`, dividing by n - ddof (`ops.var`)."""
+        return M.var(self, axis, ddof, keepdims)
+
+    def tril(self, diagonal: int = 0) -> Tensor:
+        """The lower triangle of the last two axes (`ops.tril`)."""
+        return M.tril(self, diagonal)
+
+    def triu(self, diagonal: int = 0) -> Tensor:
+        """The upper triangle of the last two axes (`ops.triu`)."""
+        return M.triu(self, diagonal)
+
+    def index_select(self, axis: int, index: Any) -> Tensor:
+        """The slices at the 1-D `index` along `axis` (`ops.index_select`)."""
+        return M.index_select(self, axis, index)
+
+    def scatter(self, axis: int, index: Any, src: Any) -> Tensor:
+        """A copy with `src` (a tensor, or one number) written at `index` along `axis` (`ops.scatter`)."""
+        return M.scatter(self, axis, index, src)
+
     def gather(self, input_indices: Any, axis: int, batch_dims: int = 0) -> Tensor:
         """The slices at `input_indices` along `axis` (`ops.gather`)."""
         return M.gather(self, input_indices, axis, batch_dims=batch_dims)

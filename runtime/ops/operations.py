@@ -25,11 +25,14 @@ from . import (
     _adaptive_max_pool as amp,
     _attention as at,
     _composed as c,
+    _creation as cr,
+    _einsum as es,
     _elementwise as e,
     _expanding as ex,
     _functional as f,
     _gather_nd as gnd,
     _nn as n,
+    _norms as nm,
     _ranking as rk,
     _slicing as sl,
     _spatial as sp,
@@ -141,6 +144,7 @@ ReduceMin = primitive("ReduceMin", _reduce("amin"), "Minimum over `axis`; ties s
 Argmax = primitive("Argmax", lambda x, **a: c.typed_argmax(x, **a), "Indices of the maxima along `axis`.", axis=-1, output_type=_dtype.int32)
 Argmin = primitive("Argmin", lambda x, **a: c.typed_argmax(x, **a, largest=False), "Indices of the minima along `axis`.", axis=-1, output_type=_dtype.int32)
 ArgMaxWithValue = primitive("ArgMaxWithValue", lambda x, **a: c.arg_with_value(x, **a), "(indices, values) of the maxima along `axis`.", axis=0, keep_dims=False)
+Sort = primitive("Sort", lambda x, *, axis, descending: rk.sort(x, axis, descending), "(values, Int32 indices) sorted along `axis`; equal elements keep their order.", axis=-1, descending=False)
 TopK = primitive("TopK", lambda x, k, *, sorted: rk.top_k(x, k, sorted=sorted), "(values, Int32 indices) of the k largest elements along the last axis.", sorted=True)
 ArgMinWithValue = primitive("ArgMinWithValue", lambda x, **a: c.arg_with_value(x, **a, largest=False), "(indices, values) of the minima along `axis`.", axis=0, keep_dims=False)
 # --- shapes and types -------------------------------------------------------------------------
@@ -154,9 +158,13 @@ Stack = primitive("Stack", _join(f.stack), "Join tensors along a new axis.", axi
 Pack = primitive("Pack", _join(f.stack), "The name `Stack` had in MindSpore 1.x.", axis=0)
 Tile = primitive("Tile", sl.tile, "Repeat the input along each axis.")
 BroadcastTo = primitive("BroadcastTo", lambda x, *, shape: ex.broadcast_to(x, shape), "Broadcast to `shape` (-1 keeps an axis).", shape=REQUIRED)
+Unstack = primitive("Unstack", lambda x, *, axis, num: sl.unstack(x, axis, num), "The slices along `axis`, each without that axis.", axis=0, num=None)
 Split = primitive("Split", lambda x, *, axis, output_num: sl.split(x, axis, output_num), "Split into equal parts along `axis`.", axis=0, output_num=1)
 StridedSlice = primitive("StridedSlice", _strided_slice, "x[begin:end:strides] per axis (masks 0).", begin_mask=0, end_mask=0, ellipsis_mask=0, new_axis_mask=0, shrink_axis_mask=0)
 CumSum = primitive("CumSum", sl.cumulative_sum, "Cumulative sum along an axis.", exclusive=False, reverse=False)
+CumProd = primitive("CumProd", sl.cumulative_prod, "Cumulative product along an axis.", exclusive=False, reverse=False)
+L2Normalize = primitive("L2Normalize", nm.l2_normalize, "x / sqrt(max(sum(x**2 over axis), epsilon)).", axis=Sizes(0), epsilon=1e-4)
+Einsum = primitive("Einsum", es.einsum_op, "The sum of products `equation` names, on a tuple of tensors.", equation=REQUIRED)
 GatherNd = primitive("GatherNd", gnd.gather_nd, "Slices at index tuples: the last axis of `indices` indexes the input's leading axes.")
 Gather = primitive("Gather", c.gather, "Take slices along `axis` at integer indices.", batch_dims=0)
 Pad = primitive("Pad", lambda x, *, paddings: f.pad(x, paddings), "Pad each axis by (before, after) zeros.", paddings=REQUIRED)
@@ -173,6 +181,8 @@ Zeros = primitive("Zeros", lambda size, dtype=None: f.zeros(size, dtype), "A ten
 Ones = primitive("Ones", lambda shape, dtype=None: f.ones(shape, dtype), "A tensor of ones.")
 ZerosLike = primitive("ZerosLike", f.zeros_like, "Zeros shaped like the input.")
 OnesLike = primitive("OnesLike", f.ones_like, "Ones shaped like the input.")
+Range = primitive("Range", cr.range_op, "start, start + step, ... before end (three scalars of one kind).", maxlen=1000000)
+Eye = primitive("Eye", cr.eye_op, "An (n, m) matrix with ones on its diagonal, of `dtype`.")
 Fill = primitive("Fill", c.fill, "A tensor of a shape filled with one value.")
 OneHot = primitive("OneHot", lambda indices, depth, on_value, off_value, *, axis: c.one_hot(indices, depth, on_value, off_value, axis), "One-hot encode integer indices; no gradient.", axis=-1)
 # --- convolution and pooling (NCHW) ---------------------------------------------------------
@@ -216,18 +226,21 @@ __all__ = [
     "Concat",
     "Conv2D",
     "Cos",
+    "CumProd",
     "CumSum",
     "DType",
     "Dense",
     "Depend",
     "Div",
     "Dropout",
+    "Einsum",
     "Elu",
     "Equal",
     "Erf",
     "Exp",
     "ExpandDims",
     "Expm1",
+    "Eye",
     "Fill",
     "Flatten",
     "Floor",
@@ -244,6 +257,7 @@ __all__ = [
     "IsFinite",
     "IsInf",
     "IsNan",
+    "L2Normalize",
     "LayerNorm",
     "Less",
     "LessEqual",
@@ -271,6 +285,7 @@ __all__ = [
     "Pow",
     "Primitive",
     "Print",
+    "Range",
     "Rank",
     "ReLU",
     "ReLU6",
@@ -295,6 +310,7 @@ __all__ = [
     "SoftmaxCrossEntropyWithLogits",
     "Softplus",
     "Softsign",
+    "Sort",
     "SparseSoftmaxCrossEntropyWithLogits",
     "Split",
     "Sqrt",
@@ -309,6 +325,7 @@ __all__ = [
     "Tile",
     "TopK",
     "Transpose",
+    "Unstack",
     "Zeros",
     "ZerosLike",
 ]

@@ -1,0 +1,97 @@
+"""Ops that read or write a tensor at integer positions along one axis: `index_select`, `scatter`.
+
+`index_select` is a `gather` (its gradient adds back at repeated indices);
+`scatter` writes `src` into a copy of the input, so the input's gradient is
+zero where it was overwritten and `src`'s is the output's gradient there.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..compute._tensor import Tensor
+from . import _functional as f
+from ._composed import gather
+
+__all__ = ["index_select", "scatter"]
+
+
+def _axis(axis: Any, ndim: int, op: str) -> int:
+    if isinstance(axis, bool) or not isinstance(axis, int) or not -ndim <= axis < ndim:
+        raise ValueError(
+            f"For '{op}', the argument 'axis' must be an int in [{-ndim}, {ndim}), but got {axis!r}."
+        )
+    return axis % ndim
+
+
+def _positions(
+    index: Any, op: str, ndim: int | None, size: int
+) -> np.ndarray[Any, Any]:
+    """Host integer positions from an Int32/Int64 Tensor of `ndim` axes, each in [0, size)."""
+    if not isinstance(index, Tensor):
+        raise TypeError(
+            f"For '{op}', the argument 'index' must be a Tensor, but got {type(index).__name__}: {index!r}."
+        )
+    pos = np.asarray(index.asnumpy())
+    if pos.dtype not in (np.int32, np.int64) or (ndim is not None and pos.ndim != ndim):
+        want = "" if ndim is None else f"{ndim}-D "
+        raise TypeError(
+            f"For '{op}', the argument 'index' must be a {want}Int32 or Int64 tensor, but got "
+            f"dtype {index.dtype!r} and shape {pos.shape}."
+        )
+    if pos.size and (pos.min() < 0 or pos.max() >= size):
+        raise ValueError(
+            f"For '{op}', the values of 'index' must be in [0, {size}), but got "
+            f"{pos.min()} to {pos.max()}."
+        )
+    return pos
+
+
+def index_select(input: Any, axis: int, index: Any) -> Tensor:
+    """The slices of `input` at the positions of the 1-D `index` along `axis`."""
+    t = f.as_tensor(input)
+    dim = _axis(axis, t.ndim, "index_select")
+    pos = _positions(index, "index_select", 1, t.shape[dim])
+    return gather(t, Tensor._wrap(pos.astype(np.int64)), dim)
+
+
+def scatter(input: Any, axis: int, index: Any, src: Any) -> Tensor:
+    """A copy of `input` with `src[i][j]..` written at `index[i][j]..` along `axis` (elsewhere, the same i, j, ..).
+
+    `index` and `src` have the same shape, with the input's rank (`src` may be
+    one number); repeated positions keep one of the values written there.
+    """
+    t = f.as_tensor(input)
+    dim = _axis(axis, t.ndim, "scatter")
+    pos = _positions(index, "scatter", t.ndim, t.shape[dim])
+    if isinstance(src, int | float) and not isinstance(
+        src, bool
+    ):  # `Tensor.scatter`'s value
+        src = Tensor._wrap(np.full(pos.shape, src, t._data.dtype))
+    s = f.as_tensor(src)
+    if pos.shape != s.shape or any(
+        n > m
+        for i, (n, m) in enumerate(zip(pos.shape, t.shape, strict=True))
+        if i != dim
+    ):
+        raise ValueError(
+            f"For 'scatter', 'index' and 'src' must have the same shape, no larger than the "
+            f"input's {t.shape} off axis {dim}, but got {pos.shape} and {s.shape}."
+        )
+    where = list(np.indices(pos.shape, sparse=True))
+    where[dim] = pos
+    at = tuple(where)
+    out = t._data.copy()
+    out[at] = s._data.astype(out.dtype)
+
+    def grad_fn() -> f.GradFn:
+        def backward(g: Any) -> tuple[Any, Any]:
+            kept = g.copy()
+            kept[at] = 0
+            return kept, g[at]
+
+        return backward
+
+    return f.record(out, (t, s), grad_fn)

@@ -1,0 +1,150 @@
+"""`ops.interpolate`: resize the spatial axes of (N, C, ...) input, one axis at a time.
+
+Every mode cadence offers is separable, so each spatial axis is resized on its
+own with differentiable ops: 'nearest' and 'nearest-exact' gather source rows,
+'linear'/'bilinear'/'trilinear' blend the two neighbouring rows with constant
+weights, 'area' averages windows by a product with a constant window matrix
+(adaptive average pooling). The gradients are those ops' gradients.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ..compute._tensor import Tensor
+from . import _functional as f
+from ._composed import gather
+from ._spatial import _window_matrix
+
+__all__ = ["interpolate"]
+
+# mode -> the input ranks it takes (MindSpore 2.10's), and whether it blends neighbours.
+_MODES = {
+    "nearest": (3, 4, 5),
+    "nearest-exact": (3, 4, 5),
+    "area": (3, 4, 5),
+    "linear": (3,),
+    "bilinear": (4,),
+    "trilinear": (5,),
+}
+_BLENDING = ("linear", "bilinear", "trilinear")
+
+
+def _source(size: int, out: int, align_corners: bool) -> np.ndarray[Any, Any]:
+    """The source coordinate of each output position (pixel centres unless `align_corners`)."""
+    i = np.arange(out, dtype=np.float64)
+    if align_corners:
+        return i * ((size - 1) / (out - 1)) if out > 1 else np.zeros(out)
+    return np.maximum((i + 0.5) * (size / out) - 0.5, 0.0)
+
+
+def _resize_axis(
+    t: Tensor, axis: int, out: int, mode: str, align_corners: bool
+) -> Tensor:
+    size = t.shape[axis]
+    if size == out:
+        return t
+    if mode == "area":
+        # The axis last, times the (size, out) window matrix, and back.
+        windows = np.ascontiguousarray(_window_matrix(size, out, t._data.dtype).T)
+        moved = f.matmul(f.transpose(t, _swap(t.ndim, axis)), Tensor._wrap(windows))
+        return f.transpose(moved, _swap(t.ndim, axis))
+    if mode in ("nearest", "nearest-exact"):
+        shift = 0.5 if mode == "nearest-exact" else 0.0
+        src = np.minimum(np.floor((np.arange(out) + shift) * (size / out)), size - 1)
+        return gather(t, Tensor._wrap(src.astype(np.int64)), axis)
+    pos = _source(size, out, align_corners)
+    lo = np.minimum(np.floor(pos).astype(np.int64), size - 1)
+    hi = np.minimum(lo + 1, size - 1)
+    weight = (
+        (pos - lo).astype(t._data.dtype).reshape((out,) + (1,) * (t.ndim - axis - 1))
+    )
+    below, above = gather(t, Tensor._wrap(lo), axis), gather(t, Tensor._wrap(hi), axis)
+    return f.add(below, f.mul(f.sub(above, below), weight))
+
+
+def _swap(ndim: int, axis: int) -> tuple[int, ...]:
+    """The permutation that exchanges `axis` and the last axis (its own inverse)."""
+    perm = list(range(ndim))
+    perm[-1], perm[axis] = axis, ndim - 1
+    return tuple(perm)
+
+
+def _sizes(t: Tensor, size: Any, scale_factor: Any) -> tuple[int, ...]:
+    spatial = t.shape[2:]
+    if (size is None) == (scale_factor is None):
+        raise ValueError(
+            "For 'interpolate', exactly one of the arguments 'size' and 'scale_factor' must be "
+            f"given, but got size={size!r} and scale_factor={scale_factor!r}."
+        )
+    given, name = (size, "size") if size is not None else (scale_factor, "scale_factor")
+    items = given if isinstance(given, tuple | list) else (given,) * len(spatial)
+    kind = int if name == "size" else (int, float)
+    if len(items) != len(spatial) or not all(
+        isinstance(v, kind) and not isinstance(v, bool) and v > 0 for v in items
+    ):
+        what = "a positive int" if name == "size" else "a positive number"
+        raise ValueError(
+            f"For 'interpolate', the argument '{name}' must be {what} or {len(spatial)} of them "
+            f"(one per spatial axis of the input of shape {t.shape}), but got {given!r}."
+        )
+    if name == "size":
+        return tuple(items)
+    return tuple(max(math.floor(n * s), 1) for n, s in zip(spatial, items, strict=True))
+
+
+def interpolate(
+    input: Any,
+    size: Any = None,
+    scale_factor: Any = None,
+    mode: str = "nearest",
+    align_corners: bool | None = None,
+    recompute_scale_factor: bool | None = None,
+) -> Tensor:
+    """Resize the spatial axes (all but N and C) of `input` to `size`, or by `scale_factor`, with `mode`.
+
+    Modes: 'nearest' (3-D to 5-D input), 'nearest-exact', 'area', 'linear' (3-D),
+    'bilinear' (4-D), 'trilinear' (5-D); `align_corners` (blending modes only)
+    maps the corner pixels' centres onto each other. A `scale_factor` gives the
+    size floor(n * scale) and the coordinates are those of that size.
+    """
+    t = f.as_tensor(input)
+    if mode == "bicubic":
+        raise NotImplementedError(
+            "For 'interpolate', mode 'bicubic' is not available in cadence yet; use 'bilinear'."
+        )
+    if mode not in _MODES:
+        raise ValueError(
+            f"For 'interpolate', the argument 'mode' must be one of {[*_MODES, 'bicubic']}, but got {mode!r}."
+        )
+    if t.ndim not in _MODES[mode]:
+        raise ValueError(
+            f"For 'interpolate', mode {mode!r} takes {' or '.join(f'{n}-D' for n in _MODES[mode])} "
+            f"input, but got shape {t.shape}."
+        )
+    if t._data.dtype.kind != "f":
+        raise TypeError(
+            f"For 'interpolate', the input must be a float tensor, but got dtype {t.dtype!r}."
+        )
+    if align_corners is not None and not isinstance(align_corners, bool):
+        raise TypeError(
+            f"For 'interpolate', the argument 'align_corners' must be a bool or None, but got {align_corners!r}."
+        )
+    if align_corners and mode not in _BLENDING:
+        raise ValueError(
+            f"For 'interpolate', the argument 'align_corners' applies to the modes {list(_BLENDING)} "
+            f"only, but got align_corners=True with mode {mode!r}."
+        )
+    if recompute_scale_factor is not None and not isinstance(
+        recompute_scale_factor, bool
+    ):
+        raise TypeError(
+            "For 'interpolate', the argument 'recompute_scale_factor' must be a bool or None, "
+            f"but got {recompute_scale_factor!r}."
+        )
+    for axis, out in enumerate(_sizes(t, size, scale_factor), start=2):
+        t = _resize_axis(t, axis, out, mode, bool(align_corners))
+    return t
