@@ -192,15 +192,35 @@ def _model_zoo_op_cases(ms: Any, ops: Any, Tensor: Any) -> dict[str, Any]:  # no
 
     def grads(a: Any, b: Any) -> Any:
         return (
-            (ops.sort(a, 0, True)[0] * b).sum() + (ops.Sort()(a)[0] ** 2).sum()
-            + (ops.cumprod(a, 1) * b).sum() + (ops.CumProd(True, True)(a, 0) * b).sum()
-            + ops.std(a, 1, 1).sum() + ops.var(a) * 3 + (ops.tril(a, 1) * b).sum() + (ops.triu(a) * b).sum() * 2
-            + (ops.index_select(a, 1, cols) ** 2).sum() + (ops.scatter(a, 1, where, b[:, :2] * 3) * b).sum()
-            + ops.cdist(a, b[:2]).sum() + ops.cdist(a, b, 1.0).sum() + (ops.L2Normalize(1)(a) * b).sum()
+            (ops.sort(a, 0, True)[0] * b).sum()
+            + (ops.Sort()(a)[0] ** 2).sum()
+            + (ops.cumprod(a, 1) * b).sum()
+            + (ops.CumProd(True, True)(a, 0) * b).sum()
+            + ops.std(a, 1, 1).sum()
+            + ops.var(a) * 3
+            + (ops.tril(a, 1) * b).sum()
+            + (ops.triu(a) * b).sum() * 2
+            + (ops.index_select(a, 1, cols) ** 2).sum()
+            + (ops.scatter(a, 1, where, b[:, :2] * 3) * b).sum()
+            + ops.cdist(a, b[:2]).sum()
+            + ops.cdist(a, b, 1.0).sum()
+            + (ops.L2Normalize(1)(a) * b).sum()
             + (ops.Unstack(1)(a)[2] * b[:, 0]).sum()
-            + (ops.interpolate(ops.reshape(a, (1, 1, 3, 4)), size=(5, 7), mode="bilinear") ** 2).sum()
-            + (ops.interpolate(ops.reshape(a, (1, 3, 4)), size=6, mode="linear", align_corners=True) ** 2).sum()
-            + (ops.interpolate(ops.reshape(a * b, (1, 1, 3, 4)), size=(6, 8)) ** 2).sum()
+            + (
+                ops.interpolate(
+                    ops.reshape(a, (1, 1, 3, 4)), size=(5, 7), mode="bilinear"
+                )
+                ** 2
+            ).sum()
+            + (
+                ops.interpolate(
+                    ops.reshape(a, (1, 3, 4)), size=6, mode="linear", align_corners=True
+                )
+                ** 2
+            ).sum()
+            + (
+                ops.interpolate(ops.reshape(a * b, (1, 1, 3, 4)), size=(6, 8)) ** 2
+            ).sum()
         )
 
     return {
