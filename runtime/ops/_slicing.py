@@ -148,7 +148,7 @@ def _cumprod_grad(g: Any, x: Any, y: Any) -> Any:
     makes that 0 / 0, so then each input's own product-without-it is formed
     (n products of n terms: quadratic, for the rare slices that hold a zero).
     """
-    if (x != 0).all():
+    if np.all(x != 0):
         return np.flip(np.cumsum(np.flip(g * y, -1), -1), -1) / x
     n = x.shape[-1]
     # without[i, ..., j] = prod_{k <= j, k != i} x[..., k]: x with x[i] set to 1.
