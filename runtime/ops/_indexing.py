@@ -1,8 +1,9 @@
 """Ops that read or write a tensor at integer positions along one axis: `index_select`, `scatter`.
 
 `index_select` is a `gather` (its gradient adds back at repeated indices);
-`scatter` writes `src` into a copy of the input, so the input's gradient is
-zero where it was overwritten and `src`'s is the output's gradient there.
+`scatter` is a gather too, from `src` where it writes and from the input
+elsewhere, so the input's gradient is zero where it was overwritten and `src`'s
+is the output's gradient where it was written.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import numpy as np
 from ..compute._tensor import Tensor
 from . import _functional as f
 from ._composed import gather
+from ._elementwise import select
 
 __all__ = ["index_select", "scatter"]
 
@@ -61,16 +63,14 @@ def scatter(input: Any, axis: int, index: Any, src: Any) -> Tensor:
     """A copy of `input` with `src[i][j]..` written at `index[i][j]..` along `axis` (elsewhere, the same i, j, ..).
 
     `index` and `src` have the same shape, with the input's rank (`src` may be
-    one number); repeated positions keep one of the values written there.
+    one number); a repeated position keeps one of the values written there.
     """
     t = f.as_tensor(input)
     dim = _axis(axis, t.ndim, "scatter")
     pos = _positions(index, "scatter", t.ndim, t.shape[dim])
-    if isinstance(src, int | float) and not isinstance(
-        src, bool
-    ):  # `Tensor.scatter`'s value
-        src = Tensor._wrap(np.full(pos.shape, src, t._data.dtype))
-    s = f.as_tensor(src)
+    if isinstance(src, int | float) and not isinstance(src, bool):
+        src = Tensor._wrap(np.full(pos.shape, src))  # `Tensor.scatter`'s one value
+    s = f.cast(f.as_tensor(src), t._data.dtype)
     if pos.shape != s.shape or any(
         n > m
         for i, (n, m) in enumerate(zip(pos.shape, t.shape, strict=True))
@@ -80,18 +80,16 @@ def scatter(input: Any, axis: int, index: Any, src: Any) -> Tensor:
             f"For 'scatter', 'index' and 'src' must have the same shape, no larger than the "
             f"input's {t.shape} off axis {dim}, but got {pos.shape} and {s.shape}."
         )
+    # Each output element as a gather: from `src` where written (one write of a
+    # repeated position wins), from the input elsewhere. Gathers and a select run on
+    # device arrays, and their gradients are the scatter's: `src` gets the gradient of
+    # the elements it wrote, the input that of the elements it kept.
     where = list(np.indices(pos.shape, sparse=True))
     where[dim] = pos
-    at = tuple(where)
-    out = t._data.copy()
-    out[at] = s._data.astype(out.dtype)
-
-    def grad_fn() -> f.GradFn:
-        def backward(g: Any) -> tuple[Any, Any]:
-            kept = g.copy()
-            kept[at] = 0
-            return kept, g[at]
-
-        return backward
-
-    return f.record(out, (t, s), grad_fn)
+    targets = np.ravel_multi_index(tuple(np.broadcast_arrays(*where)), t.shape).ravel()
+    source = np.zeros(t.size, np.int64)
+    source[targets] = np.arange(targets.size)
+    written = np.zeros(t.size, bool)
+    written[targets] = True
+    picked = f.getitem(f.reshape(s, (-1,)), Tensor._wrap(source))
+    return select(Tensor._wrap(written.reshape(t.shape)), f.reshape(picked, t.shape), t)

@@ -48,10 +48,13 @@ def _resize_axis(
     if size == out:
         return t
     if mode == "area":
-        # The axis last, times the (size, out) window matrix, and back.
-        windows = np.ascontiguousarray(_window_matrix(size, out, t._data.dtype).T)
-        moved = f.matmul(f.transpose(t, _swap(t.ndim, axis)), Tensor._wrap(windows))
-        return f.transpose(moved, _swap(t.ndim, axis))
+        # The axis last, as the columns of a 2-D matrix (a product device arrays have
+        # a kernel for), times the (size, out) window matrix, and back.
+        moved = f.transpose(t, _swap(t.ndim, axis))
+        rows = _times_windows(f.reshape(moved, (-1, size)), size, out)
+        return f.transpose(
+            f.reshape(rows, (*moved.shape[:-1], out)), _swap(t.ndim, axis)
+        )
     if mode in ("nearest", "nearest-exact"):
         shift = 0.5 if mode == "nearest-exact" else 0.0
         src = np.minimum(np.floor((np.arange(out) + shift) * (size / out)), size - 1)
@@ -64,6 +67,13 @@ def _resize_axis(
     )
     below, above = gather(t, Tensor._wrap(lo), axis), gather(t, Tensor._wrap(hi), axis)
     return f.add(below, f.mul(f.sub(above, below), weight))
+
+
+def _times_windows(x: Tensor, size: int, out: int) -> Tensor:
+    """(rows, size) @ the (size, out) window matrix; both products of 2-D C-contiguous arrays."""
+    windows = _window_matrix(size, out, x._data.dtype)  # (out, size)
+    forward = np.ascontiguousarray(windows.T)
+    return f.record(x._data @ forward, (x,), lambda: lambda g: (g @ windows,))
 
 
 def _swap(ndim: int, axis: int) -> tuple[int, ...]:

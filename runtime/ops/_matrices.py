@@ -59,7 +59,9 @@ def _pnorm(d: Any, p: float) -> Any:
 
 def _pnorm_grad(d: Any, dist: Any, p: float) -> Any:
     """d(dist)/d(d), 0 where the distance is 0 (and everywhere for p = 0)."""
-    a, sign, dk = np.abs(d), np.sign(d), dist[..., None]
+    # The sign as two comparisons: elementwise calls device arrays have kernels for.
+    a, dk = np.abs(d), dist[..., None]
+    sign = (d > 0).astype(d.dtype) - (d < 0).astype(d.dtype)
     if p == 0:
         return np.zeros_like(d)
     if p == math.inf:
