@@ -2,8 +2,8 @@
 
 Every mode cadence offers is separable, so each spatial axis is resized on its
 own with differentiable ops: 'nearest' and 'nearest-exact' gather source rows,
-'linear'/'bilinear'/'trilinear' blend the two neighbouring rows with constant
-weights, 'area' averages windows by a product with a constant window matrix
+'linear'/'bilinear'/'trilinear' blend the two neighbouring rows and 'bicubic'
+the four nearest with constant weights, 'area' averages windows by a product with a constant window matrix
 (adaptive average pooling). The gradients are those ops' gradients.
 """
 
@@ -23,6 +23,7 @@ __all__ = ["interpolate"]
 
 # mode -> the input ranks it takes (MindSpore 2.10's), and whether it blends neighbours.
 _MODES = {
+    "bicubic": (4,),
     "nearest": (3, 4, 5),
     "nearest-exact": (3, 4, 5),
     "area": (3, 4, 5),
@@ -30,7 +31,11 @@ _MODES = {
     "bilinear": (4,),
     "trilinear": (5,),
 }
-_BLENDING = ("linear", "bilinear", "trilinear")
+_BLENDING = ("linear", "bilinear", "trilinear", "bicubic")
+# MindSpore's bicubic resize (TensorFlow's): Keys' kernel with a = -0.5 and taps outside
+# the image dropped (the rest renormalized) for pixel centres, a = -0.75 and taps clamped
+# to the edge with `align_corners`; the weights read from a table of 1024 steps.
+_CUBIC_TABLE_STEPS = 1024
 
 
 def _source(size: int, out: int, align_corners: bool) -> np.ndarray[Any, Any]:
@@ -38,7 +43,50 @@ def _source(size: int, out: int, align_corners: bool) -> np.ndarray[Any, Any]:
     i = np.arange(out, dtype=np.float64)
     if align_corners:
         return i * ((size - 1) / (out - 1)) if out > 1 else np.zeros(out)
-    return np.maximum((i + 0.5) * (size / out) - 0.5, 0.0)
+    return (i + 0.5) * (size / out) - 0.5
+
+
+def _cubic_weights(frac: np.ndarray[Any, Any], a: float) -> list[np.ndarray[Any, Any]]:
+    """Keys' cubic convolution weights of the taps at -1, 0, 1, 2 from the floor."""
+
+    def near(d: Any) -> Any:  # |d| <= 1
+        return ((a + 2) * d - (a + 3)) * d * d + 1
+
+    def far(d: Any) -> Any:  # 1 < |d| < 2
+        return ((a * d - 5 * a) * d + 8 * a) * d - 4 * a
+
+    return [far(frac + 1), near(frac), near(1 - frac), far(2 - frac)]
+
+
+def _cubic_taps(
+    pos: np.ndarray[Any, Any], size: int, align_corners: bool
+) -> list[tuple[Any, Any]]:
+    """The four (index, weight) taps of each output position (see `_CUBIC_TABLE_STEPS`)."""
+    pos = pos.astype(np.float32)  # MindSpore locates the samples in float32
+    floor = np.floor(pos)
+    frac = np.rint((pos - floor) * _CUBIC_TABLE_STEPS) / _CUBIC_TABLE_STEPS
+    weights = _cubic_weights(frac.astype(np.float64), -0.75 if align_corners else -0.5)
+    index = [floor + k for k in range(-1, 3)]
+    if not align_corners:
+        weights = [
+            w * ((i >= 0) & (i <= size - 1))
+            for w, i in zip(weights, index, strict=True)
+        ]
+        total = sum(weights)
+        weights = [w / total for w in weights]
+    return [(np.clip(i, 0, size - 1), w) for i, w in zip(index, weights, strict=True)]
+
+
+def _blend(t: Tensor, axis: int, taps: list[tuple[Any, Any]]) -> Tensor:
+    """The sum of weight * (the rows at index) over the (index, weight) taps, along `axis`."""
+    shape = (-1,) + (1,) * (t.ndim - axis - 1)
+    out: Tensor | None = None
+    for index, weight in taps:
+        rows = gather(t, Tensor._wrap(index.astype(np.int64)), axis)
+        term = f.mul(rows, weight.astype(t._data.dtype).reshape(shape))
+        out = term if out is None else f.add(out, term)
+    assert out is not None
+    return out
 
 
 def _resize_axis(
@@ -60,13 +108,12 @@ def _resize_axis(
         src = np.minimum(np.floor((np.arange(out) + shift) * (size / out)), size - 1)
         return gather(t, Tensor._wrap(src.astype(np.int64)), axis)
     pos = _source(size, out, align_corners)
-    lo = np.minimum(np.floor(pos).astype(np.int64), size - 1)
+    if mode == "bicubic":
+        return _blend(t, axis, _cubic_taps(pos, size, align_corners))
+    pos = np.maximum(pos, 0.0)  # the linear modes clamp the coordinate, not the taps
+    lo = np.minimum(np.floor(pos), size - 1)
     hi = np.minimum(lo + 1, size - 1)
-    weight = (
-        (pos - lo).astype(t._data.dtype).reshape((out,) + (1,) * (t.ndim - axis - 1))
-    )
-    below, above = gather(t, Tensor._wrap(lo), axis), gather(t, Tensor._wrap(hi), axis)
-    return f.add(below, f.mul(f.sub(above, below), weight))
+    return _blend(t, axis, [(lo, 1 - (pos - lo)), (hi, pos - lo)])
 
 
 def _times_windows(x: Tensor, size: int, out: int) -> Tensor:
@@ -117,18 +164,14 @@ def interpolate(
     """Resize the spatial axes (all but N and C) of `input` to `size`, or by `scale_factor`, with `mode`.
 
     Modes: 'nearest' (3-D to 5-D input), 'nearest-exact', 'area', 'linear' (3-D),
-    'bilinear' (4-D), 'trilinear' (5-D); `align_corners` (blending modes only)
+    'bilinear', 'bicubic' (4-D), 'trilinear' (5-D); `align_corners` (blending modes only)
     maps the corner pixels' centres onto each other. A `scale_factor` gives the
     size floor(n * scale) and the coordinates are those of that size.
     """
     t = f.as_tensor(input)
-    if mode == "bicubic":
-        raise NotImplementedError(
-            "For 'interpolate', mode 'bicubic' is not available in cadence yet; use 'bilinear'."
-        )
     if mode not in _MODES:
         raise ValueError(
-            f"For 'interpolate', the argument 'mode' must be one of {[*_MODES, 'bicubic']}, but got {mode!r}."
+            f"For 'interpolate', the argument 'mode' must be one of {list(_MODES)}, but got {mode!r}."
         )
     if t.ndim not in _MODES[mode]:
         raise ValueError(

@@ -245,6 +245,8 @@ def _model_zoo_op_cases(ms: Any, ops: Any, Tensor: Any) -> dict[str, Any]:  # no
                                 ops.interpolate(im, size=(6, 7), mode="area"), ops.interpolate(im, size=(6, 8), mode="nearest-exact"),
                                 ops.interpolate(vol, size=(3, 5, 2), mode="trilinear"), ops.interpolate(vol, size=(4, 2, 6)),
                                 ops.interpolate(im, scale_factor=(1.5, 0.7), mode="bilinear", recompute_scale_factor=True)),
+        "interpolate bicubic": lambda: (ops.interpolate(im, size=(6, 8), mode="bicubic"), ops.interpolate(im, size=(2, 3), mode="bicubic"),
+                                        ops.interpolate(im, size=(5, 7), mode="bicubic", align_corners=True), ops.interpolate(im, size=(1, 1), mode="bicubic")),
         "GradOperation through model zoo ops": lambda: ops.GradOperation(get_all=True)(grads)(x, x * 0.5 + 1),
     }  # fmt: skip
 

@@ -177,6 +177,8 @@ GRADIENTS = {
     "interpolate nearest": (lambda t: (ops.interpolate(_image(t), size=(5, 7)) ** 2).sum(), X),
     "interpolate bilinear": (lambda t: (ops.interpolate(_image(t), size=(5, 3), mode="bilinear") ** 2).sum(), X),
     "interpolate bilinear align_corners": (lambda t: (ops.interpolate(_image(t), size=(4, 6), mode="bilinear", align_corners=True) ** 2).sum(), X),
+    "interpolate bicubic": (lambda t: (ops.interpolate(_image(t), size=(5, 3), mode="bicubic") ** 2).sum(), X),
+    "interpolate bicubic align_corners": (lambda t: (ops.interpolate(_image(t), size=(4, 6), mode="bicubic", align_corners=True) ** 2).sum(), X),
     "interpolate area": (lambda t: (ops.interpolate(_image(t), size=(2, 3), mode="area") ** 2).sum(), X),
     "interpolate trilinear": (lambda t: (ops.interpolate(ops.reshape(t, (1, 1, 2, 2, 3)), size=(3, 3, 2), mode="trilinear") ** 2).sum(), X),
 }  # fmt: skip
@@ -285,8 +287,7 @@ ERRORS = {
     "cdist columns": (lambda: ops.cdist(X32, X32[:, :2]), ValueError, r"'cdist'.*same rank, batch size and number of columns, but got shapes \(3, 4\) and \(3, 2\)"),
     "cdist int": (lambda: ops.cdist(Tensor(np.ones((2, 2), np.int32)), X32), TypeError, r"'x1' must be a 2-D or 3-D float tensor, but got dtype Int32"),
     "interpolate both": (lambda: ops.interpolate(IM, size=(2, 2), scale_factor=2.0), ValueError, r"exactly one of the arguments 'size' and 'scale_factor'"),
-    "interpolate mode": (lambda: ops.interpolate(IM, size=2, mode="foo"), ValueError, r"'mode' must be one of \[.*'bicubic'\], but got 'foo'"),
-    "interpolate bicubic": (lambda: ops.interpolate(IM, size=2, mode="bicubic"), NotImplementedError, r"'bicubic' is not available in cadence yet"),
+    "interpolate mode": (lambda: ops.interpolate(IM, size=2, mode="foo"), ValueError, r"'mode' must be one of \['bicubic', .*\], but got 'foo'"),
     "interpolate rank": (lambda: ops.interpolate(IM, size=3, mode="linear"), ValueError, r"mode 'linear' takes 3-D input, but got shape \(1, 1, 2, 2\)"),
     "interpolate size": (lambda: ops.interpolate(IM, size=(2, 0)), ValueError, r"'size' must be a positive int or 2 of them .*but got \(2, 0\)"),
     "interpolate align_corners": (lambda: ops.interpolate(IM, size=3, align_corners=True), ValueError, r"'align_corners' applies to the modes .* but got align_corners=True with mode 'nearest'"),
