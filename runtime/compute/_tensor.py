@@ -440,6 +440,30 @@ class Tensor:
         """A copy with `src` (a tensor, or one number) written at `index` along `axis` (`ops.scatter`)."""
         return M.scatter(self, axis, index, src)
 
+    def argsort(self, axis: int = -1, descending: bool = False) -> Tensor:
+        """The Int32 indices that sort the tensor along `axis` (`ops.argsort`)."""
+        return M.argsort(self, axis, descending)
+
+    def flip(self, dims: Any) -> Tensor:
+        """The elements in reverse order along each axis of `dims` (`ops.flip`)."""
+        return M.flip(self, dims)
+
+    def roll(self, shifts: Any, dims: Any = None) -> Tensor:
+        """The elements rotated by `shifts` along `dims` (`ops.roll`)."""
+        return M.roll(self, shifts, dims)
+
+    def trace(self) -> Tensor:
+        """The sum of the diagonal of a 2-D tensor (`ops.trace`)."""
+        return M.trace(self)
+
+    def nonzero(self, *, as_tuple: bool = False) -> Any:
+        """The Int64 positions of the non-zero elements (`ops.nonzero`)."""
+        return M.nonzero(self, as_tuple=as_tuple)
+
+    def masked_select(self, mask: Any) -> Tensor:
+        """The 1-D tensor of the elements where `mask` holds (`ops.masked_select`)."""
+        return M.masked_select(self, mask)
+
     def gather(self, input_indices: Any, axis: int, batch_dims: int = 0) -> Tensor:
         """The slices at `input_indices` along `axis` (`ops.gather`)."""
         return M.gather(self, input_indices, axis, batch_dims=batch_dims)

@@ -1,4 +1,4 @@
-"""Ops that make new tensors from numbers: `arange` (`ops.range`, `ops.Range`) and `eye` (`ops.Eye`).
+"""Ops that make new tensors from numbers: `arange` (`ops.range`, `ops.Range`), `linspace` (`ops.LinSpace`), `eye` (`ops.Eye`).
 
 None has a gradient: their inputs are numbers, not tracked tensors. Integers
 give Int64 and floats Float32, as MindSpore's do; `dtype` converts.
@@ -15,7 +15,7 @@ from ..compute import _dtype
 from ..compute._tensor import Tensor
 from ..validation import check_non_negative_int, check_positive_int
 
-__all__ = ["arange", "eye", "eye_op", "range_op"]
+__all__ = ["arange", "eye", "eye_op", "linspace", "range_op"]
 
 
 def _scalar(value: Any, name: str, op: str) -> int | float:
@@ -103,3 +103,14 @@ def eye_op(n: Any, m: Any, dtype: Any) -> Tensor:
             f"but got {dtype!r}."
         )
     return eye(n, m, dtype)
+
+
+def linspace(start: Any, end: Any, steps: Any) -> Tensor:
+    """`steps` evenly spaced Float32 values from `start` to `end`, both included (`ops.LinSpace()` too)."""
+    first, last = _scalar(start, "start", "linspace"), _scalar(end, "end", "linspace")
+    count = check_positive_int(
+        int(steps.asnumpy()) if isinstance(steps, Tensor) else steps,
+        "steps",
+        "linspace",
+    )
+    return Tensor._wrap(np.linspace(first, last, count).astype(np.float32))

@@ -1,4 +1,4 @@
-"""Ops that read or write a tensor at integer positions along one axis: `index_select`, `scatter`.
+"""Ops that read or write a tensor at positions: `index_select`, `scatter`, `masked_select`, `nonzero`.
 
 `index_select` is a `gather` (its gradient adds back at repeated indices);
 `scatter` is a gather too, from `src` where it writes and from the input
@@ -16,8 +16,9 @@ from ..compute._tensor import Tensor
 from . import _functional as f
 from ._composed import gather
 from ._elementwise import select
+from ._expanding import broadcast_to
 
-__all__ = ["index_select", "scatter"]
+__all__ = ["index_select", "masked_select", "nonzero", "scatter"]
 
 
 def _axis(axis: Any, ndim: int, op: str) -> int:
@@ -93,3 +94,36 @@ def scatter(input: Any, axis: int, index: Any, src: Any) -> Tensor:
     written[targets] = True
     picked = f.getitem(f.reshape(s, (-1,)), Tensor._wrap(source))
     return select(Tensor._wrap(written.reshape(t.shape)), f.reshape(picked, t.shape), t)
+
+
+def masked_select(input: Any, mask: Any) -> Tensor:
+    """The 1-D tensor of the elements of `input` where the Bool `mask` holds (the two broadcast)."""
+    t, m = f.as_tensor(input), f.as_tensor(mask)
+    if m._data.dtype != np.bool_:
+        raise TypeError(
+            f"For 'masked_select', the argument 'mask' must be a Bool tensor, but got dtype {m.dtype!r}."
+        )
+    try:
+        shape = np.broadcast_shapes(t.shape, m.shape)
+    except ValueError:
+        raise ValueError(
+            f"For 'masked_select', 'input' and 'mask' must broadcast together, but got shapes "
+            f"{t.shape} and {m.shape}."
+        ) from None
+    keep = np.broadcast_to(np.asarray(m.asnumpy()), shape)
+    # The positions chosen on the host, the elements gathered (on the input's device).
+    flat = np.flatnonzero(keep)
+    whole = broadcast_to(t, shape) if t.shape != shape else t
+    return f.getitem(f.reshape(whole, (-1,)), Tensor._wrap(flat.astype(np.int64)))
+
+
+def nonzero(input: Any, *, as_tuple: bool = False) -> Any:
+    """The Int64 positions of the non-zero elements: one (count, ndim) tensor, or one 1-D tensor per axis."""
+    if not isinstance(as_tuple, bool):
+        raise TypeError(
+            f"For 'nonzero', the argument 'as_tuple' must be a bool, but got {as_tuple!r}."
+        )
+    where = np.nonzero(np.asarray(f.as_tensor(input).asnumpy()))
+    if as_tuple:
+        return tuple(Tensor._wrap(w.astype(np.int64)) for w in where)
+    return Tensor._wrap(np.stack(where, -1).astype(np.int64).reshape(-1, len(where)))

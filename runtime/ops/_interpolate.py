@@ -19,7 +19,7 @@ from . import _functional as f
 from ._composed import gather
 from ._spatial import _window_matrix
 
-__all__ = ["interpolate"]
+__all__ = ["interpolate", "resize"]
 
 # mode -> the input ranks it takes (MindSpore 2.10's), and whether it blends neighbours.
 _MODES = {
@@ -38,11 +38,18 @@ _BLENDING = ("linear", "bilinear", "trilinear", "bicubic")
 _CUBIC_TABLE_STEPS = 1024
 
 
-def _source(size: int, out: int, align_corners: bool) -> np.ndarray[Any, Any]:
-    """The source coordinate of each output position (pixel centres unless `align_corners`)."""
+def _source(size: int, out: int, grid: str) -> np.ndarray[Any, Any]:
+    """The source coordinate of each output position.
+
+    'centres' maps pixel centres onto pixel centres, 'corners' the corner pixels
+    onto each other (`align_corners`), 'asymmetric' output i onto i * size / out
+    (MindSpore's `ResizeBilinearV2` and `ResizeNearestNeighbor` default).
+    """
     i = np.arange(out, dtype=np.float64)
-    if align_corners:
+    if grid == "corners":
         return i * ((size - 1) / (out - 1)) if out > 1 else np.zeros(out)
+    if grid == "asymmetric":
+        return i * (size / out)
     return (i + 0.5) * (size / out) - 0.5
 
 
@@ -89,9 +96,8 @@ def _blend(t: Tensor, axis: int, taps: list[tuple[Any, Any]]) -> Tensor:
     return out
 
 
-def _resize_axis(
-    t: Tensor, axis: int, out: int, mode: str, align_corners: bool
-) -> Tensor:
+def _resize_axis(t: Tensor, axis: int, out: int, mode: str, grid: str) -> Tensor:
+    """Resize `axis` to `out` with 'nearest', 'area', 'linear' or 'bicubic' on the `grid` (see `_source`)."""
     size = t.shape[axis]
     if size == out:
         return t
@@ -103,17 +109,26 @@ def _resize_axis(
         return f.transpose(
             f.reshape(rows, (*moved.shape[:-1], out)), _swap(t.ndim, axis)
         )
-    if mode in ("nearest", "nearest-exact"):
-        shift = 0.5 if mode == "nearest-exact" else 0.0
-        src = np.minimum(np.floor((np.arange(out) + shift) * (size / out)), size - 1)
+    pos = _source(size, out, grid)
+    if (
+        mode == "nearest"
+    ):  # the pixel the coordinate falls in (rounded off the asymmetric grid)
+        shift = 0.0 if grid == "asymmetric" else 0.5
+        src = np.clip(np.floor(pos + shift), 0, size - 1)
         return gather(t, Tensor._wrap(src.astype(np.int64)), axis)
-    pos = _source(size, out, align_corners)
     if mode == "bicubic":
-        return _blend(t, axis, _cubic_taps(pos, size, align_corners))
+        return _blend(t, axis, _cubic_taps(pos, size, grid == "corners"))
     pos = np.maximum(pos, 0.0)  # the linear modes clamp the coordinate, not the taps
     lo = np.minimum(np.floor(pos), size - 1)
     hi = np.minimum(lo + 1, size - 1)
     return _blend(t, axis, [(lo, 1 - (pos - lo)), (hi, pos - lo)])
+
+
+def resize(t: Tensor, sizes: tuple[int, ...], mode: str, grid: str) -> Tensor:
+    """Resize the trailing `len(sizes)` axes of `t`, one at a time (see `_resize_axis`)."""
+    for axis, out in enumerate(sizes, start=t.ndim - len(sizes)):
+        t = _resize_axis(t, axis, out, mode, grid)
+    return t
 
 
 def _times_windows(x: Tensor, size: int, out: int) -> Tensor:
@@ -198,6 +213,8 @@ def interpolate(
             "For 'interpolate', the argument 'recompute_scale_factor' must be a bool or None, "
             f"but got {recompute_scale_factor!r}."
         )
-    for axis, out in enumerate(_sizes(t, size, scale_factor), start=2):
-        t = _resize_axis(t, axis, out, mode, bool(align_corners))
-    return t
+    grid = (
+        "corners" if align_corners else "asymmetric" if mode == "nearest" else "centres"
+    )
+    kind = {"nearest-exact": "nearest", "bilinear": "linear", "trilinear": "linear"}
+    return resize(t, _sizes(t, size, scale_factor), kind.get(mode, mode), grid)

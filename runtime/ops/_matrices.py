@@ -1,4 +1,4 @@
-"""Ops on the last two axes as matrices: `tril`, `triu` and pairwise distances `cdist`.
+"""Ops on the last two axes as matrices: `tril`, `triu`, `trace` and pairwise distances `cdist`.
 
 `tril`/`triu` select with a constant mask (so inf above the diagonal becomes 0,
 not NaN), and pass the gradient where they kept the input. `cdist` has its own
@@ -17,7 +17,7 @@ from ..validation import check_number
 from . import _functional as f
 from ._elementwise import select
 
-__all__ = ["cdist", "tril", "triu"]
+__all__ = ["cdist", "trace", "tril", "triu"]
 
 
 def _triangle(input: Any, diagonal: Any, op: str, lower: bool) -> Tensor:
@@ -45,6 +45,18 @@ def tril(input: Any, diagonal: int = 0) -> Tensor:
 def triu(input: Any, diagonal: int = 0) -> Tensor:
     """The upper triangle of the last two axes: elements with column - row >= `diagonal`, zeros elsewhere."""
     return _triangle(input, diagonal, "triu", lower=False)
+
+
+def trace(input: Any) -> Tensor:
+    """The sum of the diagonal of a 2-D tensor."""
+    t = f.as_tensor(input)
+    if t.ndim != 2:
+        raise ValueError(
+            f"For 'trace', the input must be 2-D, but got shape {t.shape}."
+        )
+    n = min(t.shape)
+    diagonal = Tensor._wrap(np.arange(n, dtype=np.int64))
+    return f.sum(f.getitem(t, (diagonal, diagonal)))
 
 
 def _pnorm(d: Any, p: float) -> Any:

@@ -17,6 +17,7 @@ from . import _functional as f
 
 __all__ = [
     "argmax",
+    "argsort",
     "gather_rows",
     "sort",
     "top_k",
@@ -103,6 +104,11 @@ def sort(
     check_bool(descending, "descending", "sort")
     dim = _axis(axis, t.ndim, "sort")
     return topk(t, t.shape[dim] if t.ndim else 1, dim, descending, True)
+
+
+def argsort(input: Any, axis: int = -1, descending: bool = False) -> Tensor:
+    """The Int32 indices that sort `input` along `axis` (`sort`'s second result)."""
+    return sort(input, axis, descending)[1]
 
 
 def unique(input: Any) -> tuple[Tensor, Tensor]:

@@ -16,7 +16,7 @@ from . import _functional as f
 if TYPE_CHECKING:
     from ..compute._tensor import Tensor
 
-__all__ = ["std", "var"]
+__all__ = ["reduce_std", "std", "var"]
 
 
 def _axes(axis: Any, ndim: int, op: str) -> tuple[int, ...]:
@@ -67,3 +67,14 @@ def std(
 ) -> Tensor:
     """The standard deviation over `axis`: the square root of `var`."""
     return f.sqrt(_variance(input, axis, ddof, keepdims, "std"))
+
+
+def reduce_std(
+    input_x: Any, *, axis: Any = (), unbiased: bool = True, keep_dims: bool = False
+) -> tuple[Tensor, Tensor]:
+    """`ops.ReduceStd(axis, unbiased, keep_dims)(x)`: (standard deviation, mean) over `axis` (all when empty)."""
+    t = f.as_tensor(input_x)
+    dims = tuple(axis) if isinstance(axis, list) else axis
+    dims = None if dims == () else dims
+    deviation = f.sqrt(_variance(t, dims, int(unbiased), keep_dims, "ReduceStd"))
+    return deviation, f.mean(t, _axes(dims, t.ndim, "ReduceStd"), keep_dims)

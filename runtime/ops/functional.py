@@ -46,7 +46,7 @@ from ._composed import (
     stop_gradient,
     tuple_to_array,
 )
-from ._creation import arange, eye, range_op
+from ._creation import arange, eye, linspace, range_op
 from ._einsum import einsum
 from ._elementwise import (
     ceil,
@@ -63,7 +63,7 @@ from ._elementwise import (
     select,
     sin,
 )
-from ._expanding import broadcast_to, expand_as, repeat_interleave
+from ._expanding import broadcast_to, expand_as, meshgrid, repeat_interleave
 from ._functional import *  # noqa: F403 (the tensor functions, under MindSpore's `F` path)
 from ._functional import (
     add,
@@ -75,7 +75,7 @@ from ._functional import (
     transpose,
 )
 from ._gather_nd import gather_nd
-from ._indexing import index_select, scatter
+from ._indexing import index_select, masked_select, nonzero, scatter
 from ._interpolate import interpolate
 from ._losses import (
     binary_cross_entropy_with_logits,
@@ -84,10 +84,11 @@ from ._losses import (
     nll_loss,
     smooth_l1_loss,
 )
-from ._matrices import cdist, tril, triu
+from ._matrices import cdist, trace, tril, triu
 from ._nn import dense, dropout, log_softmax, relu, sigmoid, softmax, tanh
 from ._norms import norm
-from ._ranking import argmax, sort, topk, unique
+from ._ranking import argmax, argsort, sort, topk, unique
+from ._reordering import flip, roll
 from ._slicing import cumprod, cumsum, strided_slice, tile, unstack
 
 # issue 23, convolutional networks (zoo-conv)
@@ -103,6 +104,7 @@ tensor_sub = sub
 tensor_mul = mul
 tensor_div = div
 where = select
+upsample = interpolate
 range = range_op  # MindSpore's name; this module never calls the builtin
 
 __all__ = [
@@ -215,3 +217,14 @@ __all__ += [
     "unstack",
     "var",
 ]  # the model zoo's remaining operators
+__all__ += [
+    "argsort",
+    "flip",
+    "linspace",
+    "masked_select",
+    "meshgrid",
+    "nonzero",
+    "roll",
+    "trace",
+    "upsample",
+]  # and their neighbours

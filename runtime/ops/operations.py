@@ -31,11 +31,16 @@ from . import (
     _expanding as ex,
     _functional as f,
     _gather_nd as gnd,
+    _indexing as ix,
+    _matrices as mx,
     _nn as n,
     _norms as nm,
     _ranking as rk,
+    _reordering as ro,
+    _resize_operators as rs,
     _slicing as sl,
     _spatial as sp,
+    _statistics as st,
     _windowed as w,
 )
 from ._primitive import REQUIRED, Primitive, Sizes, primitive
@@ -139,12 +144,14 @@ BiasAdd = primitive("BiasAdd", c.bias_add, "Add a per-channel bias.", data_forma
 # --- reductions ---------------------------------------------------------------------------------
 ReduceSum = primitive("ReduceSum", _reduce("sum"), "Sum over `axis` (all axes when empty).", keep_dims=False, skip_mode=False)
 ReduceMean = primitive("ReduceMean", _reduce("mean"), "Mean over `axis` (all axes when empty).", keep_dims=False)
+ReduceStd = primitive("ReduceStd", st.reduce_std, "(standard deviation, mean) over `axis` (all axes when empty); `unbiased` divides by n - 1.", axis=(), unbiased=True, keep_dims=False)
 ReduceMax = primitive("ReduceMax", _reduce("amax"), "Maximum over `axis`; ties share the gradient.", keep_dims=False)
 ReduceMin = primitive("ReduceMin", _reduce("amin"), "Minimum over `axis`; ties share the gradient.", keep_dims=False)
 Argmax = primitive("Argmax", lambda x, **a: c.typed_argmax(x, **a), "Indices of the maxima along `axis`.", axis=-1, output_type=_dtype.int32)
 Argmin = primitive("Argmin", lambda x, **a: c.typed_argmax(x, **a, largest=False), "Indices of the minima along `axis`.", axis=-1, output_type=_dtype.int32)
 ArgMaxWithValue = primitive("ArgMaxWithValue", lambda x, **a: c.arg_with_value(x, **a), "(indices, values) of the maxima along `axis`.", axis=0, keep_dims=False)
 Sort = primitive("Sort", lambda x, *, axis, descending: rk.sort(x, axis, descending), "(values, Int32 indices) sorted along `axis`; equal elements keep their order.", axis=-1, descending=False)
+Unique = primitive("Unique", rk.unique, "(the distinct elements in order of first appearance, the position of each input element among them).")
 TopK = primitive("TopK", lambda x, k, *, sorted: rk.top_k(x, k, sorted=sorted), "(values, Int32 indices) of the k largest elements along the last axis.", sorted=True)
 ArgMinWithValue = primitive("ArgMinWithValue", lambda x, **a: c.arg_with_value(x, **a, largest=False), "(indices, values) of the minima along `axis`.", axis=0, keep_dims=False)
 # --- shapes and types -------------------------------------------------------------------------
@@ -162,6 +169,16 @@ Unstack = primitive("Unstack", lambda x, *, axis, num: sl.unstack(x, axis, num),
 Split = primitive("Split", lambda x, *, axis, output_num: sl.split(x, axis, output_num), "Split into equal parts along `axis`.", axis=0, output_num=1)
 StridedSlice = primitive("StridedSlice", _strided_slice, "x[begin:end:strides] per axis (masks 0).", begin_mask=0, end_mask=0, ellipsis_mask=0, new_axis_mask=0, shrink_axis_mask=0)
 CumSum = primitive("CumSum", sl.cumulative_sum, "Cumulative sum along an axis.", exclusive=False, reverse=False)
+Tril = primitive("Tril", lambda x, *, diagonal: mx.tril(x, diagonal), "The lower triangle of the last two axes.", diagonal=0)
+Triu = primitive("Triu", lambda x, *, diagonal: mx.triu(x, diagonal), "The upper triangle of the last two axes.", diagonal=0)
+ReverseV2 = primitive("ReverseV2", ro.reverse_v2, "Reverse the order of the elements along each axis of `axis`.", axis=REQUIRED)
+Roll = primitive("Roll", lambda x, *, shifts, dims: ro.roll(x, shifts, dims), "Rotate the elements by `shifts` along `dims`.", shifts=REQUIRED, dims=None)
+MaskedSelect = primitive("MaskedSelect", ix.masked_select, "The 1-D tensor of the elements where the mask holds.")
+NonZero = primitive("NonZero", ix.nonzero, "The Int64 positions (count, ndim) of the non-zero elements.")
+Meshgrid = primitive("Meshgrid", ex.meshgrid_op, "Coordinate grids from a tuple of 1-D tensors ('xy' or 'ij' indexing).", indexing="xy")
+Cdist = primitive("Cdist", lambda x1, x2, *, p: mx.cdist(x1, x2, p), "The p-norm distances between the rows of two (batches of) matrices.", p=2.0)
+ResizeNearestNeighbor = primitive("ResizeNearestNeighbor", rs.resize_nearest_neighbor, "Resize (N, C, H, W) input to `size` by the nearest pixel.", size=REQUIRED, align_corners=False, half_pixel_centers=False)
+ResizeBilinearV2 = primitive("ResizeBilinearV2", rs.resize_bilinear_v2, "Resize (N, C, H, W) input to `size` by bilinear interpolation.", align_corners=False, half_pixel_centers=False)
 CumProd = primitive("CumProd", sl.cumulative_prod, "Cumulative product along an axis.", exclusive=False, reverse=False)
 L2Normalize = primitive("L2Normalize", nm.l2_normalize, "x / sqrt(max(sum(x**2 over axis), epsilon)).", axis=Sizes(0), epsilon=1e-4)
 Einsum = primitive("Einsum", es.einsum_op, "The sum of products `equation` names, on a tuple of tensors.", equation=REQUIRED)
@@ -182,6 +199,7 @@ Ones = primitive("Ones", lambda shape, dtype=None: f.ones(shape, dtype), "A tens
 ZerosLike = primitive("ZerosLike", f.zeros_like, "Zeros shaped like the input.")
 OnesLike = primitive("OnesLike", f.ones_like, "Ones shaped like the input.")
 Range = primitive("Range", cr.range_op, "start, start + step, ... before end (three scalars of one kind).", maxlen=1000000)
+LinSpace = primitive("LinSpace", cr.linspace, "`num` evenly spaced values from `start` to `stop`, both included.")
 Eye = primitive("Eye", cr.eye_op, "An (n, m) matrix with ones on its diagonal, of `dtype`.")
 Fill = primitive("Fill", c.fill, "A tensor of a shape filled with one value.")
 OneHot = primitive("OneHot", lambda indices, depth, on_value, off_value, *, axis: c.one_hot(indices, depth, on_value, off_value, axis), "One-hot encode integer indices; no gradient.", axis=-1)
@@ -222,6 +240,7 @@ __all__ = [
     "BiasAdd",
     "BroadcastTo",
     "Cast",
+    "Cdist",
     "Ceil",
     "Concat",
     "Conv2D",
@@ -261,6 +280,7 @@ __all__ = [
     "LayerNorm",
     "Less",
     "LessEqual",
+    "LinSpace",
     "Log",
     "Log1p",
     "LogSoftmax",
@@ -268,13 +288,16 @@ __all__ = [
     "LogicalNot",
     "LogicalOr",
     "MaskedFill",
+    "MaskedSelect",
     "MatMul",
     "MaxPool",
     "Maximum",
+    "Meshgrid",
     "Minimum",
     "Mod",
     "Mul",
     "Neg",
+    "NonZero",
     "NotEqual",
     "OneHot",
     "Ones",
@@ -296,8 +319,13 @@ __all__ = [
     "ReduceMax",
     "ReduceMean",
     "ReduceMin",
+    "ReduceStd",
     "ReduceSum",
     "Reshape",
+    "ResizeBilinearV2",
+    "ResizeNearestNeighbor",
+    "ReverseV2",
+    "Roll",
     "Rsqrt",
     "Select",
     "Shape",
@@ -325,6 +353,9 @@ __all__ = [
     "Tile",
     "TopK",
     "Transpose",
+    "Tril",
+    "Triu",
+    "Unique",
     "Unstack",
     "Zeros",
     "ZerosLike",

@@ -248,6 +248,53 @@ def _model_zoo_op_cases(ms: Any, ops: Any, Tensor: Any) -> dict[str, Any]:  # no
         "interpolate bicubic": lambda: (ops.interpolate(im, size=(6, 8), mode="bicubic"), ops.interpolate(im, size=(2, 3), mode="bicubic"),
                                         ops.interpolate(im, size=(5, 7), mode="bicubic", align_corners=True), ops.interpolate(im, size=(1, 1), mode="bicubic")),
         "GradOperation through model zoo ops": lambda: ops.GradOperation(get_all=True)(grads)(x, x * 0.5 + 1),
+        **_model_zoo_neighbour_cases(ms, ops, Tensor),
+    }  # fmt: skip
+
+
+def _model_zoo_neighbour_cases(ms: Any, ops: Any, Tensor: Any) -> dict[str, Any]:  # noqa: N803
+    """The model zoo's resize classes and the reordering and selection ops next to the functions above."""
+    rng = np.random.default_rng(1015)  # its own stream
+    x = Tensor(rng.normal(size=(3, 4)).astype(np.float32))
+    im = Tensor(rng.normal(size=(1, 2, 3, 4)).astype(np.float32))
+    ties = Tensor(np.array([[3, 1, 2, 3], [0, 5, 0, -1], [2, 2, 1, 0]], np.float32))
+    row, col = (
+        Tensor(np.arange(3, dtype=np.float32)),
+        Tensor(np.arange(2, dtype=np.float32)),
+    )
+
+    def grads(a: Any) -> Any:
+        image = ops.reshape(a, (1, 1, 3, 4))
+        return (
+            (ops.ResizeNearestNeighbor((5, 7))(image) ** 2).sum()
+            + (ops.ResizeBilinearV2()(image, (5, 7)) ** 2).sum()
+            + (ops.ResizeBilinearV2(half_pixel_centers=True)(image, (2, 3)) ** 2).sum()
+            + (ops.ResizeBilinearV2(align_corners=True)(image, (4, 6)) ** 2).sum()
+            + (ops.flip(a, (0,)) * ties).sum()
+            + (ops.ReverseV2((1,))(a) * ties).sum()
+            + ops.trace(a * ties)
+            + (ops.masked_select(a, ties > 1) ** 2).sum()
+            + ops.ReduceStd(1)(a)[0].sum()
+            + (ops.meshgrid(a[0], a[1, :2])[1] * 3).sum()
+        )
+
+    resize = [
+        (size, ac, hp)
+        for size in ((5, 7), (2, 3))
+        for ac, hp in ((False, False), (True, False), (False, True))
+    ]
+    return {
+        "ResizeNearestNeighbor": lambda: tuple(ops.ResizeNearestNeighbor(size, ac, hp)(im) for size, ac, hp in resize),
+        "ResizeBilinearV2": lambda: (*(ops.ResizeBilinearV2(ac, hp)(im, size) for size, ac, hp in resize), ops.ResizeBilinearV2()(im, Tensor(np.array([5, 7], np.int32)))),
+        "Unique Tril Triu Cdist": lambda: (*ops.Unique()(Tensor(np.array([3, 1, 3], np.int32))), ops.Tril(1)(x), ops.Triu(diagonal=-1)(x), ops.Cdist(1.0)(x, x[:2])),
+        "ReduceStd argsort": lambda: (*ops.ReduceStd(axis=1)(x), *ops.ReduceStd()(x), *ops.ReduceStd(axis=(0,), unbiased=False, keep_dims=True)(x),
+                                      ops.argsort(ties), ops.argsort(ties, 0, True)),
+        "flip ReverseV2 trace": lambda: (ops.flip(x, (0,)), ops.flip(x, (-1, 0)), ops.ReverseV2(axis=[1])(x), ops.trace(x), ops.trace(x[:, :2])),
+        "meshgrid linspace": lambda: (*ops.meshgrid(row, col), *ops.meshgrid(row, col, indexing="ij"), *ops.Meshgrid(indexing="ij")((row, col)),
+                                      ops.linspace(0, 1, 5), ops.linspace(Tensor(0.0), Tensor(2.0), 3), ops.linspace(2, 5, 1), ops.LinSpace()(Tensor(1.0), Tensor(10.0), 4)),
+        "masked_select nonzero": lambda: (ops.masked_select(ties, ties > 1), ops.masked_select(ties, Tensor(np.array([True, False, True, False]))),
+                                          ops.nonzero(ties), ops.NonZero()(ties)),
+        "GradOperation through resize and selection": lambda: ops.GradOperation()(grads)(x),
     }  # fmt: skip
 
 

@@ -75,6 +75,31 @@ def test_scans_tril_triu_and_spread_match_numpy(x, data):
         np.testing.assert_array_equal(got.asnumpy(), want)
 
 
+@given(x=small_ints, data=st.data())
+def test_reordering_and_selection_match_numpy(x, data):
+    axes = data.draw(
+        st.lists(st.integers(0, x.ndim - 1), min_size=1, max_size=x.ndim, unique=True)
+    )
+    shifts = data.draw(
+        st.lists(st.integers(-7, 7), min_size=len(axes), max_size=len(axes))
+    )
+    t = Tensor(x)
+    np.testing.assert_array_equal(ops.flip(t, axes).asnumpy(), np.flip(x, axes))
+    np.testing.assert_array_equal(
+        t.roll(shifts, axes).asnumpy(), np.roll(x, shifts, axes)
+    )
+    np.testing.assert_array_equal(
+        ops.roll(t, shifts[0]).asnumpy(), np.roll(x, shifts[0])
+    )
+    np.testing.assert_array_equal(
+        t.argsort(axes[0]).asnumpy(), np.argsort(x, axes[0], kind="stable")
+    )
+    np.testing.assert_array_equal(t.masked_select(t > 0).asnumpy(), x[x > 0])
+    np.testing.assert_array_equal(ops.nonzero(t).asnumpy(), np.argwhere(x))
+    for got, want in zip(t.nonzero(as_tuple=True), np.nonzero(x), strict=True):
+        np.testing.assert_array_equal(got.asnumpy(), want)
+
+
 @pytest.mark.parametrize(
     ("exclusive", "reverse"), [(False, True), (True, False), (True, True)]
 )
@@ -179,6 +204,10 @@ GRADIENTS = {
     "interpolate bilinear align_corners": (lambda t: (ops.interpolate(_image(t), size=(4, 6), mode="bilinear", align_corners=True) ** 2).sum(), X),
     "interpolate bicubic": (lambda t: (ops.interpolate(_image(t), size=(5, 3), mode="bicubic") ** 2).sum(), X),
     "interpolate bicubic align_corners": (lambda t: (ops.interpolate(_image(t), size=(4, 6), mode="bicubic", align_corners=True) ** 2).sum(), X),
+    "ResizeNearestNeighbor align_corners": (lambda t: (ops.ResizeNearestNeighbor((5, 7), True)(_image(t)) ** 2).sum(), X),
+    "ResizeBilinearV2 asymmetric": (lambda t: (ops.ResizeBilinearV2()(_image(t), (5, 3)) ** 2).sum(), X),
+    "flip roll": (lambda t: (ops.flip(t, (0, 1)) * Tensor(W)).sum() + (ops.roll(t, (1, -2), (0, 1)) * Tensor(W)).sum() + (ops.roll(t, 5) ** 2).sum(), X),
+    "masked_select trace meshgrid": (lambda t: (t.masked_select(t > 0.6) ** 2).sum() + ops.trace(t * t) + (ops.meshgrid(t[0], t[1, :3])[0] * Tensor(W[:3])).sum(), X),
     "interpolate area": (lambda t: (ops.interpolate(_image(t), size=(2, 3), mode="area") ** 2).sum(), X),
     "interpolate trilinear": (lambda t: (ops.interpolate(ops.reshape(t, (1, 1, 2, 2, 3)), size=(3, 3, 2), mode="trilinear") ** 2).sum(), X),
 }  # fmt: skip
@@ -291,6 +320,19 @@ ERRORS = {
     "interpolate rank": (lambda: ops.interpolate(IM, size=3, mode="linear"), ValueError, r"mode 'linear' takes 3-D input, but got shape \(1, 1, 2, 2\)"),
     "interpolate size": (lambda: ops.interpolate(IM, size=(2, 0)), ValueError, r"'size' must be a positive int or 2 of them .*but got \(2, 0\)"),
     "interpolate align_corners": (lambda: ops.interpolate(IM, size=3, align_corners=True), ValueError, r"'align_corners' applies to the modes .* but got align_corners=True with mode 'nearest'"),
+    "ResizeNearestNeighbor size": (lambda: ops.ResizeNearestNeighbor(5)(IM), TypeError, r"'ResizeNearestNeighbor'.*'size' must be a tuple, list or Tensor of two positive ints.*but got 5"),
+    "ResizeBilinearV2 flags": (lambda: ops.ResizeBilinearV2(True, True)(IM, (3, 3)), ValueError, r"'align_corners' and 'half_pixel_centers' cannot both be True"),
+    "ResizeBilinearV2 rank": (lambda: ops.ResizeBilinearV2()(X32, (3, 3)), ValueError, r"4-D \(N, C, H, W\) float tensor, but got dtype Float32 and shape \(3, 4\)"),
+    "flip dims": (lambda: ops.flip(X32, (0, 2)), ValueError, r"'flip'.*'dims' must be an int or a tuple/list of ints in \[-2, 2\), but got \(0, 2\)"),
+    "flip twice": (lambda: ops.flip(X32, (0, -2)), ValueError, r"'dims' must not name an axis twice, but got \(0, -2\)"),
+    "roll lengths": (lambda: ops.roll(X32, (1, 2), 0), ValueError, r"'shifts' and 'dims' must have the same length, but got \(1, 2\) and 0"),
+    "roll shifts": (lambda: ops.roll(X32, NOT_AN_INT), TypeError, r"'roll'.*'shifts' must be an int or a tuple/list of ints, but got 1.0"),
+    "masked_select mask": (lambda: ops.masked_select(X32, X32), TypeError, r"'masked_select'.*'mask' must be a Bool tensor, but got dtype Float32"),
+    "masked_select shapes": (lambda: ops.masked_select(X32, X32[:2] > 0), ValueError, r"must broadcast together, but got shapes \(3, 4\) and \(2, 4\)"),
+    "meshgrid indexing": (lambda: ops.meshgrid(X32[0], indexing="yx"), ValueError, r"'meshgrid'.*'indexing' must be 'xy' or 'ij', but got 'yx'"),
+    "meshgrid rank": (lambda: ops.meshgrid(X32), ValueError, r"'meshgrid'.*one or more 1-D tensors, but got shapes \[\(3, 4\)\]"),
+    "linspace steps": (lambda: ops.linspace(0, 1, 0), ValueError, r"'linspace'.*'steps' must be an int > 0, but got 0"),
+    "trace rank": (lambda: ops.trace(X32[0]), ValueError, r"'trace'.*2-D, but got shape \(4,\)"),
     "set_ps_context key": (lambda: ms.set_ps_context(bogus=1), ValueError, r"'set_ps_context'.*'bogus' is not a parameter-server setting"),
     "set_ps_context type": (lambda: ms.set_ps_context(worker_num="2"), TypeError, r"'worker_num' must be of type 'int', but got '2'"),
     "get_ps_context key": (lambda: ms.get_ps_context("bogus"), ValueError, r"'get_ps_context'.*'attr_key' must be one of"),
