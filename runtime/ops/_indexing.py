@@ -18,7 +18,7 @@ from ._composed import gather
 from ._elementwise import select
 from ._expanding import broadcast_to
 
-__all__ = ["index_select", "masked_select", "nonzero", "scatter"]
+__all__ = ["index_select", "masked_select", "nonzero", "overwrite_at", "scatter"]
 
 
 def _axis(axis: Any, ndim: int, op: str) -> int:
@@ -88,11 +88,16 @@ def scatter(input: Any, axis: int, index: Any, src: Any) -> Tensor:
     where = list(np.indices(pos.shape, sparse=True))
     where[dim] = pos
     targets = np.ravel_multi_index(tuple(np.broadcast_arrays(*where)), t.shape).ravel()
+    return overwrite_at(t, s, targets)
+
+
+def overwrite_at(t: Tensor, values: Tensor, targets: np.ndarray[Any, Any]) -> Tensor:
+    """`t` with the flattened `values` written at the flat `targets`, as a gather plus a select."""
     source = np.zeros(t.size, np.int64)
     source[targets] = np.arange(targets.size)
     written = np.zeros(t.size, bool)
     written[targets] = True
-    picked = f.getitem(f.reshape(s, (-1,)), Tensor._wrap(source))
+    picked = f.getitem(f.reshape(values, (-1,)), Tensor._wrap(source))
     return select(Tensor._wrap(written.reshape(t.shape)), f.reshape(picked, t.shape), t)
 
 

@@ -38,6 +38,7 @@ from . import (
     _ranking as rk,
     _reordering as ro,
     _resize_operators as rs,
+    _scatter_nd as snd,
     _slicing as sl,
     _spatial as sp,
     _statistics as st,
@@ -182,6 +183,9 @@ ResizeBilinearV2 = primitive("ResizeBilinearV2", rs.resize_bilinear_v2, "Resize 
 CumProd = primitive("CumProd", sl.cumulative_prod, "Cumulative product along an axis.", exclusive=False, reverse=False)
 L2Normalize = primitive("L2Normalize", nm.l2_normalize, "x / sqrt(max(sum(x**2 over axis), epsilon)).", axis=Sizes(0), epsilon=1e-4)
 Einsum = primitive("Einsum", es.einsum_op, "The sum of products `equation` names, on a tuple of tensors.", equation=REQUIRED)
+ScatterNd = primitive("ScatterNd", snd.scatter_nd, "Zeros of `shape` with `updates` added at the index tuples (repeats sum).")
+TensorScatterUpdate = primitive("TensorScatterUpdate", snd.tensor_scatter_update, "A copy with the slices at the index tuples replaced by `updates`.")
+TensorScatterElements = primitive("TensorScatterElements", snd.tensor_scatter_elements, "`updates` written ('none') or added ('add') at `indices` along `axis`.", axis=0, reduction="none")
 GatherNd = primitive("GatherNd", gnd.gather_nd, "Slices at index tuples: the last axis of `indices` indexes the input's leading axes.")
 Gather = primitive("Gather", c.gather, "Take slices along `axis` at integer indices.", batch_dims=0)
 Pad = primitive("Pad", lambda x, *, paddings: f.pad(x, paddings), "Pad each axis by (before, after) zeros.", paddings=REQUIRED)
@@ -327,6 +331,7 @@ __all__ = [
     "ReverseV2",
     "Roll",
     "Rsqrt",
+    "ScatterNd",
     "Select",
     "Shape",
     "Sigmoid",
@@ -350,6 +355,8 @@ __all__ = [
     "Sub",
     "Tanh",
     "TensorAdd",
+    "TensorScatterElements",
+    "TensorScatterUpdate",
     "Tile",
     "TopK",
     "Transpose",

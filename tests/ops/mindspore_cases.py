@@ -295,6 +295,16 @@ def _model_zoo_neighbour_cases(ms: Any, ops: Any, Tensor: Any) -> dict[str, Any]
         "masked_select nonzero": lambda: (ops.masked_select(ties, ties > 1), ops.masked_select(ties, Tensor(np.array([True, False, True, False]))),
                                           ops.nonzero(ties), ops.NonZero()(ties)),
         "GradOperation through resize and selection": lambda: ops.GradOperation()(grads)(x),
+        "ScatterNd TensorScatterUpdate TensorScatterElements": lambda: (
+            ops.ScatterNd()(Tensor(np.array([[0], [2], [0]], np.int32)), Tensor(np.array([1, 2, 3], np.float32)), (4,)),
+            ops.ScatterNd()(Tensor(np.array([[1], [0]], np.int64)), x[:2], (3, 4)), ops.ScatterNd()(Tensor(np.array([[1, 2], [0, 0]], np.int32)), x[0, :2], (2, 3)),
+            ops.TensorScatterUpdate()(ties, Tensor(np.array([[0, 0], [1, 1]], np.int32)), Tensor(np.array([9, 8], np.float32))),
+            ops.TensorScatterUpdate()(ties, Tensor(np.array([[2]], np.int32)), x[:1]),
+            ops.TensorScatterElements(1, "add")(ties, Tensor(np.array([[0], [0], [3]], np.int32)), x[:, :1]),
+            ops.TensorScatterElements(0)(ties, Tensor(np.array([[2, 0]], np.int64)), x[:1, :2]),
+            ops.GradOperation(get_all=True)(lambda a, u: (ops.ScatterNd()(Tensor(np.array([[1], [0], [1]], np.int32)), u, (2, 4)) * a[:2]).sum()
+                                           + (ops.TensorScatterUpdate()(a, Tensor(np.array([[0, 1], [2, 3]], np.int32)), u[0, :2] * 2) * ties).sum()
+                                           + (ops.TensorScatterElements(1, "add")(a, Tensor(np.array([[0], [0], [3]], np.int32)), u[:, :1]) ** 2).sum())(x, x * 0.5 + 1)),
     }  # fmt: skip
 
 

@@ -208,6 +208,9 @@ GRADIENTS = {
     "ResizeBilinearV2 asymmetric": (lambda t: (ops.ResizeBilinearV2()(_image(t), (5, 3)) ** 2).sum(), X),
     "flip roll": (lambda t: (ops.flip(t, (0, 1)) * Tensor(W)).sum() + (ops.roll(t, (1, -2), (0, 1)) * Tensor(W)).sum() + (ops.roll(t, 5) ** 2).sum(), X),
     "masked_select trace meshgrid": (lambda t: (t.masked_select(t > 0.6) ** 2).sum() + ops.trace(t * t) + (ops.meshgrid(t[0], t[1, :3])[0] * Tensor(W[:3])).sum(), X),
+    "ScatterNd TensorScatterUpdate TensorScatterElements": (lambda t: (ops.ScatterNd()(Tensor(np.array([[1], [0], [1]])), t[:, :2], (2, 2)) ** 2).sum()
+        + (ops.TensorScatterUpdate()(t, Tensor(np.array([[0, 1], [2, 3]])), t[1, :2] ** 2) * Tensor(W)).sum()
+        + (ops.TensorScatterElements(1, "add")(t, Tensor(np.array([[0], [0], [3]])), t[:, 1:2]) ** 2).sum(), X),
     "interpolate area": (lambda t: (ops.interpolate(_image(t), size=(2, 3), mode="area") ** 2).sum(), X),
     "interpolate trilinear": (lambda t: (ops.interpolate(ops.reshape(t, (1, 1, 2, 2, 3)), size=(3, 3, 2), mode="trilinear") ** 2).sum(), X),
 }  # fmt: skip
@@ -333,6 +336,11 @@ ERRORS = {
     "meshgrid rank": (lambda: ops.meshgrid(X32), ValueError, r"'meshgrid'.*one or more 1-D tensors, but got shapes \[\(3, 4\)\]"),
     "linspace steps": (lambda: ops.linspace(0, 1, 0), ValueError, r"'linspace'.*'steps' must be an int > 0, but got 0"),
     "trace rank": (lambda: ops.trace(X32[0]), ValueError, r"'trace'.*2-D, but got shape \(4,\)"),
+    "ScatterNd indices": (lambda: ops.ScatterNd()(Tensor(np.array([[4]])), X32[0, :1], (4,)), ValueError, r"'ScatterNd'.*inside the leading axes \(4,\), but got \[\[4\]\]"),
+    "ScatterNd updates": (lambda: ops.ScatterNd()(Tensor(np.array([[1]])), X32[0], (4,)), ValueError, r"'ScatterNd'.*'updates' must have shape \(1,\).*but got \(4,\)"),
+    "ScatterNd shape": (lambda: ops.ScatterNd()(Tensor(np.array([[1]])), X32[0, :1], 4), TypeError, r"'ScatterNd'.*'shape' must be a tuple or list of positive ints, but got 4"),
+    "TensorScatterUpdate float indices": (lambda: ops.TensorScatterUpdate()(X32, Tensor(np.array([[0.0]])), X32[:1]), ValueError, r"'TensorScatterUpdate'.*integer tensor"),
+    "TensorScatterElements reduction": (lambda: ops.TensorScatterElements(0, "mul")(X32, Tensor(np.array([[0]])), X32[:1, :1]), ValueError, r"'TensorScatterElements'.*'reduction' must be one of 'none', 'add', but got 'mul'"),
     "set_ps_context key": (lambda: ms.set_ps_context(bogus=1), ValueError, r"'set_ps_context'.*'bogus' is not a parameter-server setting"),
     "set_ps_context type": (lambda: ms.set_ps_context(worker_num="2"), TypeError, r"'worker_num' must be of type 'int', but got '2'"),
     "get_ps_context key": (lambda: ms.get_ps_context("bogus"), ValueError, r"'get_ps_context'.*'attr_key' must be one of"),
