@@ -83,6 +83,35 @@ def _pnorm_grad(d: Any, dist: Any, p: float) -> Any:
     return np.where(dk > 0, sign * (a / safe) ** (p - 1), 0)
 
 
+# Above this many rows on a side, the 2-norm comes from matrix products (BLAS, no
+# (P, R, M) differences): |a|^2 + |b|^2 - 2 a.b, as PyTorch does past 25 rows. It
+# loses digits for near points, so small inputs keep the exact differences.
+_EUCLID_BY_PRODUCTS = 25
+
+
+def _euclidean(a: Tensor, b: Tensor) -> Tensor:
+    """The 2-norm distances of `cdist` by matrix products, and their gradient by products too."""
+    x, y = a._data, b._data
+    norms = (x * x).sum(-1)[..., :, None] + (y * y).sum(-1)[..., None, :]
+    squares = norms - 2 * (x @ np.swapaxes(y, -1, -2))
+    # What rounding leaves of an exact zero (the same point twice) is a zero distance,
+    # or its gradient would divide by that remainder.
+    noise = 8 * np.finfo(x.dtype).eps * norms
+    dist = np.sqrt(np.where(squares > noise, squares, 0))
+
+    def grad_fn() -> f.GradFn:
+        def backward(g: Any) -> tuple[Any, Any]:
+            # d dist_ij / d x_i = (x_i - y_j) / dist_ij, taken as 0 at a zero distance.
+            w = np.where(dist > 0, g / np.where(dist > 0, dist, 1), 0).astype(x.dtype)
+            gx = x * w.sum(-1)[..., None] - w @ y
+            gy = y * w.sum(-2)[..., None] - np.swapaxes(w, -1, -2) @ x
+            return gx, gy
+
+        return backward
+
+    return f.record(dist.astype(x.dtype), (a, b), grad_fn)
+
+
 def cdist(x1: Any, x2: Any, p: float = 2.0) -> Tensor:
     """The p-norm distances between the rows of `x1` (B, P, M) and of `x2` (B, R, M): shape (B, P, R).
 
@@ -102,6 +131,8 @@ def cdist(x1: Any, x2: Any, p: float = 2.0) -> Tensor:
             f"For 'cdist', 'x1' and 'x2' must have the same rank, batch size and number of "
             f"columns, but got shapes {a.shape} and {b.shape}."
         )
+    if order == 2 and max(a.shape[-2], b.shape[-2]) > _EUCLID_BY_PRODUCTS:
+        return _euclidean(a, b)
     diff = a._data[..., :, None, :] - b._data[..., None, :, :]
     dist = _pnorm(diff, order).astype(a._data.dtype)
 

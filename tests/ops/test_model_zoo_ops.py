@@ -185,6 +185,8 @@ def _image(t):
 # Each loss takes a float64 (3, 4) input; the tape's gradient must equal finite differences.
 X = np.array([[0.5, -1.5, 2.0, 1.2], [1.0, 0.25, -0.75, 3.0], [-2.0, 0.8, 1.7, -0.3]])
 W = np.random.default_rng(7).normal(size=(3, 4))
+SPREAD = np.repeat(np.linspace(1.0, 2.0, 10), 3)[:, None]
+W30 = np.random.default_rng(8).normal(size=(30, 3))
 ZEROS = np.array([[0.5, 0.0, 2.0, 1.2], [0.0, 0.0, -0.75, 3.0], [-2.0, 0.8, 1.7, 0.0]])
 GRADIENTS = {
     "sort": (lambda t: (ops.sort(t, 1, True)[0] * Tensor(W)).sum(), X),
@@ -197,6 +199,8 @@ GRADIENTS = {
     "scatter input and src": (lambda t: (ops.scatter(t, 1, Tensor(np.array([[0, 2], [1, 3], [3, 0]])), t[:, 1:3] ** 2) * Tensor(W)).sum(), X),
     "cdist p2 p1 p3 inf": (lambda t: sum((ops.cdist(t, t[::-1] * 0.5, p) * Tensor(W[:, :3])).sum() for p in (2.0, 1.0, 3.0, math.inf)), X),
     "cdist zero distance": (lambda t: ops.cdist(t, t).sum(), X),
+    # 30 rows: the 2-norm by matrix products; the first 3 rows are t's own (zero distances).
+    "cdist by products": (lambda t: (ops.cdist(ops.tile(t, (10, 1)) * Tensor(SPREAD), t) * Tensor(W30)).sum(), X),
     "L2Normalize": (lambda t: (ops.L2Normalize(1)(t) * Tensor(W)).sum(), X),
     "unstack": (lambda t: (ops.unstack(t, 1)[2] * Tensor(W[:, 0])).sum(), X),
     "interpolate nearest": (lambda t: (ops.interpolate(_image(t), size=(5, 7)) ** 2).sum(), X),
