@@ -248,6 +248,31 @@ def test_eye_and_arange_match_numpy(n, m, start, step):
     )
 
 
+@given(
+    image=hnp.arrays(np.float64, (1, 2, 3, 4), elements=st.floats(-5, 5, width=32)),
+    factor=st.integers(1, 3),
+)
+def test_interpolate_keeps_its_invariants(image, factor):
+    t = Tensor(image)
+    big = (3 * factor, 4 * factor)
+    # Whole-number scales: nearest repeats each pixel; linear modes keep a same-size input.
+    np.testing.assert_array_equal(
+        ops.interpolate(t, size=big).asnumpy(),
+        image.repeat(factor, 2).repeat(factor, 3),
+    )
+    for mode in ("bilinear", "bicubic"):
+        np.testing.assert_allclose(
+            ops.interpolate(t, size=(3, 4), mode=mode).asnumpy(), image
+        )
+        corners = ops.interpolate(t, size=big, mode=mode, align_corners=True).asnumpy()
+        np.testing.assert_allclose(
+            corners[..., :: big[0] - 1 or 1, :: big[1] - 1], image[..., ::2, ::3]
+        )
+    # Averages of pixels stay within the input's range.
+    area = ops.interpolate(t, size=(2, 3), mode="area").asnumpy()
+    assert image.min() - 1e-12 <= area.min() and area.max() <= image.max() + 1e-12
+
+
 def test_interpolate_area_of_whole_windows_is_average_pooling():
     x = np.arange(48, dtype=np.float32).reshape(1, 2, 4, 6)
     got = ops.interpolate(Tensor(x), size=(2, 3), mode="area").asnumpy()
