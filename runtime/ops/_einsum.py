@@ -1,11 +1,12 @@
 """`ops.einsum` / `ops.Einsum`: sums of products named by subscripts ("ij,jk->ik"), differentiable.
 
-The forward pass is numpy's `einsum` on explicit letters (an ellipsis becomes
-letters, its operands broadcast first with `broadcast_to`, whose gradient sums
-the copies). Each operand's gradient is another einsum: the output's gradient
-times the other operands, onto that operand's letters; a letter only that
-operand has is broadcast back, and a repeated letter (a diagonal) is scattered
-onto its diagonal.
+Letters stand for axes (an ellipsis becomes letters, its operands broadcast
+first with `broadcast_to`, whose gradient sums the copies). Without a repeated
+letter in an operand, the operands are folded pairwise into batched matrix
+products after transposes and sums (BLAS on the CPU, the batched kernel on
+devices), so the gradients are those ops'. A repeated letter (a diagonal) takes
+numpy's `einsum`, each operand's gradient another einsum onto its letters: a
+letter only that operand has is broadcast back, a diagonal scattered onto itself.
 """
 
 from __future__ import annotations
@@ -91,6 +92,66 @@ def _operand_grad(g: Any, k: int, terms: list[str], out: str, data: list[Any]) -
     return _diagonal_scatter(np.ascontiguousarray(grad), term, data[k].shape)
 
 
+def _letter_sizes(ts: list[Tensor], terms: list[str]) -> dict[str, int]:
+    sizes: dict[str, int] = {}
+    for t, term in zip(ts, terms, strict=True):
+        if len(term) != t.ndim:
+            raise ValueError(f"{term!r} names {len(term)} axes of a {t.ndim}-D operand")
+        for c, n in zip(term, t.shape, strict=True):
+            if sizes.setdefault(c, n) != n:
+                raise ValueError(f"'{c}' has sizes {sizes[c]} and {n}")
+    return sizes
+
+
+def _sum_away(t: Tensor, term: str, keep: set[str]) -> tuple[Tensor, str]:
+    """Sum the axes of letters not in `keep`."""
+    gone = tuple(i for i, c in enumerate(term) if c not in keep)
+    if not gone:
+        return t, term
+    return f.sum(t, gone), "".join(c for c in term if c in keep)
+
+
+def _pair(
+    a: Tensor, sa: str, b: Tensor, sb: str, needed: set[str]
+) -> tuple[Tensor, str]:
+    """The product of two operands over their shared letters not `needed` later, as one batched matmul."""
+    a, sa = _sum_away(a, sa, needed | set(sb))
+    b, sb = _sum_away(b, sb, needed | set(sa))
+    batch = [c for c in sa if c in sb and c in needed]
+    shared = [c for c in sa if c in sb and c not in needed]
+    left = [c for c in sa if c not in sb]
+    right = [c for c in sb if c not in sa]
+    size = dict(zip(sa, a.shape, strict=True)) | dict(zip(sb, b.shape, strict=True))
+
+    def count(letters: list[str]) -> int:
+        return int(np.prod([size[c] for c in letters]))
+
+    def arranged(
+        t: Tensor, term: str, order: list[str], shape: tuple[int, ...]
+    ) -> Tensor:
+        return f.reshape(f.transpose(t, tuple(term.index(c) for c in order)), shape)
+
+    a3 = arranged(
+        a, sa, batch + left + shared, (count(batch), count(left), count(shared))
+    )
+    b3 = arranged(
+        b, sb, batch + shared + right, (count(batch), count(shared), count(right))
+    )
+    product = f.matmul(a3, b3)
+    letters = batch + left + right
+    return f.reshape(product, tuple(size[c] for c in letters)), "".join(letters)
+
+
+def _contract(ts: list[Tensor], terms: list[str], out: str) -> Tensor:
+    """Fold the operands left to right pairwise, then sum and order the output's letters."""
+    t, term = ts[0], terms[0]
+    for k in range(1, len(ts)):
+        needed = set(out).union(*terms[k + 1 :])
+        t, term = _pair(t, term, ts[k], terms[k], needed)
+    t, term = _sum_away(t, term, set(out))
+    return f.transpose(t, tuple(term.index(c) for c in out)) if term != out else t
+
+
 def einsum(equation: str, *operands: Any) -> Tensor:
     """The sum of products `equation` names, as numpy's `einsum` (with '...' broadcasting)."""
     if not isinstance(equation, str):
@@ -116,11 +177,19 @@ def einsum(equation: str, *operands: Any) -> Tensor:
         ]
     data = [t._data for t in ts]
     try:
-        result = np.einsum(f"{','.join(terms)}->{out}", *data)
+        result = (
+            np.einsum(f"{','.join(terms)}->{out}", *data)
+            if not all(len(set(term)) == len(term) for term in terms)
+            else None
+        )
+        if result is None:
+            _letter_sizes(ts, terms)
     except ValueError as e:
         raise _invalid(
             equation, f"match the operands' shapes {[t.shape for t in ts]} ({e})"
         ) from None
+    if result is None:  # no diagonal: transposes, sums and (batched) matrix products
+        return _contract(ts, terms, out)
 
     def grad_fn() -> f.GradFn:
         def backward(g: Any) -> list[Any]:

@@ -78,5 +78,5 @@ def test_model_zoo_ops_match_the_cpu_and_count_their_host_fallbacks(on_target): 
         key[len("fallback:") :] for key in k.statistics() if key.startswith("fallback:")
     }
     # On host copies (docs/compute.md): cumprod's scan and its gradient's (all, flip,
-    # cumsum) and einsum; everything else the loss calls stays on the device.
-    assert fallbacks == {"cumprod", "all", "flip", "cumsum", "einsum"}
+    # cumsum); everything else the loss calls stays on the device.
+    assert fallbacks == {"cumprod", "all", "flip", "cumsum"}
