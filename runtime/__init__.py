@@ -68,6 +68,11 @@ from .communication._parallel_context import (
     reset_auto_parallel_context,
     set_auto_parallel_context,
 )
+from .communication._ps_context import (
+    get_ps_context,
+    reset_ps_context,
+    set_ps_context,
+)
 from .compute._context import (
     GRAPH_MODE,
     PYNATIVE_MODE,
@@ -147,6 +152,7 @@ __all__ = [
     "float64",
     "get_auto_parallel_context",
     "get_context",
+    "get_ps_context",
     "get_seed",
     "get_target",
     "grad",
@@ -161,9 +167,11 @@ __all__ = [
     "ms_function",
     "register_target",
     "reset_auto_parallel_context",
+    "reset_ps_context",
     "save_checkpoint",
     "set_auto_parallel_context",
     "set_context",
+    "set_ps_context",
     "set_seed",
     "start_run",
     "uint8",

@@ -13,6 +13,11 @@ from .communication._parallel_context import (
     reset_auto_parallel_context,
     set_auto_parallel_context,
 )
+from .communication._ps_context import (
+    get_ps_context,
+    reset_ps_context,
+    set_ps_context,
+)
 from .compute._context import GRAPH_MODE, PYNATIVE_MODE, get_context, set_context
 
 __all__ = [
@@ -21,7 +26,10 @@ __all__ = [
     "ParallelMode",
     "get_auto_parallel_context",
     "get_context",
+    "get_ps_context",
     "reset_auto_parallel_context",
+    "reset_ps_context",
     "set_auto_parallel_context",
     "set_context",
+    "set_ps_context",
 ]

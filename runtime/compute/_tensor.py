@@ -396,6 +396,74 @@ class Tensor:
         """The k largest (or smallest) elements along `dim` and their indices (`ops.topk`)."""
         return M.topk(self, k, dim, largest, sorted)
 
+    def cumprod(self, dim: int, dtype: Any = None) -> Tensor:
+        """Cumulative product along `dim` (`ops.cumprod`)."""
+        return M.cumprod(self, dim, dtype)
+
+    def sort(
+        self, axis: int = -1, descending: bool = False, *, dim: int | None = None
+    ) -> tuple[Tensor, Tensor]:
+        """(values, Int32 indices) sorted along `axis` (or `dim`), stable (`ops.sort`)."""
+        return M.sort(self, axis if dim is None else dim, descending)
+
+    def unique(
+        self,
+        sorted: bool = True,
+        return_inverse: bool = False,
+        return_counts: bool = False,
+        dim: int | None = None,
+    ) -> Any:
+        """The distinct elements (or slices along `dim`), with their inverse positions and counts if asked."""
+        return M.unique_elements(self, sorted, return_inverse, return_counts, dim)
+
+    def std(self, axis: Any = None, ddof: int = 0, keepdims: bool = False) -> Tensor:
+        """Standard deviation over `axis`, dividing by n - ddof (`ops.std`)."""
+        return M.std(self, axis, ddof, keepdims)
+
+    def var(self, axis: Any = None, ddof: int = 0, keepdims: bool = False) -> Tensor:
+        """Variance over `axis`, dividing by n - ddof (`ops.var`)."""
+        return M.var(self, axis, ddof, keepdims)
+
+    def tril(self, diagonal: int = 0) -> Tensor:
+        """The lower triangle of the last two axes (`ops.tril`)."""
+        return M.tril(self, diagonal)
+
+    def triu(self, diagonal: int = 0) -> Tensor:
+        """The upper triangle of the last two axes (`ops.triu`)."""
+        return M.triu(self, diagonal)
+
+    def index_select(self, axis: int, index: Any) -> Tensor:
+        """The slices at the 1-D `index` along `axis` (`ops.index_select`)."""
+        return M.index_select(self, axis, index)
+
+    def scatter(self, axis: int, index: Any, src: Any) -> Tensor:
+        """A copy with `src` (a tensor, or one number) written at `index` along `axis` (`ops.scatter`)."""
+        return M.scatter(self, axis, index, src)
+
+    def argsort(self, axis: int = -1, descending: bool = False) -> Tensor:
+        """The Int32 indices that sort the tensor along `axis` (`ops.argsort`)."""
+        return M.argsort(self, axis, descending)
+
+    def flip(self, dims: Any) -> Tensor:
+        """The elements in reverse order along each axis of `dims` (`ops.flip`)."""
+        return M.flip(self, dims)
+
+    def roll(self, shifts: Any, dims: Any = None) -> Tensor:
+        """The elements rotated by `shifts` along `dims` (`ops.roll`)."""
+        return M.roll(self, shifts, dims)
+
+    def trace(self) -> Tensor:
+        """The sum of the diagonal of a 2-D tensor (`ops.trace`)."""
+        return M.trace(self)
+
+    def nonzero(self, *, as_tuple: bool = False) -> Any:
+        """The Int64 positions of the non-zero elements (`ops.nonzero`)."""
+        return M.nonzero(self, as_tuple=as_tuple)
+
+    def masked_select(self, mask: Any) -> Tensor:
+        """The 1-D tensor of the elements where `mask` holds (`ops.masked_select`)."""
+        return M.masked_select(self, mask)
+
     def gather(self, input_indices: Any, axis: int, batch_dims: int = 0) -> Tensor:
         """The slices at `input_indices` along `axis` (`ops.gather`)."""
         return M.gather(self, input_indices, axis, batch_dims=batch_dims)

@@ -14,7 +14,9 @@ from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
 from ..common.jit_config import JitConfig
+from ..communication._ps_context import PS_UNAVAILABLE
 from ..compute._tensor import Parameter, ParameterTuple
+from ..validation import check_bool
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
@@ -233,6 +235,37 @@ class Cell:
                 f"but got {jit_config!r}."
             )
         object.__setattr__(self, "jit_config_dict", jit_config.jit_config_dict)
+
+    def recompute(self, **kwargs: Any) -> None:
+        """Accept MindSpore's recomputation mark; it changes nothing in cadence.
+
+        MindSpore's graph compiler then drops this cell's activations after the
+        forward pass and recomputes them for the backward pass, trading compute for
+        memory. cadence runs eagerly and its tape keeps every activation the
+        backward pass needs, so the mark is checked and recorded
+        (`recompute_config`) but saves no memory; smaller batches do. The keywords
+        are MindSpore's: the bools `use_reentrant`, `output_recompute`,
+        `early_stop`, a callable `context_fn`, and its parallel options.
+        """
+        config = {"use_reentrant": True, "output_recompute": False, "early_stop": True}
+        config.update(kwargs)
+        for name in ("use_reentrant", "output_recompute", "early_stop"):
+            check_bool(config[name], name, "Cell.recompute")
+        context_fn = config.get("context_fn")
+        if context_fn is not None and not callable(context_fn):
+            raise TypeError(
+                f"For 'Cell.recompute', the argument 'context_fn' must be callable or None, "
+                f"but got {context_fn!r}."
+            )
+        object.__setattr__(self, "recompute_config", config)
+
+    def set_param_ps(self, recurse: bool = True, init_in_server: bool = False) -> None:
+        """MindSpore 1.x's mark for parameters kept on a parameter server: not available in cadence.
+
+        Raises:
+            NotImplementedError: Always: cadence has no parameter server (see `set_ps_context`).
+        """
+        raise NotImplementedError(f"For 'Cell.set_param_ps': {PS_UNAVAILABLE}.")
 
     def init_parameters_data(
         self, auto_parallel_mode: bool = False

@@ -1,4 +1,4 @@
-"""Ops that enlarge a tensor by copies: `broadcast_to`, `expand_as`, `repeat_interleave`, `Tensor.repeat`.
+"""Ops that enlarge a tensor by copies: `broadcast_to`, `expand_as`, `meshgrid`, `repeat_interleave`, `Tensor.repeat`.
 
 Each is differentiable: the gradient of a copy is the sum over its copies, which
 `unbroadcast`, `tile` and `gather` already compute.
@@ -16,7 +16,14 @@ from . import _functional as f
 from ._composed import gather
 from ._slicing import tile
 
-__all__ = ["broadcast_to", "expand_as", "repeat", "repeat_interleave"]
+__all__ = [
+    "broadcast_to",
+    "expand_as",
+    "meshgrid",
+    "meshgrid_op",
+    "repeat",
+    "repeat_interleave",
+]
 
 
 def _target_shape(shape_in: tuple[int, ...], shape: Any) -> tuple[int, ...]:
@@ -99,3 +106,36 @@ def repeat_interleave(input: Any, repeats: Any, axis: int | None = None) -> Tens
         )
     index = np.repeat(np.arange(size), np.broadcast_to(counts.ravel(), (size,)))
     return gather(t, Tensor(index.astype(np.int64)), axis)
+
+
+def meshgrid(*inputs: Any, indexing: str = "xy") -> tuple[Tensor, ...]:
+    """Coordinate grids from 1-D tensors: each broadcast along the others' axes.
+
+    'xy' (Cartesian) swaps the first two output axes, 'ij' (matrix) keeps them.
+    """
+    if indexing not in ("xy", "ij"):
+        raise ValueError(
+            f"For 'meshgrid', the argument 'indexing' must be 'xy' or 'ij', but got {indexing!r}."
+        )
+    ts = [f.as_tensor(x) for x in inputs]
+    if not ts or any(t.ndim != 1 for t in ts):
+        raise ValueError(
+            f"For 'meshgrid', the inputs must be one or more 1-D tensors, but got shapes "
+            f"{[t.shape for t in ts]}."
+        )
+    sizes = [t.shape[0] for t in ts]
+    if indexing == "xy" and len(ts) > 1:
+        sizes[0], sizes[1] = sizes[1], sizes[0]
+    grids = []
+    for i, t in enumerate(ts):
+        axis = (1 - i if i < 2 else i) if indexing == "xy" and len(ts) > 1 else i
+        shape = [1] * len(ts)
+        shape[axis] = t.shape[0]
+        grids.append(broadcast_to(f.reshape(t, tuple(shape)), tuple(sizes)))
+    return tuple(grids)
+
+
+def meshgrid_op(inputs: Any, *, indexing: str) -> tuple[Tensor, ...]:
+    """`ops.Meshgrid(indexing)(inputs)`: the tensors come as one tuple or list."""
+    check_type(inputs, "inputs", (tuple, list), "Meshgrid")
+    return meshgrid(*inputs, indexing=indexing)

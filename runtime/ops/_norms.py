@@ -1,4 +1,4 @@
-"""`ops.norm` (`Tensor.norm`): vector and matrix norms with MindSpore 2.x's `ord`/`dim` rules, differentiable.
+"""`ops.norm` (`Tensor.norm`): vector and matrix norms with MindSpore 2.x's `ord`/`dim` rules, differentiable; `ops.L2Normalize`.
 
 Vector norms (an int `dim`, or a 1-D input) and the elementwise matrix norm
 ('fro') compose the differentiable reductions; the norms of singular values
@@ -18,7 +18,7 @@ from . import _functional as f
 if TYPE_CHECKING:
     from ..compute._tensor import Tensor
 
-__all__ = ["norm", "singular_values"]
+__all__ = ["l2_normalize", "norm", "singular_values"]
 
 _MATRIX_ORDS = ("fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf)
 
@@ -135,3 +135,27 @@ def norm(
             f"For 'norm', a vector norm's 'ord' must be a number, but got {ord!r}."
         )
     return _vector_norm(x, float(ord), dims, keepdim)
+
+
+def l2_normalize(x: Any, *, axis: Any = 0, epsilon: Any = 1e-4) -> Tensor:
+    """`ops.L2Normalize(axis, epsilon)(x)`: x / sqrt(max(sum(x**2 over axis), epsilon))."""
+    t = f.as_tensor(x)
+    dims = (axis,) if isinstance(axis, int) and not isinstance(axis, bool) else axis
+    if not isinstance(dims, tuple | list) or not all(
+        isinstance(d, int) and not isinstance(d, bool) and -t.ndim <= d < t.ndim
+        for d in dims
+    ):
+        raise ValueError(
+            f"For 'L2Normalize', the argument 'axis' must be an int or a tuple/list of ints in "
+            f"[{-t.ndim}, {t.ndim}), but got {axis!r}."
+        )
+    if (
+        isinstance(epsilon, bool)
+        or not isinstance(epsilon, int | float)
+        or not epsilon > 0
+    ):
+        raise ValueError(
+            f"For 'L2Normalize', the argument 'epsilon' must be a number > 0, but got {epsilon!r}."
+        )
+    squares = f.sum(f.square(t), tuple(d % t.ndim for d in dims), True)
+    return f.div(t, f.sqrt(f.maximum(squares, epsilon)))

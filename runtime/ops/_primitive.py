@@ -106,6 +106,10 @@ def _check_attr(op: str, name: str, value: Any, default: Any) -> Any:
         kind = (int, tuple)
     elif isinstance(default, _dtype.Type):
         ok, kind = isinstance(value, _dtype.Type), (_dtype.Type,)
+    elif (
+        default is None
+    ):  # optional with no kind of its own (`Unstack`'s num): the op checks it
+        return value
     else:
         ok, kind = isinstance(value, type(default)), (type(default),)
     if not ok:

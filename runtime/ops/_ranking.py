@@ -1,7 +1,7 @@
-"""Ops that rank elements: `topk` (`ops.TopK`), and `argmax` with MindSpore 2.x's `dim`/`keepdim`.
+"""Ops that rank elements: `topk` (`ops.TopK`), `sort` (`ops.Sort`), `unique`, and `argmax` with MindSpore 2.x's `dim`/`keepdim`.
 
-The values `topk` returns are gathered from the input, so gradients flow back to
-the chosen elements; indices carry no gradient.
+The values `topk` and `sort` return are gathered from the input, so gradients
+flow back to the chosen elements; indices carry no gradient, nor does `unique`.
 """
 
 from __future__ import annotations
@@ -15,7 +15,16 @@ from ..compute._tensor import Tensor
 from ..validation import check_bool, check_positive_int, check_type
 from . import _functional as f
 
-__all__ = ["argmax", "gather_rows", "top_k", "topk"]
+__all__ = [
+    "argmax",
+    "argsort",
+    "gather_rows",
+    "sort",
+    "top_k",
+    "topk",
+    "unique",
+    "unique_elements",
+]
 
 
 def gather_rows(rows: Tensor, index: np.ndarray[Any, Any]) -> Tensor:
@@ -84,6 +93,70 @@ def topk(
 def top_k(input: Any, k: int, *, sorted: bool = True) -> tuple[Tensor, Tensor]:
     """`ops.TopK(sorted)(input, k)`: `topk` along the last axis."""
     return topk(input, k, -1, True, sorted)
+
+
+def sort(
+    input_x: Any, axis: int = -1, descending: bool = False
+) -> tuple[Tensor, Tensor]:
+    """(values, Int32 indices) of `input_x` sorted along `axis`; equal elements keep their order."""
+    t = f.as_tensor(input_x)
+    check_type(axis, "axis", int, "sort")
+    check_bool(descending, "descending", "sort")
+    dim = _axis(axis, t.ndim, "sort")
+    return topk(t, t.shape[dim] if t.ndim else 1, dim, descending, True)
+
+
+def argsort(input: Any, axis: int = -1, descending: bool = False) -> Tensor:
+    """The Int32 indices that sort `input` along `axis` (`sort`'s second result)."""
+    return sort(input, axis, descending)[1]
+
+
+def unique(input: Any) -> tuple[Tensor, Tensor]:
+    """(the distinct elements in order of first appearance, positions of each input element in them).
+
+    The positions have the input's shape, Int64 for an Int64 input and Int32
+    otherwise; MindSpore's `ops.unique`, which does not sort.
+    """
+    t = f.as_tensor(input)
+    values, inverse = unique_elements(t, False, True)
+    kind = np.int64 if t._data.dtype == np.int64 else np.int32
+    return values, f.cast(inverse, _dtype.from_numpy(kind))
+
+
+def unique_elements(
+    input: Any,
+    sorted: bool = True,
+    return_inverse: bool = False,
+    return_counts: bool = False,
+    dim: int | None = None,
+) -> Any:
+    """`Tensor.unique`: the distinct elements (slices along `dim`), sorted or in order of first appearance.
+
+    With `return_inverse`/`return_counts`, also the Int64 position of each input
+    element (slice) in the result and how often each occurs.
+    """
+    for name, flag in (
+        ("sorted", sorted),
+        ("return_inverse", return_inverse),
+        ("return_counts", return_counts),
+    ):
+        check_bool(flag, name, "Tensor.unique")
+    data = np.asarray(f.as_tensor(input).asnumpy())
+    axis = None if dim is None else _axis(dim, data.ndim, "Tensor.unique")
+    values, first, inverse, counts = np.unique(data, True, True, True, axis=axis)
+    inverse = inverse.reshape(data.shape if axis is None else (-1,))
+    if not sorted:  # renumber by first appearance
+        order = np.argsort(first, kind="stable")
+        rank = np.empty_like(order)
+        rank[order] = np.arange(order.size)
+        values = np.take(values, order, axis=axis or 0)
+        inverse, counts = rank[inverse], counts[order]
+    out = [Tensor._wrap(values)]
+    if return_inverse:
+        out.append(Tensor._wrap(inverse.astype(np.int64)))
+    if return_counts:
+        out.append(Tensor._wrap(counts.astype(np.int64)))
+    return out[0] if len(out) == 1 else tuple(out)
 
 
 def argmax(

@@ -1,7 +1,7 @@
-"""Ops that repeat, split or slice tensors: `tile`, `split`, `strided_slice`, `cumsum` (and `CumSum`'s `cumulative_sum`).
+"""Ops that repeat, split, slice or scan tensors: `tile`, `split`, `unstack`, `strided_slice`, `cumsum`, `cumprod`.
 
 All are differentiable: the gradient of a repetition sums the copies, of a split
-joins the pieces, of a slice scatters back into zeros.
+joins the pieces, of a slice scatters back into zeros, of a scan is the reverse scan.
 """
 
 from __future__ import annotations
@@ -10,13 +10,32 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..validation import check_non_negative_int
-from ._functional import GradFn, as_tensor, cast, getitem, record, reshape
+from ..compute import _dtype
+from ..validation import check_bool, check_non_negative_int, check_positive_int
+from ._functional import (
+    GradFn,
+    as_tensor,
+    cast,
+    concat,
+    getitem,
+    ones_like,
+    record,
+    reshape,
+)
 
 if TYPE_CHECKING:
     from ..compute._tensor import Tensor
 
-__all__ = ["cumsum", "cumulative_sum", "split", "strided_slice", "tile"]
+__all__ = [
+    "cumprod",
+    "cumsum",
+    "cumulative_prod",
+    "cumulative_sum",
+    "split",
+    "strided_slice",
+    "tile",
+    "unstack",
+]
 
 
 def tile(input: Any, dims: Any) -> Tensor:
@@ -74,10 +93,32 @@ def split(input_x: Any, axis: int = 0, output_num: int = 1) -> tuple[Tensor, ...
     return tuple(parts)
 
 
+def unstack(input_x: Any, axis: int = 0, num: int | None = None) -> tuple[Tensor, ...]:
+    """The slices along `axis`, each without that axis (`ops.Unstack(axis, num)`).
+
+    As MindSpore's, `num` (the count graph mode needs ahead of time) is checked
+    but the input's size decides.
+    """
+    t = as_tensor(input_x)
+    if num is not None:
+        check_positive_int(num, "num", "Unstack")
+    dim = _scan_axis(axis, t.ndim, "unstack")
+    lead = (slice(None),) * dim
+    return tuple(getitem(t, (*lead, i)) for i in range(t.shape[dim]))
+
+
 def strided_slice(input_x: Any, begin: Any, end: Any, strides: Any) -> Tensor:
     """`input_x[begin[0]:end[0]:strides[0], ...]` (the masks of MindSpore's operator must be 0)."""
     index = tuple(slice(b, e, s) for b, e, s in zip(begin, end, strides, strict=True))
     return getitem(input_x, index)
+
+
+def _scan_axis(axis: Any, ndim: int, op: str) -> int:
+    if isinstance(axis, bool) or not isinstance(axis, int) or not -ndim <= axis < ndim:
+        raise ValueError(
+            f"For '{op}', the argument 'axis' must be an int in [{-ndim}, {ndim}), but got {axis!r}."
+        )
+    return axis % ndim
 
 
 def cumsum(x: Any, axis: Any = None, dtype: Any = None) -> Tensor:
@@ -87,15 +128,60 @@ def cumsum(x: Any, axis: Any = None, dtype: Any = None) -> Tensor:
         t = cast(t, dtype)
     if axis is None:
         t, axis = reshape(t, (-1,)), 0
-    if (
-        isinstance(axis, bool)
-        or not isinstance(axis, int)
-        or not -t.ndim <= axis < t.ndim
-    ):
-        raise ValueError(
-            f"For 'cumsum', the argument 'axis' must be an int in [{-t.ndim}, {t.ndim}), but got {axis!r}."
+    return cumulative_sum(t, _scan_axis(axis, t.ndim, "cumsum"))
+
+
+def cumprod(input: Any, dim: int, dtype: Any = None) -> Tensor:
+    """MindSpore's `ops.cumprod`: the cumulative product along `dim`, in `dtype` if given (integers as Int64)."""
+    t = as_tensor(input)
+    if dtype is None and t._data.dtype.kind in "iub":
+        dtype = _dtype.int64
+    if dtype is not None:
+        t = cast(t, dtype)
+    return cumulative_prod(t, _scan_axis(dim, t.ndim, "cumprod"))
+
+
+def _cumprod_grad(g: Any, x: Any, y: Any) -> Any:
+    """The gradient of a cumulative product along the last axis.
+
+    Without zeros it is the reverse cumulative sum of g * y divided by x; a zero
+    makes that 0 / 0, so then each input's own product-without-it is formed
+    (n products of n terms: quadratic, for the rare slices that hold a zero).
+    """
+    if np.all(x != 0):
+        return np.flip(np.cumsum(np.flip(g * y, -1), -1), -1) / x
+    n = x.shape[-1]
+    # without[i, ..., j] = prod_{k <= j, k != i} x[..., k]: x with x[i] set to 1.
+    eye = np.eye(n, dtype=bool).reshape((n,) + (1,) * (x.ndim - 1) + (n,))
+    without = np.cumprod(np.where(eye, 1, x[None]), -1)
+    later = np.triu(np.ones((n, n), dtype=bool)).reshape(eye.shape)  # j >= i
+    return np.moveaxis((g[None] * without * later).sum(-1), 0, -1)
+
+
+def cumulative_prod(
+    input: Any, axis: int, exclusive: bool = False, reverse: bool = False
+) -> Tensor:
+    """Cumulative product along `axis` (`exclusive` leaves out each element itself, `reverse` runs from the end)."""
+    t = as_tensor(input)
+    check_bool(exclusive, "exclusive", "CumProd")
+    check_bool(reverse, "reverse", "CumProd")
+    dim = _scan_axis(axis, t.ndim, "CumProd")
+    lead = (slice(None),) * dim
+    if reverse:
+        t = getitem(t, (*lead, slice(None, None, -1)))
+    x = np.moveaxis(t._data, dim, -1)
+    y = np.cumprod(x, -1, dtype=x.dtype)
+
+    def grad_fn() -> GradFn:
+        return lambda g: (
+            np.moveaxis(_cumprod_grad(np.moveaxis(g, dim, -1), x, y), -1, dim),
         )
-    return cumulative_sum(t, axis)
+
+    out = record(np.moveaxis(y, -1, dim), (t,), grad_fn)
+    if exclusive:  # shift by one: a leading 1, the last product dropped
+        first = ones_like(getitem(out, (*lead, slice(0, 1))))
+        out = concat((first, getitem(out, (*lead, slice(0, -1)))), dim)
+    return getitem(out, (*lead, slice(None, None, -1))) if reverse else out
 
 
 def cumulative_sum(

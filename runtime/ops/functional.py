@@ -46,6 +46,8 @@ from ._composed import (
     stop_gradient,
     tuple_to_array,
 )
+from ._creation import arange, eye, linspace, range_op
+from ._einsum import einsum
 from ._elementwise import (
     ceil,
     cos,
@@ -61,7 +63,7 @@ from ._elementwise import (
     select,
     sin,
 )
-from ._expanding import broadcast_to, expand_as, repeat_interleave
+from ._expanding import broadcast_to, expand_as, meshgrid, repeat_interleave
 from ._functional import *  # noqa: F403 (the tensor functions, under MindSpore's `F` path)
 from ._functional import (
     add,
@@ -73,6 +75,8 @@ from ._functional import (
     transpose,
 )
 from ._gather_nd import gather_nd
+from ._indexing import index_select, masked_select, nonzero, scatter
+from ._interpolate import interpolate
 from ._losses import (
     binary_cross_entropy_with_logits,
     cross_entropy,
@@ -80,13 +84,16 @@ from ._losses import (
     nll_loss,
     smooth_l1_loss,
 )
+from ._matrices import cdist, trace, tril, triu
 from ._nn import dense, dropout, log_softmax, relu, sigmoid, softmax, tanh
 from ._norms import norm
-from ._ranking import argmax, topk
-from ._slicing import cumsum, strided_slice, tile
+from ._ranking import argmax, argsort, sort, topk, unique
+from ._reordering import flip, roll
+from ._slicing import cumprod, cumsum, strided_slice, tile, unstack
 
 # issue 23, convolutional networks (zoo-conv)
 from ._spatial import adaptive_avg_pool2d, dropout2d
+from ._statistics import std, var
 
 # MindSpore's other names for the same functions.
 cat = concat
@@ -97,6 +104,8 @@ tensor_sub = sub
 tensor_mul = mul
 tensor_div = div
 where = select
+upsample = interpolate
+range = range_op  # MindSpore's name; this module never calls the builtin
 
 __all__ = [
     "assign",
@@ -190,3 +199,32 @@ __all__ += [
     "repeat_interleave",
     "topk",
 ]  # porting gaps
+__all__ += [
+    "arange",
+    "cdist",
+    "cumprod",
+    "einsum",
+    "eye",
+    "index_select",
+    "interpolate",
+    "range",
+    "scatter",
+    "sort",
+    "std",
+    "tril",
+    "triu",
+    "unique",
+    "unstack",
+    "var",
+]  # the model zoo's remaining operators
+__all__ += [
+    "argsort",
+    "flip",
+    "linspace",
+    "masked_select",
+    "meshgrid",
+    "nonzero",
+    "roll",
+    "trace",
+    "upsample",
+]  # and their neighbours

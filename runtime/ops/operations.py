@@ -25,14 +25,23 @@ from . import (
     _adaptive_max_pool as amp,
     _attention as at,
     _composed as c,
+    _creation as cr,
+    _einsum as es,
     _elementwise as e,
     _expanding as ex,
     _functional as f,
     _gather_nd as gnd,
+    _indexing as ix,
+    _matrices as mx,
     _nn as n,
+    _norms as nm,
     _ranking as rk,
+    _reordering as ro,
+    _resize_operators as rs,
+    _scatter_nd as snd,
     _slicing as sl,
     _spatial as sp,
+    _statistics as st,
     _windowed as w,
 )
 from ._primitive import REQUIRED, Primitive, Sizes, primitive
@@ -136,11 +145,14 @@ BiasAdd = primitive("BiasAdd", c.bias_add, "Add a per-channel bias.", data_forma
 # --- reductions ---------------------------------------------------------------------------------
 ReduceSum = primitive("ReduceSum", _reduce("sum"), "Sum over `axis` (all axes when empty).", keep_dims=False, skip_mode=False)
 ReduceMean = primitive("ReduceMean", _reduce("mean"), "Mean over `axis` (all axes when empty).", keep_dims=False)
+ReduceStd = primitive("ReduceStd", st.reduce_std, "(standard deviation, mean) over `axis` (all axes when empty); `unbiased` divides by n - 1.", axis=(), unbiased=True, keep_dims=False)
 ReduceMax = primitive("ReduceMax", _reduce("amax"), "Maximum over `axis`; ties share the gradient.", keep_dims=False)
 ReduceMin = primitive("ReduceMin", _reduce("amin"), "Minimum over `axis`; ties share the gradient.", keep_dims=False)
 Argmax = primitive("Argmax", lambda x, **a: c.typed_argmax(x, **a), "Indices of the maxima along `axis`.", axis=-1, output_type=_dtype.int32)
 Argmin = primitive("Argmin", lambda x, **a: c.typed_argmax(x, **a, largest=False), "Indices of the minima along `axis`.", axis=-1, output_type=_dtype.int32)
 ArgMaxWithValue = primitive("ArgMaxWithValue", lambda x, **a: c.arg_with_value(x, **a), "(indices, values) of the maxima along `axis`.", axis=0, keep_dims=False)
+Sort = primitive("Sort", lambda x, *, axis, descending: rk.sort(x, axis, descending), "(values, Int32 indices) sorted along `axis`; equal elements keep their order.", axis=-1, descending=False)
+Unique = primitive("Unique", rk.unique, "(the distinct elements in order of first appearance, the position of each input element among them).")
 TopK = primitive("TopK", lambda x, k, *, sorted: rk.top_k(x, k, sorted=sorted), "(values, Int32 indices) of the k largest elements along the last axis.", sorted=True)
 ArgMinWithValue = primitive("ArgMinWithValue", lambda x, **a: c.arg_with_value(x, **a, largest=False), "(indices, values) of the minima along `axis`.", axis=0, keep_dims=False)
 # --- shapes and types -------------------------------------------------------------------------
@@ -154,9 +166,26 @@ Stack = primitive("Stack", _join(f.stack), "Join tensors along a new axis.", axi
 Pack = primitive("Pack", _join(f.stack), "The name `Stack` had in MindSpore 1.x.", axis=0)
 Tile = primitive("Tile", sl.tile, "Repeat the input along each axis.")
 BroadcastTo = primitive("BroadcastTo", lambda x, *, shape: ex.broadcast_to(x, shape), "Broadcast to `shape` (-1 keeps an axis).", shape=REQUIRED)
+Unstack = primitive("Unstack", lambda x, *, axis, num: sl.unstack(x, axis, num), "The slices along `axis`, each without that axis.", axis=0, num=None)
 Split = primitive("Split", lambda x, *, axis, output_num: sl.split(x, axis, output_num), "Split into equal parts along `axis`.", axis=0, output_num=1)
 StridedSlice = primitive("StridedSlice", _strided_slice, "x[begin:end:strides] per axis (masks 0).", begin_mask=0, end_mask=0, ellipsis_mask=0, new_axis_mask=0, shrink_axis_mask=0)
 CumSum = primitive("CumSum", sl.cumulative_sum, "Cumulative sum along an axis.", exclusive=False, reverse=False)
+Tril = primitive("Tril", lambda x, *, diagonal: mx.tril(x, diagonal), "The lower triangle of the last two axes.", diagonal=0)
+Triu = primitive("Triu", lambda x, *, diagonal: mx.triu(x, diagonal), "The upper triangle of the last two axes.", diagonal=0)
+ReverseV2 = primitive("ReverseV2", ro.reverse_v2, "Reverse the order of the elements along each axis of `axis`.", axis=REQUIRED)
+Roll = primitive("Roll", lambda x, *, shifts, dims: ro.roll(x, shifts, dims), "Rotate the elements by `shifts` along `dims`.", shifts=REQUIRED, dims=None)
+MaskedSelect = primitive("MaskedSelect", ix.masked_select, "The 1-D tensor of the elements where the mask holds.")
+NonZero = primitive("NonZero", ix.nonzero, "The Int64 positions (count, ndim) of the non-zero elements.")
+Meshgrid = primitive("Meshgrid", ex.meshgrid_op, "Coordinate grids from a tuple of 1-D tensors ('xy' or 'ij' indexing).", indexing="xy")
+Cdist = primitive("Cdist", lambda x1, x2, *, p: mx.cdist(x1, x2, p), "The p-norm distances between the rows of two (batches of) matrices.", p=2.0)
+ResizeNearestNeighbor = primitive("ResizeNearestNeighbor", rs.resize_nearest_neighbor, "Resize (N, C, H, W) input to `size` by the nearest pixel.", size=REQUIRED, align_corners=False, half_pixel_centers=False)
+ResizeBilinearV2 = primitive("ResizeBilinearV2", rs.resize_bilinear_v2, "Resize (N, C, H, W) input to `size` by bilinear interpolation.", align_corners=False, half_pixel_centers=False)
+CumProd = primitive("CumProd", sl.cumulative_prod, "Cumulative product along an axis.", exclusive=False, reverse=False)
+L2Normalize = primitive("L2Normalize", nm.l2_normalize, "x / sqrt(max(sum(x**2 over axis), epsilon)).", axis=Sizes(0), epsilon=1e-4)
+Einsum = primitive("Einsum", es.einsum_op, "The sum of products `equation` names, on a tuple of tensors.", equation=REQUIRED)
+ScatterNd = primitive("ScatterNd", snd.scatter_nd, "Zeros of `shape` with `updates` added at the index tuples (repeats sum).")
+TensorScatterUpdate = primitive("TensorScatterUpdate", snd.tensor_scatter_update, "A copy with the slices at the index tuples replaced by `updates`.")
+TensorScatterElements = primitive("TensorScatterElements", snd.tensor_scatter_elements, "`updates` written ('none') or added ('add') at `indices` along `axis`.", axis=0, reduction="none")
 GatherNd = primitive("GatherNd", gnd.gather_nd, "Slices at index tuples: the last axis of `indices` indexes the input's leading axes.")
 Gather = primitive("Gather", c.gather, "Take slices along `axis` at integer indices.", batch_dims=0)
 Pad = primitive("Pad", lambda x, *, paddings: f.pad(x, paddings), "Pad each axis by (before, after) zeros.", paddings=REQUIRED)
@@ -173,6 +202,9 @@ Zeros = primitive("Zeros", lambda size, dtype=None: f.zeros(size, dtype), "A ten
 Ones = primitive("Ones", lambda shape, dtype=None: f.ones(shape, dtype), "A tensor of ones.")
 ZerosLike = primitive("ZerosLike", f.zeros_like, "Zeros shaped like the input.")
 OnesLike = primitive("OnesLike", f.ones_like, "Ones shaped like the input.")
+Range = primitive("Range", cr.range_op, "start, start + step, ... before end (three scalars of one kind).", maxlen=1000000)
+LinSpace = primitive("LinSpace", cr.linspace, "`num` evenly spaced values from `start` to `stop`, both included.")
+Eye = primitive("Eye", cr.eye_op, "An (n, m) matrix with ones on its diagonal, of `dtype`.")
 Fill = primitive("Fill", c.fill, "A tensor of a shape filled with one value.")
 OneHot = primitive("OneHot", lambda indices, depth, on_value, off_value, *, axis: c.one_hot(indices, depth, on_value, off_value, axis), "One-hot encode integer indices; no gradient.", axis=-1)
 # --- convolution and pooling (NCHW) ---------------------------------------------------------
@@ -212,22 +244,26 @@ __all__ = [
     "BiasAdd",
     "BroadcastTo",
     "Cast",
+    "Cdist",
     "Ceil",
     "Concat",
     "Conv2D",
     "Cos",
+    "CumProd",
     "CumSum",
     "DType",
     "Dense",
     "Depend",
     "Div",
     "Dropout",
+    "Einsum",
     "Elu",
     "Equal",
     "Erf",
     "Exp",
     "ExpandDims",
     "Expm1",
+    "Eye",
     "Fill",
     "Flatten",
     "Floor",
@@ -244,9 +280,11 @@ __all__ = [
     "IsFinite",
     "IsInf",
     "IsNan",
+    "L2Normalize",
     "LayerNorm",
     "Less",
     "LessEqual",
+    "LinSpace",
     "Log",
     "Log1p",
     "LogSoftmax",
@@ -254,13 +292,16 @@ __all__ = [
     "LogicalNot",
     "LogicalOr",
     "MaskedFill",
+    "MaskedSelect",
     "MatMul",
     "MaxPool",
     "Maximum",
+    "Meshgrid",
     "Minimum",
     "Mod",
     "Mul",
     "Neg",
+    "NonZero",
     "NotEqual",
     "OneHot",
     "Ones",
@@ -271,6 +312,7 @@ __all__ = [
     "Pow",
     "Primitive",
     "Print",
+    "Range",
     "Rank",
     "ReLU",
     "ReLU6",
@@ -281,9 +323,15 @@ __all__ = [
     "ReduceMax",
     "ReduceMean",
     "ReduceMin",
+    "ReduceStd",
     "ReduceSum",
     "Reshape",
+    "ResizeBilinearV2",
+    "ResizeNearestNeighbor",
+    "ReverseV2",
+    "Roll",
     "Rsqrt",
+    "ScatterNd",
     "Select",
     "Shape",
     "Sigmoid",
@@ -295,6 +343,7 @@ __all__ = [
     "SoftmaxCrossEntropyWithLogits",
     "Softplus",
     "Softsign",
+    "Sort",
     "SparseSoftmaxCrossEntropyWithLogits",
     "Split",
     "Sqrt",
@@ -306,9 +355,15 @@ __all__ = [
     "Sub",
     "Tanh",
     "TensorAdd",
+    "TensorScatterElements",
+    "TensorScatterUpdate",
     "Tile",
     "TopK",
     "Transpose",
+    "Tril",
+    "Triu",
+    "Unique",
+    "Unstack",
     "Zeros",
     "ZerosLike",
 ]

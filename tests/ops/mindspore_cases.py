@@ -124,6 +124,7 @@ def cases(ms: Any, ops: Any, Tensor: Any) -> dict[str, Any]:  # noqa: N803 (the 
         )(x),
         **_zoo_conv_cases(ms, ops, Tensor),
         **_porting_cases(ms, ops, Tensor),
+        **_model_zoo_op_cases(ms, ops, Tensor),
     }  # fmt: skip
 
 
@@ -173,6 +174,137 @@ def _porting_cases(ms: Any, ops: Any, Tensor: Any) -> dict[str, Any]:  # noqa: N
         "IsFinite isnan isinf Depend": lambda: (ops.IsFinite()(odd), ops.isfinite(odd), ops.isnan(odd), ops.isinf(odd), ops.IsNan()(odd), ops.IsInf()(odd), ops.Depend()(x, odd)),
         "numpy creators": lambda: (ms.numpy.zeros((2, 3)), ms.numpy.zeros(2, dtype="int32"), ms.numpy.ones((1, 2), ms.float16), ms.numpy.full((2,), 1.5),
                                    ms.numpy.full((2,), 3), ms.numpy.arange(3), ms.numpy.arange(0, 1, 0.25), ms.numpy.zeros_like(x), ms.numpy.ones_like(ints)),
+    }  # fmt: skip
+
+
+def _model_zoo_op_cases(ms: Any, ops: Any, Tensor: Any) -> dict[str, Any]:  # noqa: N803
+    """The operators the model zoo's scripts called that cadence lacked (einsum: MindSpore has no CPU kernel)."""
+    rng = np.random.default_rng(1014)  # its own stream, as `_zoo_conv_cases`
+    x = Tensor(rng.normal(size=(3, 4)).astype(np.float32))
+    pts = Tensor(rng.normal(size=(2, 3, 4)).astype(np.float32))
+    im = Tensor(rng.normal(size=(1, 2, 3, 5)).astype(np.float32))
+    line = Tensor(rng.normal(size=(2, 3, 5)).astype(np.float32))
+    vol = Tensor(rng.normal(size=(1, 1, 2, 3, 4)).astype(np.float32))
+    ties = Tensor(np.array([[3, 1, 2, 3], [0, 5, 0, -1]], np.float32))
+    ints = Tensor(np.array([3, 1, 2, 3, 1], np.int32))
+    cols = Tensor(np.array([2, 0, 2], np.int32))
+    where = Tensor(np.array([[0, 1], [2, 3], [1, 0]], np.int64))
+
+    def grads(a: Any, b: Any) -> Any:
+        return (
+            (ops.sort(a, 0, True)[0] * b).sum()
+            + (ops.Sort()(a)[0] ** 2).sum()
+            + (ops.cumprod(a, 1) * b).sum()
+            + (ops.CumProd(True, True)(a, 0) * b).sum()
+            + ops.std(a, 1, 1).sum()
+            + ops.var(a) * 3
+            + (ops.tril(a, 1) * b).sum()
+            + (ops.triu(a) * b).sum() * 2
+            + (ops.index_select(a, 1, cols) ** 2).sum()
+            + (ops.scatter(a, 1, where, b[:, :2] * 3) * b).sum()
+            + ops.cdist(a, b[:2]).sum()
+            + ops.cdist(a, b, 1.0).sum()
+            + (ops.L2Normalize(1)(a) * b).sum()
+            + (ops.Unstack(1)(a)[2] * b[:, 0]).sum()
+            + (
+                ops.interpolate(
+                    ops.reshape(a, (1, 1, 3, 4)), size=(5, 7), mode="bilinear"
+                )
+                ** 2
+            ).sum()
+            + (
+                ops.interpolate(
+                    ops.reshape(a, (1, 3, 4)), size=6, mode="linear", align_corners=True
+                )
+                ** 2
+            ).sum()
+            + (
+                ops.interpolate(ops.reshape(a * b, (1, 1, 3, 4)), size=(6, 8)) ** 2
+            ).sum()
+        )
+
+    return {
+        "arange range Range": lambda: (ops.arange(5), ops.arange(0, 1, 0.25), ops.arange(1, 6, 2, dtype=ms.float32), ops.arange(5, 0, -2), ops.arange(0.5, 3),
+                                       ops.Range()(Tensor(0, ms.int32), Tensor(10, ms.int32), Tensor(3, ms.int32)), ops.Range()(Tensor(0.0), Tensor(1.0), Tensor(0.3)),
+                                       ops.range(Tensor(0, ms.int32), Tensor(10, ms.int32), Tensor(4, ms.int32))),
+        "eye Eye": lambda: (ops.eye(3), ops.eye(2, 3, ms.int32), ops.Eye()(2, 3, ms.float32), ops.eye(2, dtype=ms.int64)),
+        "tril triu": lambda: (ops.tril(x, 1), ops.triu(x, -1), ops.tril(pts, -1), ops.triu(pts, 2), x.tril(), x.triu(diagonal=1)),
+        "sort Sort": lambda: (*ops.sort(ties), *ops.sort(ties, 0, True), *ops.Sort(descending=True)(ties[0]), *ops.sort(ints), *x.sort(axis=0)),
+        "unique": lambda: (*ops.unique(ints), *ops.unique(ties)),
+        "unstack Unstack": lambda: (*ops.unstack(x, 1), *ops.Unstack(axis=-1)(pts)),
+        "cumprod CumProd": lambda: (ops.cumprod(x, 0), ops.cumprod(ints, 0), ops.cumprod(x, 1, ms.float64), ops.CumProd(exclusive=True, reverse=True)(x, 1),
+                                    ops.CumProd(exclusive=True)(ties, 1), x.cumprod(1)),
+        "L2Normalize": lambda: (ops.L2Normalize(axis=1)(x), ops.L2Normalize(0, 100.0)(x), ops.L2Normalize(axis=(-1,))(pts)),
+        "index_select scatter": lambda: (ops.index_select(x, 1, cols), ops.index_select(pts, 0, Tensor(np.array([1], np.int64))), x.index_select(0, cols),
+                                         ops.scatter(x, 1, where, -x[:, :2]), ops.scatter(x, 0, Tensor(np.array([[2, 0]], np.int32)), x[:1, :2] * 5), x.scatter(1, where, x[:, 1:3])),
+        "std var": lambda: (ops.std(x), ops.std(x, 1, 1, True), ops.var(x, (0, 1), ddof=True), ops.var(pts, -1), ops.std(pts, (0, 2), keepdims=True), x.std(0), x.var(1, 1, True)),
+        "cdist": lambda: (ops.cdist(x, x[:2]), ops.cdist(pts, pts[:, :2] * 0.5, 1.0), ops.cdist(x, x[:2] * 0.5, float("inf")), ops.cdist(x, x[:2], 0.0), ops.cdist(pts, pts, 3.0)),
+        "interpolate": lambda: (ops.interpolate(im, size=(6, 8)), ops.interpolate(im, size=(2, 3)), ops.interpolate(im, size=(7, 4), mode="bilinear"),
+                                ops.interpolate(im, size=(7, 4), mode="bilinear", align_corners=True), ops.interpolate(line, size=9, mode="linear"),
+                                ops.interpolate(line, size=3, mode="linear", align_corners=True), ops.interpolate(im, size=(2, 2), mode="area"),
+                                ops.interpolate(im, size=(6, 7), mode="area"), ops.interpolate(im, size=(6, 8), mode="nearest-exact"),
+                                ops.interpolate(vol, size=(3, 5, 2), mode="trilinear"), ops.interpolate(vol, size=(4, 2, 6)),
+                                ops.interpolate(im, scale_factor=(1.5, 0.7), mode="bilinear", recompute_scale_factor=True)),
+        "interpolate bicubic": lambda: (ops.interpolate(im, size=(6, 8), mode="bicubic"), ops.interpolate(im, size=(2, 3), mode="bicubic"),
+                                        ops.interpolate(im, size=(5, 7), mode="bicubic", align_corners=True), ops.interpolate(im, size=(1, 1), mode="bicubic")),
+        "GradOperation through model zoo ops": lambda: ops.GradOperation(get_all=True)(grads)(x, x * 0.5 + 1),
+        **_model_zoo_neighbour_cases(ms, ops, Tensor),
+    }  # fmt: skip
+
+
+def _model_zoo_neighbour_cases(ms: Any, ops: Any, Tensor: Any) -> dict[str, Any]:  # noqa: N803
+    """The model zoo's resize classes and the reordering and selection ops next to the functions above."""
+    rng = np.random.default_rng(1015)  # its own stream
+    x = Tensor(rng.normal(size=(3, 4)).astype(np.float32))
+    im = Tensor(rng.normal(size=(1, 2, 3, 4)).astype(np.float32))
+    ties = Tensor(np.array([[3, 1, 2, 3], [0, 5, 0, -1], [2, 2, 1, 0]], np.float32))
+    row, col = (
+        Tensor(np.arange(3, dtype=np.float32)),
+        Tensor(np.arange(2, dtype=np.float32)),
+    )
+
+    def grads(a: Any) -> Any:
+        image = ops.reshape(a, (1, 1, 3, 4))
+        return (
+            (ops.ResizeNearestNeighbor((5, 7))(image) ** 2).sum()
+            + (ops.ResizeBilinearV2()(image, (5, 7)) ** 2).sum()
+            + (ops.ResizeBilinearV2(half_pixel_centers=True)(image, (2, 3)) ** 2).sum()
+            + (ops.ResizeBilinearV2(align_corners=True)(image, (4, 6)) ** 2).sum()
+            + (ops.flip(a, (0,)) * ties).sum()
+            + (ops.ReverseV2((1,))(a) * ties).sum()
+            + ops.trace(a * ties)
+            + (ops.masked_select(a, ties > 1) ** 2).sum()
+            + ops.ReduceStd(1)(a)[0].sum()
+            + (ops.meshgrid(a[0], a[1, :2])[1] * 3).sum()
+        )
+
+    resize = [
+        (size, ac, hp)
+        for size in ((5, 7), (2, 3))
+        for ac, hp in ((False, False), (True, False), (False, True))
+    ]
+    return {
+        "ResizeNearestNeighbor": lambda: tuple(ops.ResizeNearestNeighbor(size, ac, hp)(im) for size, ac, hp in resize),
+        "ResizeBilinearV2": lambda: (*(ops.ResizeBilinearV2(ac, hp)(im, size) for size, ac, hp in resize), ops.ResizeBilinearV2()(im, Tensor(np.array([5, 7], np.int32)))),
+        "Unique Tril Triu Cdist": lambda: (*ops.Unique()(Tensor(np.array([3, 1, 3], np.int32))), ops.Tril(1)(x), ops.Triu(diagonal=-1)(x), ops.Cdist(1.0)(x, x[:2])),
+        "ReduceStd argsort": lambda: (*ops.ReduceStd(axis=1)(x), *ops.ReduceStd()(x), *ops.ReduceStd(axis=(0,), unbiased=False, keep_dims=True)(x),
+                                      ops.argsort(ties), ops.argsort(ties, 0, True)),
+        "flip ReverseV2 trace": lambda: (ops.flip(x, (0,)), ops.flip(x, (-1, 0)), ops.ReverseV2(axis=[1])(x), ops.trace(x), ops.trace(x[:, :2])),
+        "meshgrid linspace": lambda: (*ops.meshgrid(row, col), *ops.meshgrid(row, col, indexing="ij"), *ops.Meshgrid(indexing="ij")((row, col)),
+                                      ops.linspace(0, 1, 5), ops.linspace(Tensor(0.0), Tensor(2.0), 3), ops.linspace(2, 5, 1), ops.LinSpace()(Tensor(1.0), Tensor(10.0), 4)),
+        "masked_select nonzero": lambda: (ops.masked_select(ties, ties > 1), ops.masked_select(ties, Tensor(np.array([True, False, True, False]))),
+                                          ops.nonzero(ties), ops.NonZero()(ties)),
+        "GradOperation through resize and selection": lambda: ops.GradOperation()(grads)(x),
+        "ScatterNd TensorScatterUpdate TensorScatterElements": lambda: (
+            ops.ScatterNd()(Tensor(np.array([[0], [2], [0]], np.int32)), Tensor(np.array([1, 2, 3], np.float32)), (4,)),
+            ops.ScatterNd()(Tensor(np.array([[1], [0]], np.int64)), x[:2], (3, 4)), ops.ScatterNd()(Tensor(np.array([[1, 2], [0, 0]], np.int32)), x[0, :2], (2, 3)),
+            ops.TensorScatterUpdate()(ties, Tensor(np.array([[0, 0], [1, 1]], np.int32)), Tensor(np.array([9, 8], np.float32))),
+            ops.TensorScatterUpdate()(ties, Tensor(np.array([[2]], np.int32)), x[:1]),
+            ops.TensorScatterElements(1, "add")(ties, Tensor(np.array([[0], [0], [3]], np.int32)), x[:, :1]),
+            ops.TensorScatterElements(0)(ties, Tensor(np.array([[2, 0]], np.int64)), x[:1, :2]),
+            ops.GradOperation(get_all=True)(lambda a, u: (ops.ScatterNd()(Tensor(np.array([[1], [0], [1]], np.int32)), u, (2, 4)) * a[:2]).sum()
+                                           + (ops.TensorScatterUpdate()(a, Tensor(np.array([[0, 1], [2, 3]], np.int32)), u[0, :2] * 2) * ties).sum()
+                                           + (ops.TensorScatterElements(1, "add")(a, Tensor(np.array([[0], [0], [3]], np.int32)), u[:, :1]) ** 2).sum())(x, x * 0.5 + 1)),
     }  # fmt: skip
 
 

@@ -10,6 +10,7 @@ import pytest
 import cadence as ms
 from cadence import ops
 from cadence.ops import operations as P  # noqa: N812 (MindSpore code spells it so)
+from tests.helpers.gradients import numeric_gradient
 
 rng = np.random.default_rng(0)
 X = rng.normal(size=(3, 4)).astype(np.float32)
@@ -155,14 +156,9 @@ def test_operator_gradient_matches_finite_differences(op, x):
         return ops.sum(ops.mul(op(a), t(weights)))
 
     analytic = ops.GradOperation()(loss)(t(x64)).asnumpy()
-    numeric = np.zeros_like(x64)
-    eps = 1e-6
-    for i in np.ndindex(x64.shape):
-        hi, lo = x64.copy(), x64.copy()
-        hi[i] += eps
-        lo[i] -= eps
-        numeric[i] = (loss(t(hi)).asnumpy() - loss(t(lo)).asnumpy()) / (2 * eps)
-    np.testing.assert_allclose(analytic, numeric, rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(
+        analytic, numeric_gradient(loss, x64), rtol=1e-4, atol=1e-6
+    )
 
 
 def test_matmul_concat_transpose_gather_pass_gradients():

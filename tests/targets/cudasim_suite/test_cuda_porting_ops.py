@@ -38,3 +38,45 @@ def test_values_and_gradients_match_the_cpu(on_target):  # noqa: F811 (the fixtu
     np.testing.assert_allclose(
         got_grad.asnumpy(), want_grad.asnumpy(), rtol=1e-5, atol=1e-6
     )
+
+
+WEIGHTS = np.arange(6, dtype=np.float32).reshape(2, 3)
+
+
+def zoo_loss(a):
+    w = (
+        ms.Tensor(k.to_device(WEIGHTS))
+        if isinstance(a._data, k.DeviceArray)
+        else ms.Tensor(WEIGHTS)
+    )
+    image = ops.reshape(a, (1, 1, 2, 3))
+    return (
+        (ops.tril(a, 0) * w).sum() + (ops.sort(a, 1, True)[0] * w).sum() + ops.std(a, 1).sum()
+        + (ops.cumprod(a, 1) * w).sum() + ops.index_select(a, 1, COUNTS).sum() + ops.cdist(a, a[:1] * 0.5).sum()
+        + (ops.scatter(a, 1, ms.Tensor(np.array([[0], [2]])), a[:, :1] * 2) * w).sum()
+        + (ops.L2Normalize(1)(a) * w).sum() + ops.einsum("ij,kj->ik", a, a).sum() + ops.unstack(a, 1)[1].sum()
+        + (ops.interpolate(image, size=(3, 4), mode="bilinear") ** 2).sum()
+        + (ops.interpolate(image, size=(3, 5)) ** 2).sum() + (ops.interpolate(image, size=(1, 2), mode="area") ** 2).sum()
+    )  # fmt: skip
+
+
+def test_model_zoo_ops_match_the_cpu_and_count_their_host_fallbacks(on_target):  # noqa: F811 (the fixture)
+    # A Parameter, not a grad_position input: `value_and_grad` copies those to the host.
+    x = np.array([[0.5, -1.5, 2.0], [1.0, 0.25, -0.75]], np.float32)
+    cpu = ms.Parameter(ms.Tensor(x), name="cpu")
+    want, (want_grad,) = ms.value_and_grad(lambda: zoo_loss(cpu), None, [cpu])()
+    on_target("GPU")
+    device = ms.Parameter(ms.Tensor(k.to_device(x)), name="device")
+    k.reset_statistics()
+    got, (got_grad,) = ms.value_and_grad(lambda: zoo_loss(device), None, [device])()
+    assert isinstance(got_grad._data, k.DeviceArray)
+    np.testing.assert_allclose(got.asnumpy(), want.asnumpy(), rtol=1e-5)
+    np.testing.assert_allclose(
+        got_grad.asnumpy(), want_grad.asnumpy(), rtol=1e-5, atol=1e-5
+    )
+    fallbacks = {
+        key[len("fallback:") :] for key in k.statistics() if key.startswith("fallback:")
+    }
+    # On host copies (docs/compute.md): cumprod's scan and its gradient's (all, flip,
+    # cumsum); everything else the loss calls stays on the device.
+    assert fallbacks == {"cumprod", "all", "flip", "cumsum"}
