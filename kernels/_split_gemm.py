@@ -11,8 +11,9 @@ single-threaded GEMM (`_parallel.run_parts`), the parts meet once per product.
 
 - `op(a)` keeps a's rows (no `ta`): each part writes its rows of the result.
 - `ta`: the rows of a are the product's contraction (dW = dY^T @ cols): each
-  part multiplies its rows, and the partial results are summed (one more
-  (M, K) array per extra thread; the order of the sum is fixed by the spans).
+  part multiplies its rows, and the partial results are summed, split over the
+  threads too (`add_into`; one more (M, K) array per extra thread; the order
+  of the sum is fixed by the spans).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ._parallel import run_parts, spans, thread_count
+from ._parallel import add_into, run_parts, spans, thread_count
 
 __all__ = ["MIN_ROWS_PER_THREAD", "split_matmul"]
 
@@ -54,7 +55,7 @@ def split_matmul(a: Array, b: Array, ta: bool, tb: bool) -> Array:
         )
         total = partial[0]
         for more in partial[1:]:
-            np.add(total, more, out=total)
+            add_into(total, more)
         return total
     out = np.empty((a.shape[0], rhs.shape[1]), np.result_type(a, b))
     run_parts([functools.partial(_rows_product, a, rhs, out, s, e) for s, e in cuts])

@@ -31,7 +31,7 @@ import numpy as np
 from . import _winograd_bodies as bodies
 from ._attention import batch_matmul
 from ._checks import check_float_array
-from ._parallel import in_spans, run_parts, thread_count
+from ._parallel import add_into, in_spans, run_parts, thread_count
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -292,7 +292,7 @@ conv2d_winograd_forward, conv2d_winograd_backward = winograd_kernels(
         planes=_cpu_planes,
         filters=_cpu_filters,
         batch_matmul=batch_matmul,
-        add=lambda acc, part: np.add(acc, part, out=acc),
+        add=add_into,
         threads=lambda: thread_count(),  # looked up per call: tests replace it
         run=run_parts,
     )

@@ -112,3 +112,31 @@ def _split_in_child() -> list[int]:
     with threadpool_limits(limits=2, user_api="blas"):
         _parallel.in_spans(lambda start, stop: seen.extend(range(start, stop)), 8, 2)
     return sorted(seen)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize(
+    ("shape", "parts"),
+    [
+        ((6, 5), "threads"),  # enough rows and elements: one span per thread
+        ((3,), 0),  # under two parts' worth of elements: one plain add, no span
+        ((1, 40), 1),  # a single row cannot split
+    ],
+)
+def test_add_into_adds_in_place_over_spans_of_rows(monkeypatch, threads, shape, parts):
+    monkeypatch.setattr(_parallel, "MIN_ADD_ELEMENTS", 4)
+    spans_run: list[int] = []
+    real = _parallel._add_rows
+    monkeypatch.setattr(
+        _parallel,
+        "_add_rows",
+        lambda acc, part, a, b: (spans_run.append(b - a), real(acc, part, a, b)),
+    )
+    rng = np.random.default_rng(0)
+    acc, part = rng.standard_normal((2, *shape)).astype(np.float32)
+    want = acc + part
+    with threadpool_limits(limits=threads, user_api="blas"):
+        got = _parallel.add_into(acc, part)
+    assert got is acc
+    np.testing.assert_array_equal(acc, want)
+    assert len(spans_run) == (threads if parts == "threads" else parts)
