@@ -140,14 +140,12 @@ def test_a_large_parameter_updates_in_spans_as_the_reference(monkeypatch, name):
     monkeypatch.setattr(_optim_cpu, "MIN_SPLIT_ELEMENTS", 8)
     spans: list[tuple[int, int]] = []
     real = _optim_cpu._run_span
-    monkeypatch.setattr(
-        _optim_cpu,
-        "_run_span",
-        lambda loop, args, size, a, b: (
-            spans.append((a, b)),
-            real(loop, args, size, a, b),
-        ),
-    )
+
+    def spy(loop, args, size, a, b):
+        spans.append((a, b))
+        real(loop, args, size, a, b)
+
+    monkeypatch.setattr(_optim_cpu, "_run_span", spy)
     count, positive, hyper = SPLIT_UPDATES[name]
     rng = np.random.default_rng(7)
     param = rng.standard_normal((5, 7)).astype(np.float32)

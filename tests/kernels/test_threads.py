@@ -127,11 +127,12 @@ def test_add_into_adds_in_place_over_spans_of_rows(monkeypatch, threads, shape, 
     monkeypatch.setattr(_parallel, "MIN_ADD_ELEMENTS", 4)
     spans_run: list[int] = []
     real = _parallel._add_rows
-    monkeypatch.setattr(
-        _parallel,
-        "_add_rows",
-        lambda acc, part, a, b: (spans_run.append(b - a), real(acc, part, a, b)),
-    )
+
+    def spy(acc: np.ndarray, part: np.ndarray, a: int, b: int) -> None:
+        spans_run.append(b - a)
+        real(acc, part, a, b)
+
+    monkeypatch.setattr(_parallel, "_add_rows", spy)
     rng = np.random.default_rng(0)
     acc, part = rng.standard_normal((2, *shape)).astype(np.float32)
     want = acc + part
