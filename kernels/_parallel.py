@@ -179,23 +179,27 @@ MIN_ADD_ELEMENTS = 1 << 17
 """The fewest elements an `add_into` part takes (0.5 MiB of float32: about 0.1 ms, twice a hand-off)."""
 
 
-def _add_rows(acc: Any, part: Any, start: int, stop: int) -> None:
-    np.add(acc[start:stop], part[start:stop], out=acc[start:stop])
+def _add_rows(acc: Any, part: Any, out: Any, start: int, stop: int) -> None:
+    np.add(acc[start:stop], part[start:stop], out=out[start:stop])
 
 
-def add_into(acc: Any, part: Any) -> Any:
-    """Add `part` into `acc` (same shapes), the rows (first axis) split over the threads; return acc.
+def add_into(acc: Any, part: Any, out: Any = None) -> Any:
+    """Write acc + part (same shapes) into `out` (default: acc itself), the rows (first axis) split over the threads; return it.
 
-    Sums the per-thread partial results of a split product. A serial add of the
-    512-channel Winograd weight gradient's partials (16 MiB each) left the other
-    core idle while it ran; numpy's add releases the GIL, so the rows add at once.
+    Sums the per-thread partial results of a split product, and the gradients the
+    tape accumulates. A serial add of the 512-channel Winograd weight gradient's
+    partials (16 MiB each) left the other core idle while it ran; numpy's add
+    releases the GIL, so the rows add at once.
     """
+    out = acc if out is None else out
     if acc.ndim == 0 or acc.size < 2 * MIN_ADD_ELEMENTS:
-        np.add(acc, part, out=acc)
-        return acc
+        np.add(acc, part, out=out)
+        return out
     rows = acc.shape[0]
-    in_spans(_add_rows, rows, max(1, MIN_ADD_ELEMENTS * rows // acc.size), acc, part)
-    return acc
+    in_spans(
+        _add_rows, rows, max(1, MIN_ADD_ELEMENTS * rows // acc.size), acc, part, out
+    )
+    return out
 
 
 # Reassociation lets the split loops' sums vectorize; each compiled loop still adds in

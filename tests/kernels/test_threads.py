@@ -123,21 +123,25 @@ def _split_in_child() -> list[int]:
         ((1, 40), 1),  # a single row cannot split
     ],
 )
-def test_add_into_adds_in_place_over_spans_of_rows(monkeypatch, threads, shape, parts):
+def test_add_into_adds_over_spans_of_rows(monkeypatch, threads, shape, parts):
     monkeypatch.setattr(_parallel, "MIN_ADD_ELEMENTS", 4)
     spans_run: list[int] = []
     real = _parallel._add_rows
 
-    def spy(acc: np.ndarray, part: np.ndarray, a: int, b: int) -> None:
+    def spy(acc: np.ndarray, part: np.ndarray, out: np.ndarray, a: int, b: int) -> None:
         spans_run.append(b - a)
-        real(acc, part, a, b)
+        real(acc, part, out, a, b)
 
     monkeypatch.setattr(_parallel, "_add_rows", spy)
     rng = np.random.default_rng(0)
     acc, part = rng.standard_normal((2, *shape)).astype(np.float32)
     want = acc + part
+    out = np.empty_like(acc)
     with threadpool_limits(limits=threads, user_api="blas"):
-        got = _parallel.add_into(acc, part)
+        got = _parallel.add_into(acc, part, out)
+        assert got is out
+        np.testing.assert_array_equal(out, want)
+        got = _parallel.add_into(acc, part)  # into acc itself
     assert got is acc
     np.testing.assert_array_equal(acc, want)
-    assert len(spans_run) == (threads if parts == "threads" else parts)
+    assert len(spans_run) == 2 * (threads if parts == "threads" else parts)
