@@ -42,12 +42,18 @@ def _contraction_part(a: Array, b: Array, start: int, stop: int) -> Array:
     return part
 
 
-def split_matmul(a: Array, b: Array, ta: bool, tb: bool) -> Array:
-    """op(a) @ op(b) for 2-D float arrays, op transposing when set; rows split over the threads."""
+def split_matmul(
+    a: Array, b: Array, ta: bool, tb: bool, out: Array | None = None
+) -> Array:
+    """op(a) @ op(b) for 2-D float arrays, op transposing when set; rows split over the threads.
+
+    `out` (without `ta`): the C-contiguous array the product is written into.
+    """
     rhs = b.T if tb else b
     cuts = spans(a.shape[0], thread_count(), MIN_ROWS_PER_THREAD)
     if len(cuts) < 2:
-        plain: Array = (a.T if ta else a) @ rhs
+        lhs = a.T if ta else a
+        plain: Array = lhs @ rhs if out is None else np.matmul(lhs, rhs, out=out)
         return plain
     if ta:
         partial = run_parts(
@@ -57,6 +63,7 @@ def split_matmul(a: Array, b: Array, ta: bool, tb: bool) -> Array:
         for more in partial[1:]:
             add_into(total, more)
         return total
-    out = np.empty((a.shape[0], rhs.shape[1]), np.result_type(a, b))
+    if out is None:
+        out = np.empty((a.shape[0], rhs.shape[1]), np.result_type(a, b))
     run_parts([functools.partial(_rows_product, a, rhs, out, s, e) for s, e in cuts])
     return out
