@@ -316,6 +316,15 @@ def test_gradients_summed_over_many_uses_stay_exact(monkeypatch, threads):
     np.testing.assert_allclose(gw, 12.0 * x + 3.0, rtol=1e-12)
 
 
+def test_the_cpu_target_sums_mixed_dtypes_as_numpy_does():
+    from cadence.compute._targets import CPUTarget
+
+    acc, grad = np.ones((2, 3), np.float32), np.full((2, 3), 0.5)
+    got = CPUTarget().sum_gradients(acc, grad, True)
+    assert got.dtype == np.float64 and got.tolist() == [[1.5] * 3] * 2
+    assert acc.tolist() == [[1.0] * 3] * 2  # not written into: the sum needs float64
+
+
 def test_value_and_grad_forms():
     w = ms.Parameter(np.array([2.0]), name="w")
 
