@@ -52,7 +52,7 @@ from ._optim_cpu import (
     rmsprop_update as rmsprop_update,
     run_loop,
 )
-from ._parallel import in_spans, split_loop
+from ._parallel import contiguous, in_spans, split_loop
 from ._phase_conv import (
     conv2d_phase_backward as conv2d_phase_backward,
     conv2d_phase_forward as conv2d_phase_forward,
@@ -521,7 +521,7 @@ _spatial = spatial_kernels(
         zeros=np.zeros,
         launch=lambda loop, n, *args: loop(*args),
         matmul=split_matmul,
-        contiguous=np.ascontiguousarray,
+        contiguous=contiguous,
         columns=_columns,
         col2im=lambda dcols, g, dx: _by_images(
             lambda a, b: _col2im(dcols[_image_rows(g, a, b)], tuple(g), dx[a:b]),

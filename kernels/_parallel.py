@@ -53,6 +53,7 @@ __all__ = [
     "WAIT_SECONDS",
     "add_into",
     "blas_threads",
+    "contiguous",
     "in_spans",
     "run_parts",
     "spans",
@@ -199,6 +200,27 @@ def add_into(acc: Any, part: Any, out: Any = None) -> Any:
     in_spans(
         _add_rows, rows, max(1, MIN_ADD_ELEMENTS * rows // acc.size), acc, part, out
     )
+    return out
+
+
+def _copy_rows(a: Any, out: Any, start: int, stop: int) -> None:
+    out[start:stop] = a[start:stop]
+
+
+def contiguous(a: Any) -> Any:
+    """`a` if C-contiguous, else a C-contiguous copy, the rows (first axis) copied over the threads.
+
+    The im2col convolution's NHWC <-> NCHW transposes (np.ascontiguousarray) ran on
+    the calling thread alone; numpy's copy releases the GIL.
+    """
+    if a.flags.c_contiguous:
+        return a
+    out = np.empty(a.shape, a.dtype)
+    if a.ndim == 0 or a.size < 2 * MIN_ADD_ELEMENTS:
+        out[...] = a
+        return out
+    rows = a.shape[0]
+    in_spans(_copy_rows, rows, max(1, MIN_ADD_ELEMENTS * rows // a.size), a, out)
     return out
 
 

@@ -145,3 +145,23 @@ def test_add_into_adds_over_spans_of_rows(monkeypatch, threads, shape, parts):
     assert got is acc
     np.testing.assert_array_equal(acc, want)
     assert len(spans_run) == 2 * (threads if parts == "threads" else parts)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_contiguous_copies_rows_over_the_threads(monkeypatch, threads):
+    monkeypatch.setattr(_parallel, "MIN_ADD_ELEMENTS", 4)
+    rows: list[int] = []
+    real = _parallel._copy_rows
+
+    def spy(a: np.ndarray, out: np.ndarray, start: int, stop: int) -> None:
+        rows.append(stop - start)
+        real(a, out, start, stop)
+
+    monkeypatch.setattr(_parallel, "_copy_rows", spy)
+    nhwc = np.arange(4 * 3 * 2 * 5, dtype=np.float32).reshape(4, 3, 2, 5)
+    with threadpool_limits(limits=threads, user_api="blas"):
+        got = _parallel.contiguous(nhwc.transpose(0, 3, 1, 2))
+        assert _parallel.contiguous(got) is got  # already contiguous: no copy
+    assert got.flags.c_contiguous
+    np.testing.assert_array_equal(got, nhwc.transpose(0, 3, 1, 2))
+    assert rows == ([2, 2] if threads == 2 else [4])
