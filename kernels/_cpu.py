@@ -52,7 +52,7 @@ from ._optim_cpu import (
     rmsprop_update as rmsprop_update,
     run_loop,
 )
-from ._parallel import in_spans, split_loop
+from ._parallel import contiguous, in_spans, split_loop
 from ._phase_conv import (
     conv2d_phase_backward as conv2d_phase_backward,
     conv2d_phase_forward as conv2d_phase_forward,
@@ -393,6 +393,20 @@ def _col2im(dcols: Array, g: tuple[int, ...], dx: Array) -> None:
                 row += 1
 
 
+def _im2col_images(
+    x: Array, g: ConvGeometry, cols: Array, first: int, stop: int
+) -> None:
+    """Write the im2col rows of images first .. stop - 1, padding them here.
+
+    Each thread pads its own images: one np.pad of the whole batch before the split
+    ran on the calling thread alone.
+    """
+    xs = x[first:stop]
+    if any(g[4:8]):
+        xs = np.pad(xs, ((0, 0), (0, 0), (g.pt, g.pb), (g.pl, g.pr)))
+    _im2col(xs, tuple(g), cols[_image_rows(g, first, stop)])
+
+
 def _image_rows(g: ConvGeometry, first: int, stop: int) -> slice:
     """The im2col rows of images first .. stop - 1."""
     return slice(first * g.oh * g.ow, stop * g.oh * g.ow)
@@ -426,12 +440,8 @@ def _columns(x: Array, w: Array, g: ConvGeometry, reuse: bool) -> Array:
     hit = _cols_cache.pop(key, None)
     if reuse and hit is not None and hit[0]() is x:
         return hit[1]
-    pads = ((0, 0), (0, 0), (g.pt, g.pb), (g.pl, g.pr))
-    xp = np.pad(x, pads) if any(g[4:8]) else x
     cols = np.empty((x.shape[0] * g.oh * g.ow, x.shape[1] * g.kh * g.kw), x.dtype)
-    _by_images(
-        lambda a, b: _im2col(xp[a:b], tuple(g), cols[_image_rows(g, a, b)]), x.shape[0]
-    )
+    _by_images(lambda a, b: _im2col_images(x, g, cols, a, b), x.shape[0])
     _cols_cache[key] = (weakref.ref(x), cols)
     while len(_cols_cache) > _COLS_KEEP:
         _cols_cache.popitem(last=False)
@@ -511,7 +521,7 @@ _spatial = spatial_kernels(
         zeros=np.zeros,
         launch=lambda loop, n, *args: loop(*args),
         matmul=split_matmul,
-        contiguous=np.ascontiguousarray,
+        contiguous=contiguous,
         columns=_columns,
         col2im=lambda dcols, g, dx: _by_images(
             lambda a, b: _col2im(dcols[_image_rows(g, a, b)], tuple(g), dx[a:b]),

@@ -11,8 +11,9 @@ single-threaded GEMM (`_parallel.run_parts`), the parts meet once per product.
 
 - `op(a)` keeps a's rows (no `ta`): each part writes its rows of the result.
 - `ta`: the rows of a are the product's contraction (dW = dY^T @ cols): each
-  part multiplies its rows, and the partial results are summed (one more
-  (M, K) array per extra thread; the order of the sum is fixed by the spans).
+  part multiplies its rows, and the partial results are summed, split over the
+  threads too (`add_into`; one more (M, K) array per extra thread; the order
+  of the sum is fixed by the spans).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ._parallel import run_parts, spans, thread_count
+from ._parallel import add_into, run_parts, spans, thread_count
 
 __all__ = ["MIN_ROWS_PER_THREAD", "split_matmul"]
 
@@ -41,12 +42,18 @@ def _contraction_part(a: Array, b: Array, start: int, stop: int) -> Array:
     return part
 
 
-def split_matmul(a: Array, b: Array, ta: bool, tb: bool) -> Array:
-    """op(a) @ op(b) for 2-D float arrays, op transposing when set; rows split over the threads."""
+def split_matmul(
+    a: Array, b: Array, ta: bool, tb: bool, out: Array | None = None
+) -> Array:
+    """op(a) @ op(b) for 2-D float arrays, op transposing when set; rows split over the threads.
+
+    `out` (without `ta`): the C-contiguous array the product is written into.
+    """
     rhs = b.T if tb else b
     cuts = spans(a.shape[0], thread_count(), MIN_ROWS_PER_THREAD)
     if len(cuts) < 2:
-        plain: Array = (a.T if ta else a) @ rhs
+        lhs = a.T if ta else a
+        plain: Array = lhs @ rhs if out is None else np.matmul(lhs, rhs, out=out)
         return plain
     if ta:
         partial = run_parts(
@@ -54,8 +61,9 @@ def split_matmul(a: Array, b: Array, ta: bool, tb: bool) -> Array:
         )
         total = partial[0]
         for more in partial[1:]:
-            np.add(total, more, out=total)
+            add_into(total, more)
         return total
-    out = np.empty((a.shape[0], rhs.shape[1]), np.result_type(a, b))
+    if out is None:
+        out = np.empty((a.shape[0], rhs.shape[1]), np.result_type(a, b))
     run_parts([functools.partial(_rows_product, a, rhs, out, s, e) for s, e in cuts])
     return out

@@ -31,7 +31,8 @@ import numpy as np
 from . import _winograd_bodies as bodies
 from ._attention import batch_matmul
 from ._checks import check_float_array
-from ._parallel import in_spans, run_parts, thread_count
+from ._parallel import add_into, in_spans, run_parts, thread_count
+from ._split_gemm import split_matmul
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -258,9 +259,30 @@ def _cpu_planes(body: Any, src: Array, dst: Array, count: int) -> None:
     loop(src, dst, count)
 
 
+# G^T dU G of one filter is a fixed linear map of its 16 values to its 9 taps:
+# dw[o, c, r, s] = sum over (i, j) of G[i, r] G[j, s] du[4i + j, o, c], i.e. kron(G, G)^T.
+# Every coefficient is 0, +-1, +-1/2 or +-1/4 (exact in any float type).
+_G = np.array(((1.0, 0.0, 0.0), (0.5, 0.5, 0.5), (0.5, -0.5, 0.5), (0.0, 0.0, 1.0)))
+_FILTER_GRAD_MAP = np.kron(_G, _G)  # (16, 9): row 4i + j, column 3r + s
+
+
+def _cpu_filter_grad(du: Array, dw: Array) -> None:
+    """`winograd_filter_grad` of every filter as one product (O*C, 16) @ (16, 9), rows split over the threads.
+
+    The body's loop stores each filter's 9 taps apart and does not vectorize: at
+    512x512 filters it took 6.8 ms of one thread's CPU time against 3.3 ms for the product.
+    """
+    o_c = du.shape[1] * du.shape[2]
+    taps = _FILTER_GRAD_MAP.astype(du.dtype)
+    split_matmul(du.reshape(16, o_c).T, taps, False, False, out=dw.reshape(o_c, 9))
+
+
 def _cpu_filters(
     body: Any, src: Array, dst: Array, flip: bool, rows: int, inner: int
 ) -> None:
+    if body is bodies.winograd_filter_grad:  # the same map as one product (see above)
+        _cpu_filter_grad(src, dst)
+        return
     # Split over the threads too: at 512 channels one transform is 17 MiB of filters,
     # done while the products wait (the planes are split by blocks of images instead).
     loop = _CPU_LOOPS.get(body) or _CPU_LOOPS.setdefault(body, _cpu_loop(body, True))
@@ -292,7 +314,7 @@ conv2d_winograd_forward, conv2d_winograd_backward = winograd_kernels(
         planes=_cpu_planes,
         filters=_cpu_filters,
         batch_matmul=batch_matmul,
-        add=lambda acc, part: np.add(acc, part, out=acc),
+        add=add_into,
         threads=lambda: thread_count(),  # looked up per call: tests replace it
         run=run_parts,
     )

@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ._context import current_target
+
 if TYPE_CHECKING:
     from ._tensor import Tensor
 
@@ -127,6 +129,10 @@ def backward_raw(
         else np.broadcast_to(np.asarray(sens, dtype=data.dtype), data.shape)
     )
     grads: dict[int, np.ndarray[Any, Any]] = {id(loss): seed}
+    # The tensors whose gradient is a sum this pass made: no node's closure holds it,
+    # so the next gradient can be added into it.
+    summed: set[int] = set()
+    add = current_target().sum_gradients
     wanted = {id(t) for t in targets}
     order = _collect(loss)
     final_at = _final_positions(order, targets) if on_ready is not None else {}
@@ -141,7 +147,11 @@ def backward_raw(
                 continue
             key = id(inp)
             prev = grads.get(key)
-            grads[key] = gi if prev is None else prev + gi
+            if prev is None:
+                grads[key] = gi
+            else:
+                grads[key] = add(prev, gi, key in summed)
+                summed.add(key)
         if on_ready is not None:
             for i in final_at.get(pos, ()):
                 g_i = grads.get(id(targets[i]))

@@ -116,3 +116,51 @@ def test_bodies_run_as_plain_python():
     _optim_elements.adagrad_element(p, g, accum, None, None, (0.1, 0.0, 1.0), 0)
     assert accum == [pytest.approx(0.35)]
     assert p == [pytest.approx(1.0 - 0.1 * 0.5 / 0.35**0.5)]
+
+
+# Every CPU update, as `UPDATES` (state count, non-negative states, hyperparameters).
+SPLIT_UPDATES = {
+    **UPDATES,
+    "sgd_update": (2, set(), lambda t, wd, flag: (0.1, 0.9, 0.0, wd, flag)),
+    "momentum_update": (1, set(), lambda t, wd, flag: (0.1, 0.9, wd, flag)),
+    "adam_update": (
+        2,
+        {1},
+        lambda t, wd, flag: (0.01, 0.9, 0.999, 1e-8, *_powers(t), wd, flag),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SPLIT_UPDATES))
+def test_a_large_parameter_updates_in_spans_as_the_reference(monkeypatch, name):
+    from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
+
+    from cadence.kernels import _optim_cpu
+
+    monkeypatch.setattr(_optim_cpu, "MIN_SPLIT_ELEMENTS", 8)
+    spans: list[tuple[int, int]] = []
+    real = _optim_cpu._run_span
+
+    def spy(loop, args, size, a, b):
+        spans.append((a, b))
+        real(loop, args, size, a, b)
+
+    monkeypatch.setattr(_optim_cpu, "_run_span", spy)
+    count, positive, hyper = SPLIT_UPDATES[name]
+    rng = np.random.default_rng(7)
+    param = rng.standard_normal((5, 7)).astype(np.float32)
+    ours = [param, *_states(rng, param.shape, np.float32, count, positive)]
+    theirs = [x.copy() for x in ours]
+    with threadpool_limits(limits=2, user_api="blas"):
+        for t in range(2):
+            grad = rng.standard_normal(param.shape).astype(np.float32)
+            for table, arrays in ((cpu, ours), (reference, theirs)):
+                getattr(table, name)(
+                    arrays[0], grad, *arrays[1:], *hyper(t, 0.01, False)
+                )
+    assert (0, 17) in spans and (
+        17,
+        35,
+    ) in spans  # two spans of the 35 elements per call
+    for got, want in zip(ours, theirs, strict=True):
+        np.testing.assert_allclose(got, want, **TOL[np.float32])

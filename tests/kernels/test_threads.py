@@ -112,3 +112,56 @@ def _split_in_child() -> list[int]:
     with threadpool_limits(limits=2, user_api="blas"):
         _parallel.in_spans(lambda start, stop: seen.extend(range(start, stop)), 8, 2)
     return sorted(seen)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize(
+    ("shape", "parts"),
+    [
+        ((6, 5), "threads"),  # enough rows and elements: one span per thread
+        ((3,), 0),  # under two parts' worth of elements: one plain add, no span
+        ((1, 40), 1),  # a single row cannot split
+    ],
+)
+def test_add_into_adds_over_spans_of_rows(monkeypatch, threads, shape, parts):
+    monkeypatch.setattr(_parallel, "MIN_ADD_ELEMENTS", 4)
+    spans_run: list[int] = []
+    real = _parallel._add_rows
+
+    def spy(acc: np.ndarray, part: np.ndarray, out: np.ndarray, a: int, b: int) -> None:
+        spans_run.append(b - a)
+        real(acc, part, out, a, b)
+
+    monkeypatch.setattr(_parallel, "_add_rows", spy)
+    rng = np.random.default_rng(0)
+    acc, part = rng.standard_normal((2, *shape)).astype(np.float32)
+    want = acc + part
+    out = np.empty_like(acc)
+    with threadpool_limits(limits=threads, user_api="blas"):
+        got = _parallel.add_into(acc, part, out)
+        assert got is out
+        np.testing.assert_array_equal(out, want)
+        got = _parallel.add_into(acc, part)  # into acc itself
+    assert got is acc
+    np.testing.assert_array_equal(acc, want)
+    assert len(spans_run) == 2 * (threads if parts == "threads" else parts)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_contiguous_copies_rows_over_the_threads(monkeypatch, threads):
+    monkeypatch.setattr(_parallel, "MIN_ADD_ELEMENTS", 4)
+    rows: list[int] = []
+    real = _parallel._copy_rows
+
+    def spy(a: np.ndarray, out: np.ndarray, start: int, stop: int) -> None:
+        rows.append(stop - start)
+        real(a, out, start, stop)
+
+    monkeypatch.setattr(_parallel, "_copy_rows", spy)
+    nhwc = np.arange(4 * 3 * 2 * 5, dtype=np.float32).reshape(4, 3, 2, 5)
+    with threadpool_limits(limits=threads, user_api="blas"):
+        got = _parallel.contiguous(nhwc.transpose(0, 3, 1, 2))
+        assert _parallel.contiguous(got) is got  # already contiguous: no copy
+    assert got.flags.c_contiguous
+    np.testing.assert_array_equal(got, nhwc.transpose(0, 3, 1, 2))
+    assert rows == ([2, 2] if threads == 2 else [4])

@@ -99,6 +99,28 @@ def test_blocks_and_threads_give_the_same_result(monkeypatch, threads, n, seed):
         close(a, b, np.float64)
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_the_cpu_filter_gradient_product_is_the_body(threads, dtype):
+    # The CPU table runs `winograd_filter_grad` (CUDA's kernel, the spec) as one product;
+    # 16 x 17 filters are 272 rows, which 2 threads split.
+    from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
+
+    from cadence.kernels import _winograd_bodies
+
+    du = arr((16, 16, 17), dtype, 5)
+    want = np.empty((16, 17, 3, 3), dtype)
+    for o in range(16):
+        for c in range(17):
+            _winograd_bodies.winograd_filter_grad(du, want, False, o, c)
+    got = np.empty_like(want)
+    with threadpool_limits(limits=threads, user_api="blas"):
+        _winograd._cpu_filters(
+            _winograd_bodies.winograd_filter_grad, du, got, False, 16, 17
+        )
+    close(got, want, dtype)
+
+
 def test_gradients_match_finite_differences():
     rng = np.random.default_rng(3)
     x = rng.standard_normal((2, 3, 5, 4))

@@ -295,6 +295,36 @@ def test_backward_accumulates_shared_use_and_zero_for_unused():
     assert gu.tolist() == [0.0]
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+def test_gradients_summed_over_many_uses_stay_exact(monkeypatch, threads):
+    # Five uses of w and of the intermediate a, some through an add whose backward hands
+    # the same array to both of its inputs: the tape sums into arrays it made itself
+    # only, split over the threads (rows of at least 4 elements here), never into one
+    # a closure handed out (which would change the other input's gradient too).
+    from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
+
+    from cadence.kernels import _parallel
+
+    monkeypatch.setattr(_parallel, "MIN_ADD_ELEMENTS", 4)
+    x = np.random.default_rng(3).standard_normal((6, 4))
+    w = ms.Parameter(x, name="w")
+    with threadpool_limits(limits=threads, user_api="blas"), enable_grad():
+        a = w + w
+        loss = ops.sum(a * w + a + w + a * a)
+        (gw,) = backward(loss, [w])
+    # d/dw of 2w^2 + 2w + w + 4w^2
+    np.testing.assert_allclose(gw, 12.0 * x + 3.0, rtol=1e-12)
+
+
+def test_the_cpu_target_sums_mixed_dtypes_as_numpy_does():
+    from cadence.compute._targets import CPUTarget
+
+    acc, grad = np.ones((2, 3), np.float32), np.full((2, 3), 0.5)
+    got = CPUTarget().sum_gradients(acc, grad, True)
+    assert got.dtype == np.float64 and got.tolist() == [[1.5] * 3] * 2
+    assert acc.tolist() == [[1.0] * 3] * 2  # not written into: the sum needs float64
+
+
 def test_value_and_grad_forms():
     w = ms.Parameter(np.array([2.0]), name="w")
 
