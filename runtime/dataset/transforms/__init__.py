@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from ..._util import fixup_module_metadata
 from .._transform import TensorOperation
-from ._ops import Compose, OneHot, TypeCast
+from ._ops import Compose, OneHot, PadEnd, TypeCast
 
-__all__ = ["Compose", "OneHot", "TensorOperation", "TypeCast"]
+__all__ = ["Compose", "OneHot", "PadEnd", "TensorOperation", "TypeCast"]
 
 fixup_module_metadata(__name__, globals())
 del fixup_module_metadata

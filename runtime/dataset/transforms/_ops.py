@@ -1,4 +1,4 @@
-"""General operations: `TypeCast`, `OneHot`, `Compose`."""
+"""General operations: `TypeCast`, `OneHot`, `PadEnd`, `Compose`."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
     from .._block import Array
 
-__all__ = ["Compose", "OneHot", "TypeCast"]
+__all__ = ["Compose", "OneHot", "PadEnd", "TypeCast"]
 
 
 class TypeCast(UnaryOperation):
@@ -84,6 +84,76 @@ class OneHot(UnaryOperation):
             np.float32(1.0) - rate
         ) + rate / np.float32(self.num_classes)
         return smooth
+
+
+class PadEnd(UnaryOperation):
+    """Pad (or cut) each axis at its end to the length `pad_shape` gives.
+
+    Args:
+        pad_shape: One length per axis of the input; None keeps that axis as it is.
+            A longer axis is cut to the length.
+        pad_value: The value written into the padding: a number, or a str for string
+            arrays. None pads with 0 (or "").
+
+    Raises:
+        TypeError: If an argument has the wrong type.
+        ValueError: If a length in `pad_shape` is negative.
+        RuntimeError: When applied, if the input's rank is not `len(pad_shape)`.
+
+    Example:
+        >>> import numpy as np
+        >>> from cadence.dataset import transforms
+        >>> transforms.PadEnd([5], pad_value=0)(np.array([7, 8, 9]))
+        array([7, 8, 9, 0, 0])
+    """
+
+    def __init__(
+        self, pad_shape: list[int | None], pad_value: float | str | None = None
+    ) -> None:
+        shape: Any = pad_shape  # checked here, whatever the caller's types said
+        if not isinstance(shape, list) or not all(
+            d is None or (isinstance(d, int) and not isinstance(d, bool)) for d in shape
+        ):
+            raise TypeError(
+                f"For 'PadEnd', the argument 'pad_shape' must be a list of int or None, but got {pad_shape!r}."
+            )
+        if any(d is not None and d < 0 for d in pad_shape):
+            raise ValueError(
+                f"For 'PadEnd', every length in 'pad_shape' must be >= 0, but got {pad_shape!r}."
+            )
+        if pad_value is not None and (
+            isinstance(pad_value, bool) or not isinstance(pad_value, int | float | str)
+        ):
+            raise TypeError(
+                f"For 'PadEnd', the argument 'pad_value' must be a number, a str or None, but got {pad_value!r}."
+            )
+        self.pad_shape = list(pad_shape)
+        self.pad_value = pad_value
+
+    def _apply(self, x: Array, batched: bool) -> Array:
+        rows = x.shape[:1] if batched else ()
+        shape = x.shape[len(rows) :]
+        if len(shape) != len(self.pad_shape):
+            raise RuntimeError(
+                f"PadEnd: 'pad_shape' {self.pad_shape} needs an input of rank {len(self.pad_shape)}, but got shape {shape}."
+            )
+        target = tuple(
+            n if want is None else want
+            for n, want in zip(shape, self.pad_shape, strict=True)
+        )
+        strings = x.dtype.kind in "US"
+        fill = self.pad_value if self.pad_value is not None else ("" if strings else 0)
+        if isinstance(fill, str) != strings:
+            raise RuntimeError(
+                f"PadEnd: 'pad_value' {fill!r} does not suit an input of dtype {x.dtype}."
+            )
+        dtype = np.result_type(x.dtype, np.array(fill).dtype) if strings else x.dtype
+        out: Array = np.full(rows + target, fill, dtype=dtype)
+        kept = tuple(slice(0, min(n, t)) for n, t in zip(shape, target, strict=True))
+        out[(slice(None), *kept) if batched else kept] = x[
+            (slice(None), *kept) if batched else kept
+        ]
+        return out
 
 
 class Compose(TensorOperation):

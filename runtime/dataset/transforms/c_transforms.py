@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from . import Compose, OneHot, TypeCast
+from . import Compose, OneHot, PadEnd, TypeCast
 
-__all__ = ["Compose", "OneHot", "TypeCast"]
+__all__ = ["Compose", "OneHot", "PadEnd", "TypeCast"]
