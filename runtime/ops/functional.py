@@ -46,6 +46,7 @@ from ._composed import (
     stop_gradient,
     tuple_to_array,
 )
+from ._creation import arange, eye, full, linspace, tril, triu
 from ._elementwise import (
     ceil,
     cos,
@@ -68,6 +69,10 @@ from ._functional import (
     clip,
     concat,
     div,
+    greater,
+    greater_equal,
+    less,
+    less_equal,
     mul,
     sub,
     transpose,
@@ -97,6 +102,10 @@ tensor_sub = sub
 tensor_mul = mul
 tensor_div = div
 where = select
+gt = greater
+ge = greater_equal
+lt = less
+le = less_equal
 
 __all__ = [
     "assign",
@@ -190,3 +199,15 @@ __all__ += [
     "repeat_interleave",
     "topk",
 ]  # porting gaps
+__all__ += [
+    "arange",
+    "eye",
+    "full",
+    "ge",
+    "gt",
+    "le",
+    "linspace",
+    "lt",
+    "tril",
+    "triu",
+]  # what a newcomer's MindSpore 2.x scripts called
