@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 SPECIALS = ["<pad>", "<unk>"]
+ONE_WORD = text.Vocab.from_list(["a"])
 
 
 def bad(value: Any) -> Any:
@@ -101,9 +102,7 @@ def test_from_dataset_ranks_by_count_then_spelling(
     assert text.Vocab.from_dataset(rows_dataset(rows), **kwargs).vocab() == expected
 
 
-@pytest.mark.parametrize(
-    ("build", "error", "match"),
-    [
+VOCAB_ERRORS: list[Any] = [
         (lambda: text.Vocab.from_list(["a", "a"]), ValueError, "'word_list' holds 'a' more than once"),
         (lambda: text.Vocab.from_list(["a"], special_tokens=["a"]), ValueError, r"share \['a'\]"),
         (lambda: text.Vocab.from_list(bad("abc")), TypeError, "'word_list' must be a list of str, but got 'abc'"),
@@ -116,13 +115,7 @@ def test_from_dataset_ranks_by_count_then_spelling(
         (lambda: text.Vocab.from_list(["a"]).ids_to_tokens(-1), ValueError, "'ids' must be an int >= 0"),
         (lambda: text.Vocab.from_list(["a"]).tokens_to_ids(bad(("a",))), TypeError, "'tokens' must be a str, a list"),
         (lambda: text.Vocab.from_dataset(ds.NumpySlicesDataset({"n": [1, 2]})), TypeError, "tokens must be strings"),
-    ],
-)  # fmt: skip
-def test_vocab_rejects_bad_arguments_by_name(
-    build: Any, error: type, match: str
-) -> None:
-    with pytest.raises(error, match=match):
-        build()
+    ]  # fmt: skip
 
 
 # --- Lookup and WhitespaceTokenizer -------------------------------------------------------
@@ -136,24 +129,15 @@ def test_lookup_maps_tokens_and_unknowns() -> None:
     assert wide.tolist() == [3]
 
 
-@pytest.mark.parametrize(
-    ("build", "error", "match"),
-    [
-        (lambda v: text.Lookup(v)(np.array(["a", "zz"])), RuntimeError, "token 'zz' is not in the vocabulary"),
-        (lambda v: text.Lookup(v, unknown_token="<zz>"), ValueError, "'unknown_token' must be a token of 'vocab'"),
-        (lambda v: text.Lookup(bad({"a": 0})), TypeError, "'vocab' must be a text.Vocab"),
-        (lambda v: text.Lookup(v, data_type=str), TypeError, "'data_type' must be a numeric dtype"),
-        (lambda v: text.Lookup(v)(np.array([1, 2])), TypeError, "tokens must be strings"),
-        (lambda v: text.WhitespaceTokenizer(with_offsets=True), ValueError, "'with_offsets' must be False"),
-        (lambda v: text.WhitespaceTokenizer()(np.array(["a b", "c"])), RuntimeError, "must be one string"),
-    ],
-)  # fmt: skip
-def test_text_operations_reject_bad_input_by_name(
-    build: Any, error: type, match: str
-) -> None:
-    vocab = text.Vocab.from_list(["a"])
-    with pytest.raises(error, match=match):
-        build(vocab)
+TEXT_OP_ERRORS: list[Any] = [
+        (lambda: text.Lookup(ONE_WORD)(np.array(["a", "zz"])), RuntimeError, "token 'zz' is not in the vocabulary"),
+        (lambda: text.Lookup(ONE_WORD, unknown_token="<zz>"), ValueError, "'unknown_token' must be a token of 'vocab'"),
+        (lambda: text.Lookup(bad({"a": 0})), TypeError, "'vocab' must be a text.Vocab"),
+        (lambda: text.Lookup(ONE_WORD, data_type=str), TypeError, "'data_type' must be a numeric dtype"),
+        (lambda: text.Lookup(ONE_WORD)(np.array([1, 2])), TypeError, "tokens must be strings"),
+        (lambda: text.WhitespaceTokenizer(with_offsets=True), ValueError, "'with_offsets' must be False"),
+        (lambda: text.WhitespaceTokenizer()(np.array(["a b", "c"])), RuntimeError, "must be one string"),
+    ]  # fmt: skip
 
 
 def test_tokenize_lookup_and_pad_in_a_pipeline_of_ragged_rows() -> None:
@@ -197,16 +181,69 @@ def test_pad_end_on_a_block_of_equal_rows() -> None:
     ]
 
 
-@pytest.mark.parametrize(
-    ("build", "error", "match"),
-    [
+PAD_END_ERRORS: list[Any] = [
         (lambda: transforms.PadEnd(bad(5)), TypeError, "'pad_shape' must be a list of int or None, but got 5"),
         (lambda: transforms.PadEnd([-1]), ValueError, "every length in 'pad_shape' must be >= 0"),
         (lambda: transforms.PadEnd([2], pad_value=bad([0])), TypeError, "'pad_value' must be a number, a str or None"),
         (lambda: transforms.PadEnd([3])(np.array([[1]])), RuntimeError, "needs an input of rank 1"),
         (lambda: transforms.PadEnd([3], "x")(np.array([1])), RuntimeError, "does not suit an input of dtype"),
+    ]  # fmt: skip
+
+
+# --- Concatenate, Slice, Duplicate (the token pipelines' helpers) --------------------------
+@pytest.mark.parametrize(
+    ("op", "given", "expected"),
+    [
+        (transforms.Concatenate(0, np.array([0]), np.array([9, 9])), [1, 2], [0, 1, 2, 9, 9]),
+        (transforms.Concatenate(prepend=np.array(["[CLS]"]), append=np.array(["[SEP]"])), ["a", "b"], ["[CLS]", "a", "b", "[SEP]"]),
+        (transforms.Concatenate(), [1, 2], [1, 2]),
+        (transforms.Concatenate(-1, np.array([0])), [1, 2], [0, 1, 2]),
+        (transforms.Slice(slice(0, 3)), [0, 1, 2, 3, 4], [0, 1, 2]),
+        (transforms.Slice(1), [0, 1, 2, 3, 4], [1]),
+        (transforms.Slice([0, 2]), [0, 1, 2, 3, 4], [0, 2]),
+        (transforms.Slice(...), [0, 1, 2], [0, 1, 2]),
+        (transforms.Slice(None), [0, 1, 2], [0, 1, 2]),
+        (transforms.Slice(), [0, 1, 2], [0, 1, 2]),
+        (transforms.Slice(slice(0, 1)), [[0, 1, 2], [3, 4, 5]], [[0, 1, 2]]),
+        (transforms.Slice(slice(0, 1), slice(1, None)), [[0, 1, 2], [3, 4, 5]], [[1, 2]]),
+        (transforms.Slice(slice(-2, None)), [0, 1, 2, 3, 4], [3, 4]),
     ],
 )  # fmt: skip
-def test_pad_end_rejects_bad_input_by_name(build: Any, error: type, match: str) -> None:
+def test_concatenate_and_slice(op: Any, given: list[Any], expected: list[Any]) -> None:
+    assert op(np.array(given)).tolist() == expected
+
+
+def test_concatenate_slice_and_duplicate_in_a_pipeline() -> None:
+    rows = ds.NumpySlicesDataset({"x": np.arange(6).reshape(3, 2)}, shuffle=False)
+    join = transforms.Concatenate(0, np.array([-1]), np.array([9]))
+    joined = rows.map([join, transforms.Slice(slice(0, 3))], "x")
+    assert column(joined) == [[-1, 0, 1], [-1, 2, 3], [-1, 4, 5]]
+    twice = rows.map(transforms.Duplicate(), "x", ["x", "y"])
+    assert twice.get_col_names() == ["x", "y"]
+    pairs = [
+        (a.tolist(), b.tolist())
+        for a, b in twice.create_tuple_iterator(output_numpy=True)
+    ]
+    assert pairs == [([0, 1], [0, 1]), ([2, 3], [2, 3]), ([4, 5], [4, 5])]
+
+
+TOKEN_HELPER_ERRORS: list[Any] = [
+        (lambda: transforms.Concatenate(1, np.array([0])), ValueError, r"'axis' must be an int in \[-1, 0\]"),
+        (lambda: transforms.Concatenate(0, [0]), TypeError, "'prepend' must be a numpy array or None"),
+        (lambda: transforms.Concatenate(0, None, np.zeros((1, 1))), ValueError, r"'append' must be 1-D"),
+        (lambda: transforms.Concatenate(0, np.array([0]))(np.array([[1, 2]])), RuntimeError, "the input must be 1-D"),
+        (lambda: transforms.Concatenate(0, np.array([0.5]))(np.array([1, 2])), RuntimeError, "cannot join float64 values to an input of dtype int64"),
+        (lambda: transforms.Slice(bad("a")), TypeError, "every index must be an int, a list of ints, a slice"),
+        (lambda: transforms.Slice(0, 0)(np.arange(5)), RuntimeError, "2 indices for an input of 1 axes"),
+        (lambda: transforms.Slice(7)(np.arange(5)), RuntimeError, "index 7 is out of range for an axis of length 5"),
+        (lambda: transforms.Duplicate()(np.array([1]), np.array([2])), TypeError, "exactly one input column"),
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("build", "error", "match"),
+    VOCAB_ERRORS + TEXT_OP_ERRORS + PAD_END_ERRORS + TOKEN_HELPER_ERRORS,
+)
+def test_bad_input_is_named(build: Any, error: type, match: str) -> None:
     with pytest.raises(error, match=match):
         build()

@@ -1,4 +1,4 @@
-"""General operations: `TypeCast`, `OneHot`, `PadEnd`, `Compose`."""
+"""General operations: `TypeCast`, `OneHot`, `PadEnd`, `Concatenate`, `Slice`, `Duplicate`, `Compose`."""
 
 from __future__ import annotations
 
@@ -14,10 +14,12 @@ from .._transform import TensorOperation, UnaryOperation
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
+    from types import EllipsisType
 
     from .._block import Array
 
-__all__ = ["Compose", "OneHot", "PadEnd", "TypeCast"]
+__all__ = ["Compose", "Concatenate", "Duplicate", "OneHot", "PadEnd",
+           "Slice", "TypeCast"]  # fmt: skip
 
 
 class TypeCast(UnaryOperation):
@@ -154,6 +156,161 @@ class PadEnd(UnaryOperation):
             (slice(None), *kept) if batched else kept
         ]
         return out
+
+
+class Concatenate(UnaryOperation):
+    """Join `prepend`, the 1-D input and `append` into one 1-D array (e.g. `[CLS]` and `[SEP]` tokens).
+
+    Args:
+        axis: 0 or -1: the only axis of a 1-D array.
+        prepend: A 1-D array put before the input, or None.
+        append: A 1-D array put after the input, or None.
+
+    Raises:
+        TypeError: If an argument has the wrong type.
+        ValueError: If `axis` is not 0 or -1, or `prepend`/`append` is not 1-D.
+        RuntimeError: When applied, if the input is not 1-D or its kind (number or
+            string) differs from `prepend`'s or `append`'s.
+
+    Example:
+        >>> import numpy as np
+        >>> from cadence.dataset import transforms
+        >>> transforms.Concatenate(0, np.array(["[CLS]"]), np.array(["[SEP]"]))(np.array(["hi"]))
+        array(['[CLS]', 'hi', '[SEP]'], dtype='<U5')
+    """
+
+    def __init__(self, axis: int = 0, prepend: Any = None, append: Any = None) -> None:
+        owner = "Concatenate"
+        self.axis = check_int(axis, "axis", owner, minimum=-1, maximum=0)
+        self.prepend, self.append = prepend, append
+        self._parts = [
+            _one_dim(value, name, owner)
+            for value, name in ((prepend, "prepend"), (append, "append"))
+        ]
+
+    def _apply(self, x: Array, batched: bool) -> Array:
+        if x.ndim != 1 + int(batched):
+            raise RuntimeError(
+                f"Concatenate: the input must be 1-D, but got shape {x.shape[int(batched) :]}."
+            )
+        before, after = self._parts
+        for part in (before, after):
+            strings = part is not None and part.dtype.kind in "US"
+            if part is not None and (
+                strings != (x.dtype.kind in "US")
+                or (not strings and part.dtype != x.dtype)
+            ):
+                raise RuntimeError(
+                    f"Concatenate: cannot join {part.dtype} values to an input of dtype {x.dtype}."
+                )
+        rows = (len(x),) if batched else ()
+        pieces = [
+            x if p is x else np.broadcast_to(p, (*rows, len(p)))
+            for p in (before, x, after)
+            if p is not None
+        ]
+        joined: Array = np.concatenate(pieces, axis=-1)
+        return joined
+
+
+def _one_dim(value: Any, name: str, owner: str) -> Array | None:
+    if value is None:
+        return None
+    if not isinstance(value, np.ndarray):
+        raise TypeError(
+            f"For '{owner}', the argument '{name}' must be a numpy array or None, but got {value!r}."
+        )
+    if value.ndim != 1:
+        raise ValueError(
+            f"For '{owner}', the argument '{name}' must be 1-D, but got shape {value.shape}."
+        )
+    return value
+
+
+class Slice(UnaryOperation):
+    """Keep part of each axis, one index per axis; axes without an index are kept whole.
+
+    An int keeps that one position as an axis of length 1, a list of ints those
+    positions, a `slice` its range, None or `...` the whole axis.
+
+    Raises:
+        TypeError: If an index has the wrong type.
+        RuntimeError: When applied, if there are more indices than axes, or one is out of range.
+
+    Example:
+        >>> import numpy as np
+        >>> from cadence.dataset import transforms
+        >>> transforms.Slice(slice(0, 3))(np.arange(5))
+        array([0, 1, 2])
+    """
+
+    def __init__(self, *slices: int | list[int] | slice | EllipsisType | None) -> None:
+        given: tuple[Any, ...] = (
+            slices  # checked here, whatever the caller's types said
+        )
+        for index in given:
+            ok = (
+                index is None
+                or index is Ellipsis
+                or isinstance(index, slice)
+                or (isinstance(index, int) and not isinstance(index, bool))
+                or (
+                    isinstance(index, list)
+                    and all(
+                        isinstance(i, int) and not isinstance(i, bool) for i in index
+                    )
+                )
+            )
+            if not ok:
+                raise TypeError(
+                    f"For 'Slice', every index must be an int, a list of ints, a slice, None or ..., but got {index!r}."
+                )
+        self.slices: list[Any] = list(slices)
+
+    def _apply(self, x: Array, batched: bool) -> Array:
+        ndim = x.ndim - int(batched)
+        if len(self.slices) > ndim:
+            raise RuntimeError(
+                f"Slice: {len(self.slices)} indices for an input of {ndim} axes."
+            )
+        out = x
+        for axis, index in enumerate(self.slices, start=int(batched)):
+            if index is None or index is Ellipsis:
+                continue
+            if isinstance(index, slice):
+                out = out[(slice(None),) * axis + (index,)]
+                continue
+            positions = [index] if isinstance(index, int) else index
+            if any(not -out.shape[axis] <= i < out.shape[axis] for i in positions):
+                raise RuntimeError(
+                    f"Slice: index {index!r} is out of range for an axis of length {out.shape[axis]}."
+                )
+            out = np.take(out, positions, axis=axis)
+        return np.ascontiguousarray(out)
+
+
+class Duplicate(TensorOperation):
+    """Return the input column twice (a copy as the second); name both with `map`'s `output_columns`.
+
+    Example:
+        >>> import numpy as np
+        >>> from cadence.dataset import transforms
+        >>> transforms.Duplicate()(np.array([1, 2]))
+        (array([1, 2]), array([1, 2]))
+    """
+
+    def _apply_sample(self, *arrays: Array) -> tuple[Array, ...]:
+        return self._twice(arrays)
+
+    def _apply_block(self, *columns: Array) -> tuple[Array, ...]:
+        return self._twice(columns)
+
+    def _twice(self, arrays: tuple[Array, ...]) -> tuple[Array, Array]:
+        if len(arrays) != 1:
+            raise TypeError(
+                f"Duplicate takes exactly one input column, but got {len(arrays)}."
+            )
+        return arrays[0], arrays[0].copy()
 
 
 class Compose(TensorOperation):
