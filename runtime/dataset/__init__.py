@@ -17,7 +17,7 @@ and `cadence._util`; never the bus, the training core or the callbacks.
 from __future__ import annotations
 
 from .._util import fixup_module_metadata
-from . import config, transforms, vision
+from . import config, text, transforms, vision
 from ._cifar import Cifar10Dataset
 from ._dataset import Dataset
 from ._digits import DigitsDataset
@@ -61,6 +61,7 @@ __all__ = [
     "TakeDataset",
     "TupleIterator",
     "config",
+    "text",
     "transforms",
     "vision",
 ]

@@ -9,17 +9,19 @@ gather per column.
 
 from __future__ import annotations
 
+import itertools
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
+from ..validation import check_bool
 from ._access import Access, spans
 from ._block import Block, Row, block_len, group_rows, split_rows
 from ._checks import check_column_list, check_int, check_names_exist
-from ._random import PEEK_PASS
+from ._random import PEEK_PASS, draw_permutation
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
-
-    import numpy as np
 
     from ._iterators import DictIterator, TupleIterator
     from ._pipeline import (
@@ -259,6 +261,62 @@ class Dataset:
             check_int(count, "count", "Dataset.skip", minimum=0, maximum=_INT32_MAX),
         )
 
+    def split(
+        self, sizes: list[int] | list[float], randomize: bool = True
+    ) -> tuple[Dataset, ...]:
+        """Cut the dataset into consecutive parts of the given sizes.
+
+        Args:
+            sizes: Row counts that add up to `get_dataset_size()`, or shares in (0, 1]
+                that add up to 1 (each rounded; the first part takes the rounding
+                difference).
+            randomize: Draw the rows of each part at random (once, from the dataset
+                seed), not in order; needs a random-access pipeline (in-memory and
+                map-style sources, and `map`/`take`/`skip`/`project` over them).
+
+        Returns:
+            One dataset per size. Each keeps its rows on every pass.
+
+        Raises:
+            TypeError: If `sizes` is not a list or `randomize` not a bool.
+            ValueError: If `sizes` is empty, mixes ints and floats, or holds shares
+                outside (0, 1] or not adding up to 1; if `randomize` meets a pipeline
+                without random access.
+            RuntimeError: If the counts do not add up to the dataset size, or a share
+                rounds to no row.
+
+        Example:
+            >>> import numpy as np
+            >>> import cadence.dataset as ds
+            >>> data = ds.NumpySlicesDataset({"x": np.arange(10)}, shuffle=False)
+            >>> train, test = data.split([0.7, 0.3], randomize=False)
+            >>> train.get_dataset_size(), test.get_dataset_size()
+            (7, 3)
+        """
+        from ._pipeline import SubsetDataset
+
+        owner = "Dataset.split"
+        check_bool(randomize, "randomize", owner)
+        total = self.get_dataset_size()
+        counts = split_counts(sizes, total, owner)
+        if not randomize:
+            starts = np.cumsum([0, *counts[:-1]]).tolist()
+            return tuple(
+                self.skip(start).take(n)
+                for start, n in zip(starts, counts, strict=True)
+            )
+        if not self._random_accessible:
+            raise ValueError(
+                f"For '{owner}', randomize=True needs a pipeline with random access (an in-memory or "
+                "map-style source, map/take/skip/project over it), but this one streams its rows; "
+                "pass randomize=False, or shuffle the source instead."
+            )
+        order = draw_permutation(total)
+        bounds = np.cumsum([0, *counts]).tolist()
+        return tuple(
+            SubsetDataset(self, order[lo:hi]) for lo, hi in itertools.pairwise(bounds)
+        )
+
     def project(self, columns: str | Sequence[str]) -> ColumnsDataset:
         """Keep only `columns`, in the given order.
 
@@ -423,3 +481,44 @@ class Dataset:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(columns={self._names()!r})"
+
+
+def split_counts(sizes: Any, total: int, owner: str) -> list[int]:
+    """Row counts of `Dataset.split`'s parts, checked as MindSpore checks them."""
+    if not isinstance(sizes, list):
+        raise TypeError(
+            f"For '{owner}', the argument 'sizes' must be a list of int or of float, but got {sizes!r}."
+        )
+    if not sizes:
+        raise ValueError(f"For '{owner}', the argument 'sizes' must not be empty.")
+    ints = all(isinstance(v, int) and not isinstance(v, bool) for v in sizes)
+    if ints:
+        if any(v < 1 for v in sizes):
+            raise ValueError(
+                f"For '{owner}', every size must be >= 1, but got {sizes!r}."
+            )
+        if sum(sizes) != total:
+            raise RuntimeError(
+                f"For '{owner}', the sizes {sizes!r} add up to {sum(sizes)}, not to the dataset size {total}."
+            )
+        return list(sizes)
+    if not all(isinstance(v, float) for v in sizes):
+        raise ValueError(
+            f"For '{owner}', 'sizes' must be all ints or all floats, but got {sizes!r}."
+        )
+    if any(not 0 < v <= 1 for v in sizes):
+        raise ValueError(
+            f"For '{owner}', every share in 'sizes' must be in (0, 1], but got {sizes!r}."
+        )
+    if abs(sum(sizes) - 1) > 1e-6:
+        raise ValueError(
+            f"For '{owner}', the shares in 'sizes' must add up to 1, but got {sizes!r} (sum {sum(sizes)!r})."
+        )
+    counts = [round(v * total) for v in sizes]
+    counts[0] += total - sum(counts)
+    if any(n < 1 for n in counts):
+        small = sizes[next(i for i, n in enumerate(counts) if n < 1)]
+        raise RuntimeError(
+            f"For '{owner}', the share {small!r} of {total} rows is no row; give larger shares."
+        )
+    return counts

@@ -27,6 +27,8 @@ from ._dataset import INFINITE, Dataset
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
 
+    import numpy.typing as npt
+
     from ._random import Pass
 
 T = TypeVar("T")
@@ -38,6 +40,7 @@ __all__ = [
     "RepeatDataset",
     "ShuffleDataset",
     "SkipDataset",
+    "SubsetDataset",
     "TakeDataset",
 ]
 
@@ -440,6 +443,25 @@ class SkipDataset(_OneChild):
 
     def _stream_rows(self, p: Pass) -> Iterator[Row]:
         return itertools.islice(self.child._rows(p.child()), self.count, None)
+
+
+class SubsetDataset(_OneChild):
+    """One part of `Dataset.split(randomize=True)`: the child's rows at fixed positions, in that order."""
+
+    def __init__(self, child: Dataset, positions: npt.NDArray[np.intp]) -> None:
+        super().__init__(child)
+        self._positions = positions
+
+    def _row_count(self) -> int | None:
+        return len(self._positions)
+
+    def _access(self, p: Pass) -> Access | None:
+        inner = self.child._access(p.child())
+        if inner is None:  # `split` checked the child is random-access
+            raise RuntimeError(
+                "Dataset.split: the split dataset lost its random access."
+            )
+        return OrderedAccess(inner, self._positions)
 
 
 class ColumnsDataset(_OneChild):

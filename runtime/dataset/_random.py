@@ -15,6 +15,7 @@ import threading
 from typing import Final
 
 import numpy as np
+import numpy.typing as npt
 
 from ..compute import _context
 
@@ -22,6 +23,7 @@ __all__ = [
     "PEEK_PASS",
     "Pass",
     "augmentation_rng",
+    "draw_permutation",
     "get_dataset_seed",
     "new_pass",
     "set_dataset_seed",
@@ -89,6 +91,13 @@ def new_pass() -> Pass:
     with _lock:
         seed = int(_source().integers(0, 2**63 - 1))
     return Pass((seed,))
+
+
+def draw_permutation(n: int) -> npt.NDArray[np.intp]:
+    """A permutation of range(n) drawn once from the dataset random source (`Dataset.split`)."""
+    with _lock:
+        order: npt.NDArray[np.intp] = _source().permutation(n)
+    return order
 
 
 def augmentation_rng() -> np.random.Generator:

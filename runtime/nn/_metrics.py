@@ -148,7 +148,8 @@ def get_metrics(metrics: Any) -> dict[str, Any] | None:
                 )
         return dict(metrics)
     if isinstance(metrics, set):
-        return {name: get_metric_fn(name) for name in metrics}
+        # Sorted: a set's order changes from run to run (string hashing), and so would the results'.
+        return {name: get_metric_fn(name) for name in sorted(metrics)}
     raise TypeError(
         f"For 'get_metrics', the argument 'metrics' must be None, a dict or a set, but got {metrics!r} of "
         f"type {type(metrics).__name__!r}."

@@ -15,7 +15,7 @@ from ..compute import _dtype
 from ..compute._tensor import Tensor
 from ..validation import check_non_negative_int, check_positive_int
 
-__all__ = ["arange", "eye", "eye_op", "linspace", "range_op"]
+__all__ = ["arange", "eye", "eye_op", "full", "linspace", "range_op"]
 
 
 def _scalar(value: Any, name: str, op: str) -> int | float:
@@ -114,3 +114,35 @@ def linspace(start: Any, end: Any, steps: Any) -> Tensor:
         "linspace",
     )
     return Tensor._wrap(np.linspace(first, last, count).astype(np.float32))
+
+
+def full(size: Any, fill_value: Any, *, dtype: Any = None) -> Tensor:
+    """A tensor of shape `size` filled with `fill_value`.
+
+    Without `dtype`: Bool for a bool, Int64 for an int, Float32 for a float (MindSpore
+    2.10 makes all three Int64: see docs/mindspore-differences.md).
+    """
+    dims = (size,) if isinstance(size, int) else size
+    if not isinstance(dims, tuple | list):
+        raise TypeError(
+            f"For 'full', the argument 'size' must be an int or a tuple or list of ints, but got {size!r}."
+        )
+    shape = tuple(check_non_negative_int(d, "size", "full") for d in dims)
+    value = (
+        fill_value.asnumpy().item()
+        if isinstance(fill_value, Tensor) and fill_value.ndim == 0
+        else fill_value
+    )
+    if not isinstance(value, bool | int | float):
+        raise TypeError(
+            f"For 'full', the argument 'fill_value' must be a bool, an int, a float or a 0-d Tensor, "
+            f"but got {fill_value!r}."
+        )
+    inferred = (
+        _dtype.bool_
+        if isinstance(value, bool)
+        else _dtype.int64
+        if isinstance(value, int)
+        else _dtype.float32
+    )
+    return Tensor._wrap(np.full(shape, value, dtype=_dtype.to_numpy(dtype or inferred)))

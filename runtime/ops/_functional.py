@@ -31,6 +31,7 @@ __all__ = [
     "amin",
     "argmin",
     "cast",
+    "clamp",
     "clip",
     "concat",
     "div",
@@ -64,6 +65,7 @@ __all__ = [
     "sub",
     "sum",
     "transpose",
+    "unsqueeze",
     "zeros",
     "zeros_like",
 ]
@@ -300,6 +302,15 @@ def clip(input: Any, xmin: Any = None, xmax: Any = None) -> Tensor:
     return _unary(input, lambda x: np.clip(x, lo, hi), lambda g, x, y: g * (y == x))
 
 
+def clamp(input: Any, min: Any = None, max: Any = None) -> Tensor:
+    """MindSpore 2.x's `clip`: limit values to [min, max]; one bound may be None, not both."""
+    if min is None and max is None:
+        raise ValueError(
+            "For 'clamp', at least one of the arguments 'min' and 'max' must be given, but both are None."
+        )
+    return clip(input, min, max)
+
+
 def cast(input: Any, dtype: Any) -> Tensor:
     """Convert to `dtype`; the gradient is converted back."""
     t = as_tensor(input)
@@ -458,6 +469,11 @@ def expand_dims(input: Any, axis: int) -> Tensor:
     return record(
         np.expand_dims(t._data, axis), (t,), lambda: lambda g: (g.reshape(src),)
     )
+
+
+def unsqueeze(input: Any, dim: int) -> Tensor:
+    """MindSpore 2.x's `expand_dims`: insert an axis of size 1 at `dim`."""
+    return expand_dims(input, dim)
 
 
 def squeeze(input: Any, axis: Any = None) -> Tensor:

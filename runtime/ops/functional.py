@@ -46,7 +46,7 @@ from ._composed import (
     stop_gradient,
     tuple_to_array,
 )
-from ._creation import arange, eye, linspace, range_op
+from ._creation import arange, eye, full, linspace, range_op
 from ._einsum import einsum
 from ._elementwise import (
     ceil,
@@ -70,6 +70,10 @@ from ._functional import (
     clip,
     concat,
     div,
+    greater,
+    greater_equal,
+    less,
+    less_equal,
     mul,
     sub,
     transpose,
@@ -106,6 +110,10 @@ tensor_div = div
 where = select
 upsample = interpolate
 range = range_op  # MindSpore's name; this module never calls the builtin
+gt = greater
+ge = greater_equal
+lt = less
+le = less_equal
 
 __all__ = [
     "assign",
@@ -228,3 +236,10 @@ __all__ += [
     "trace",
     "upsample",
 ]  # and their neighbours
+__all__ += [
+    "full",
+    "ge",
+    "gt",
+    "le",
+    "lt",
+]  # what a newcomer's MindSpore 2.x scripts called

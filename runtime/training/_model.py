@@ -234,7 +234,9 @@ class Model:
         elif isinstance(metrics, set | list | tuple):
             from cadence import nn
 
-            built = {name: nn.get_metric_fn(name) for name in metrics}
+            # A set's order changes from run to run (string hashing): results come sorted by name.
+            names = sorted(metrics) if isinstance(metrics, set) else metrics
+            built = {name: nn.get_metric_fn(name) for name in names}
         else:
             raise TypeError(
                 f"For 'Model', the argument 'metrics' must be a set/list of metric names or a dict of "

@@ -16,6 +16,7 @@ MODULES = [
     "cadence.dataset",
     "cadence.dataset.vision",
     "cadence.dataset.transforms",
+    "cadence.dataset.text",
     *sorted(
         info.name
         for info in pkgutil.walk_packages(
@@ -30,6 +31,7 @@ def test_every_public_name_has_a_docstring():
         cadence.dataset,
         cadence.dataset.vision,
         cadence.dataset.transforms,
+        cadence.dataset.text,
     ):
         for name in package.__all__:
             assert getattr(package, name).__doc__, (

@@ -392,3 +392,67 @@ def test_output_shapes_and_types_do_not_consume_randomness():
 def test_output_shapes_of_an_empty_dataset_fail_clearly():
     with pytest.raises(RuntimeError, match="no rows"):
         numbers(3).skip(3).output_shapes()
+
+
+# --- split (expected parts observed on MindSpore 2.10) ----------------------------------
+@pytest.mark.parametrize(
+    ("sizes", "expected"),
+    [
+        ([0.7, 0.3], [[0, 1, 2, 3, 4, 5, 6], [7, 8, 9]]),
+        ([0.34, 0.33, 0.33], [[0, 1, 2, 3], [4, 5, 6], [7, 8, 9]]),
+        ([4, 6], [[0, 1, 2, 3], [4, 5, 6, 7, 8, 9]]),
+        ([0.15, 0.85], [[0, 1], [2, 3, 4, 5, 6, 7, 8, 9]]),
+    ],
+)
+def test_split_in_order_cuts_consecutive_parts(
+    sizes: list[Any], expected: list[list[int]]
+) -> None:
+    parts = numbers().split(sizes, randomize=False)
+    assert [values(p) for p in parts] == expected
+    assert [p.get_dataset_size() for p in parts] == [len(e) for e in expected]
+
+
+def test_split_at_random_parts_the_rows_once_for_every_pass() -> None:
+    ds.config.set_seed(3)
+    train, test = numbers().map(lambda x: x * 2, "x").split([0.5, 0.5])
+    first = values(train)
+    assert values(train) == first  # the same rows on the next pass
+    assert sorted(first + values(test)) == list(range(0, 20, 2))
+    assert first != sorted(first)  # drawn at random, not cut in order
+    ds.config.set_seed(3)
+    assert values(numbers().map(lambda x: x * 2, "x").split([0.5, 0.5])[0]) == first
+
+
+@pytest.mark.parametrize(
+    ("sizes", "randomize", "error", "match"),
+    [
+        ([4, 5], False, RuntimeError, r"sizes \[4, 5\] add up to 9, not to the dataset size 10"),
+        ([0.5, 0.6], True, ValueError, "shares in 'sizes' must add up to 1"),
+        ([0.05, 0.95], False, RuntimeError, "the share 0.05 of 10 rows is no row"),
+        ([1.5, -0.5], True, ValueError, r"every share in 'sizes' must be in \(0, 1\]"),
+        ([], True, ValueError, "'sizes' must not be empty"),
+        ([5, 5.0], True, ValueError, "all ints or all floats"),
+        ((5, 5), False, TypeError, "'sizes' must be a list of int or of float"),
+        ([0, 10], False, ValueError, "every size must be >= 1"),
+        ([5, 5], 1, TypeError, "'randomize' must be a bool"),
+    ],
+)  # fmt: skip
+def test_split_names_bad_sizes(
+    sizes: Any, randomize: Any, error: type, match: str
+) -> None:
+    with pytest.raises(error, match=match):
+        numbers().split(sizes, randomize=randomize)
+
+
+def test_split_at_random_needs_random_access() -> None:
+    streamed = ds.GeneratorDataset(
+        lambda: ((np.array(i),) for i in range(6)), ["x"], shuffle=False
+    )
+    with pytest.raises(
+        ValueError, match="randomize=True needs a pipeline with random access"
+    ):
+        streamed.split([0.5, 0.5])
+    assert [values(p) for p in streamed.split([0.5, 0.5], randomize=False)] == [
+        [0, 1, 2],
+        [3, 4, 5],
+    ]

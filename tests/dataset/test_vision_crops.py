@@ -122,13 +122,17 @@ def test_to_tensor():
 
 def test_argument_errors():
     with pytest.raises(
-        TypeError, match=r"'padding' must be an int or a sequence of 2 or 4 ints"
+        ValueError, match=r"'padding' must be an int or a sequence of 2 or 4 ints"
     ):
-        vision.RandomCrop(3, padding=(1, 2, 3))
+        vision.RandomCrop(3, padding=(1, 2, 3))  # MindSpore's class: a ValueError
+    with pytest.raises(TypeError, match=r"'padding' must be an int or a sequence"):
+        vision.RandomCrop(3, padding="4")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="'padding' must be >= 0"):
         vision.RandomCrop(3, padding=-1)
-    with pytest.raises(TypeError, match="'fill_value' must be an int in"):
+    with pytest.raises(ValueError, match="'fill_value' must be an int in"):
         vision.RandomCrop(3, fill_value=300)
+    with pytest.raises(TypeError, match="'fill_value' must be an int in"):
+        vision.RandomCrop(3, fill_value=1.5)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="'padding_mode' must be a Border"):
         vision.RandomCrop(3, padding_mode="edge")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="every value of 'size' must be positive"):
@@ -202,3 +206,94 @@ def test_bicubic_resize_matches_mindspore():
         vision.Resize((6, 6), vision.Inter.CUBIC)(np.full((3, 3), 7, np.uint8)).tolist()
         == [[7] * 6] * 6
     )
+
+
+# --- Pad and CutOut (expected values observed on MindSpore 2.10) ----------------------------
+PADS = [
+    (2, {}, np.arange(12, dtype=np.uint8).reshape(2, 2, 3), (6, 6, 3)),
+    ([1, 2], {"fill_value": (7, 8, 9)}, np.zeros((1, 1, 3), np.uint8), (5, 3, 3)),
+    ([1, 0, 2, 3], {"padding_mode": vision.Border.EDGE}, np.arange(4, dtype=np.uint8).reshape(2, 2), (5, 5)),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("padding", "kwargs", "image", "shape"), PADS)
+def test_pad_grows_each_side(padding, kwargs, image, shape):
+    out = vision.Pad(padding, **kwargs)(image)
+    assert out.shape == shape
+    assert out.dtype == image.dtype
+
+
+def test_pad_values_match_mindspore():
+    assert vision.Pad(2)(np.arange(12, dtype=np.uint8).reshape(2, 2, 3))[
+        :, :, 0
+    ].tolist()[2:4] == [
+        [0, 0, 0, 3, 0, 0],
+        [0, 0, 6, 9, 0, 0],
+    ]
+    assert vision.Pad([1, 2], fill_value=(7, 8, 9))(np.zeros((1, 1, 3), np.uint8))[
+        0, 0
+    ].tolist() == [7, 8, 9]
+    edge = vision.Pad([1, 0, 2, 3], padding_mode=vision.Border.EDGE)(
+        np.arange(4, dtype=np.uint8).reshape(2, 2)
+    )
+    assert edge.tolist() == [[0, 0, 1, 1, 1]] + [[2, 2, 3, 3, 3]] * 4
+    reflect = vision.Pad(1, padding_mode=vision.Border.REFLECT)(
+        np.arange(9, dtype=np.float32).reshape(3, 3)
+    )
+    assert reflect[0].tolist() == [4.0, 3.0, 4.0, 5.0, 4.0]
+    assert reflect[1].tolist() == [1.0, 0.0, 1.0, 2.0, 1.0]
+
+
+@pytest.mark.parametrize(
+    ("image", "kwargs", "zero_pixels"),
+    [
+        (np.full((6, 7, 3), 9, np.uint8), {"length": 3}, {9}),
+        (np.ones((3, 6, 7), np.float32), {"length": 2, "is_hwc": False}, {4}),
+        (np.ones((5, 5), np.uint8), {"length": 2, "num_patches": 3}, set(range(4, 13))),
+    ],
+)
+def test_cut_out_zeroes_whole_squares_inside_the_image(image, kwargs, zero_pixels):
+    ds.config.set_seed(0)
+    channel_axis = {3: 2 if kwargs.get("is_hwc", True) else 0, 2: None}[image.ndim]
+    for _ in range(20):
+        out = vision.CutOut(**kwargs)(image)
+        assert out.shape == image.shape and out.dtype == image.dtype
+        zeros = out == 0
+        zeros = zeros.all(axis=channel_axis) if channel_axis is not None else zeros
+        assert int(zeros.sum()) in zero_pixels
+    assert image.min() > 0  # the input is left alone
+
+
+def test_cut_out_in_a_pipeline_draws_a_square_per_image():
+    ds.config.set_seed(1)
+    images = np.full((8, 6, 6, 3), 5, np.uint8)
+    data = ds.NumpySlicesDataset({"image": images}, shuffle=False)
+    out = np.stack(
+        [
+            r[0]
+            for r in data.map(vision.CutOut(3), "image").create_tuple_iterator(
+                output_numpy=True
+            )
+        ]
+    )
+    zero_maps = (out == 0).all(axis=3)
+    assert zero_maps.sum(axis=(1, 2)).tolist() == [9] * 8
+    assert len({m.tobytes() for m in zero_maps}) > 1  # each image its own square
+
+
+@pytest.mark.parametrize(
+    ("build", "error", "match"),
+    [
+        (lambda: vision.Pad(-1), ValueError, "'Pad'.*every value of 'padding' must be >= 0"),
+        (lambda: vision.Pad([1, 2, 3]), ValueError, "'Pad'.*'padding' must be an int or a sequence of 2 or 4 ints"),
+        (lambda: vision.Pad(1, fill_value=300), ValueError, "'Pad'.*'fill_value' must be an int in"),
+        (lambda: vision.Pad(1, padding_mode="edge"), TypeError, "'Pad'.*'padding_mode' must be a Border"),  # type: ignore[arg-type]
+        (lambda: vision.CutOut(0), ValueError, "'CutOut'.*'length' must be an int >= 1"),
+        (lambda: vision.CutOut(2, 0), ValueError, "'CutOut'.*'num_patches' must be an int >= 1"),
+        (lambda: vision.CutOut(2.0), TypeError, "'CutOut'.*'length' must be an int"),  # type: ignore[arg-type]
+        (lambda: vision.CutOut(9)(np.ones((5, 5), np.uint8)), RuntimeError, "CutOut: a 9x9 patch does not fit in an image of 5x5"),
+    ],
+)  # fmt: skip
+def test_pad_and_cut_out_name_bad_arguments(build, error, match):
+    with pytest.raises(error, match=match):
+        build()

@@ -3,13 +3,21 @@
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
-__all__ = ["environment_without", "run_interpreter", "run_python", "run_session"]
+__all__ = [
+    "environment_without",
+    "mpiexec_command",
+    "run_interpreter",
+    "run_python",
+    "run_session",
+]
 
 
 def environment_without(*names: str) -> dict[str, str]:
@@ -77,3 +85,14 @@ def run_session(
             f"stdout: {out}\nstderr: {err}"
         )
     return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
+
+
+def mpiexec_command(ranks: int) -> list[str]:
+    """`mpiexec -n RANKS`: the MPICH wheel's (the mpi extra) beside this Python, else the PATH's."""
+    beside = Path(sys.executable).with_name("mpiexec")
+    found = str(beside) if beside.exists() else shutil.which("mpiexec")
+    if found is None:
+        pytest.fail(
+            "mpiexec not found: install the test extra (it includes cadence[mpi])"
+        )
+    return [found, "-n", str(ranks)]

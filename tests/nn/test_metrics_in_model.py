@@ -138,3 +138,24 @@ def test_metric_names_build_every_named_metric_in_model():
     result = model.eval(regression_data())
     assert sorted(result) == ["loss", "mae", "mse"]
     assert all(type(v) is np.float64 for v in result.values())
+
+
+def test_a_set_of_metric_names_gives_its_results_in_sorted_order():
+    # Six names: a set iterates them in sorted order by chance once in 720 processes.
+    names = {"recall", "loss", "F1", "accuracy", "top_1_accuracy", "precision"}
+    built = nn.get_metrics(names)
+    assert built is not None
+    assert list(built) == sorted(names)
+    ms.set_seed(0)
+    rng = np.random.default_rng(2)
+    batches = [
+        [
+            ms.Tensor(rng.normal(size=(6, 3)).astype(np.float32)),
+            ms.Tensor(np.arange(6) % 3),
+        ]
+        for _ in range(2)
+    ]
+    model = Model(
+        nn.Dense(3, 3), nn.SoftmaxCrossEntropyWithLogits(sparse=True), metrics=names
+    )
+    assert list(model.eval(ListDataset(batches))) == sorted(names)

@@ -125,6 +125,27 @@ def cases(ms: Any, ops: Any, Tensor: Any) -> dict[str, Any]:  # noqa: N803 (the 
         **_zoo_conv_cases(ms, ops, Tensor),
         **_porting_cases(ms, ops, Tensor),
         **_model_zoo_op_cases(ms, ops, Tensor),
+        **_creation_cases(ms, ops, Tensor),
+    }  # fmt: skip
+
+
+def _creation_cases(ms: Any, ops: Any, Tensor: Any) -> dict[str, Any]:  # noqa: N803
+    """The MindSpore 2.x functions a newcomer's scripts called: creators, triangles, clamp, comparisons."""
+    rng = np.random.default_rng(1114)  # its own stream, as `_zoo_conv_cases`
+    x = Tensor(rng.normal(size=(3, 4)).astype(np.float32))
+    cube = Tensor(rng.normal(size=(2, 3, 3)).astype(np.float32))
+    ints = Tensor(np.array([-2, 0, 3], np.int32))
+    return {
+        "arange": lambda: (ops.arange(5), ops.arange(1, 4), ops.arange(0, 1, 0.25), ops.arange(0.0, 3), ops.arange(5, dtype=ms.float32),
+                           ops.arange(end=3), ops.arange(Tensor(3)), ops.arange(4, 0, -1.5)),
+        "linspace eye full": lambda: (ops.linspace(0, 1, 5), ops.linspace(Tensor(0, ms.float32), Tensor(1, ms.float32), 3), ops.linspace(2, 3, 1),
+                                      ops.eye(2), ops.eye(2, 3, ms.int32), ops.full((2,), 7), ops.full([2, 1], 7, dtype=ms.float32)),
+        "tril triu of a matrix and a stack": lambda: (ops.tril(x), ops.tril(x, -1), ops.triu(x, 1), ops.triu(cube), ops.tril(cube, 2)),
+        "clamp unsqueeze and comparisons": lambda: (ops.clamp(x, -0.5, 0.5), ops.clamp(x, min=0.0), ops.clamp(x, max=Tensor(np.float32(0.1))), ops.clamp(ints, -1, 1),
+                                                    ops.unsqueeze(x, dim=-1), ops.unsqueeze(x, 0), ops.gt(x, 0), ops.ge(x, x[0]), ops.lt(ints, 0), ops.le(ints, 0)),
+        "GradOperation through tril triu clamp unsqueeze": lambda: ops.GradOperation()(
+            lambda a: (ops.tril(a) * 2 + ops.triu(a, 1) * 3 + ops.clamp(a, -0.5, 0.5) * 5).sum() + (ops.unsqueeze(a, 1) * 7).sum()
+        )(x),
     }  # fmt: skip
 
 

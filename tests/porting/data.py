@@ -8,7 +8,9 @@ script expects them after the official download:
 - `make_cifar10`: `cifar-10-batches-bin/data_batch_{1..5}.bin`, `test_batch.bin` and
   `batches.meta.txt`, CIFAR-10's binary version (label byte + red, green, blue planes);
   `make_cifar10_small` the same with fewer records, for scripts training a full-size network;
-- `make_imagefolder`: `imagefolder/<class>/<n>.jpg`, JPEG files of a few sizes.
+- `make_imagefolder`: `imagefolder/<class>/<n>.jpg`, JPEG files of a few sizes;
+- `make_sentiment`: `sentiment/train.tsv` and `sentiment/test.tsv`, one `label<TAB>sentence`
+  line per review, as text-classification corpora are distributed.
 
 The images are tiny stand-ins, but learnable (the class decides where a bright patch sits
 or which color dominates), so a short training run shows the loss falling. The record
@@ -28,6 +30,7 @@ __all__ = [
     "make_cifar10_small",
     "make_imagefolder",
     "make_mnist",
+    "make_sentiment",
 ]
 
 MNIST_SIZES = {"train": 320, "test": 64}
@@ -35,6 +38,22 @@ CIFAR_PER_BATCH = 40  # records per batch file (the real files hold 10,000)
 CIFAR_SMALL_PER_BATCH = 16
 IMAGEFOLDER_CLASSES = ("blue", "green", "red")
 IMAGEFOLDER_PER_CLASS = 8
+SENTIMENT_SIZES = {"train": 128, "test": 32}
+_POSITIVE = ("good", "great", "fine", "lovely", "superb", "fun", "clever", "warm")
+_NEGATIVE = ("bad", "dull", "awful", "boring", "weak", "slow", "silly", "cold")
+_FILLER = (
+    "the",
+    "film",
+    "was",
+    "a",
+    "plot",
+    "and",
+    "its",
+    "cast",
+    "very",
+    "story",
+    "so",
+)
 
 
 def _idx(array: np.ndarray) -> bytes:
@@ -118,4 +137,29 @@ def make_imagefolder(workdir: str | Path) -> Path:
             pixels = rng.integers(0, 80, (height, width, 3)).astype(np.uint8)
             pixels[..., channel] = rng.integers(170, 256, (height, width))
             Image.fromarray(pixels).save(folder / f"{i:03d}.jpg", quality=90)
+    return root
+
+
+def sentiment_lines(n: int, seed: int) -> list[str]:
+    """`n` lines `label<TAB>sentence`: label 1 when the sentence holds more positive than negative words."""
+    rng = np.random.default_rng(seed)
+    lines = []
+    for i in range(n):
+        label = i % 2
+        strong, weak = (_POSITIVE, _NEGATIVE) if label else (_NEGATIVE, _POSITIVE)
+        words = [str(w) for w in rng.choice(_FILLER, int(rng.integers(3, 9)))]
+        words += [str(w) for w in rng.choice(strong, 2)]
+        if i % 3 == 0:  # a word of the other side, outnumbered
+            words.append(str(rng.choice(weak)))
+        rng.shuffle(words)
+        lines.append(f"{label}\t{' '.join(words)}")
+    return lines
+
+
+def make_sentiment(workdir: str | Path) -> Path:
+    """Write `sentiment/train.tsv` and `sentiment/test.tsv` under `workdir`; return `sentiment`."""
+    root = Path(workdir) / "sentiment"
+    root.mkdir(parents=True, exist_ok=True)
+    for seed, (split, n) in enumerate(SENTIMENT_SIZES.items()):
+        (root / f"{split}.tsv").write_text("\n".join(sentiment_lines(n, seed)) + "\n")
     return root

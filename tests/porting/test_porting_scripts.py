@@ -9,6 +9,7 @@ the lines it must print. A script declares, in comment lines at its top:
     # data: mnist                      -> tests/porting/data.py's make_mnist(workdir)
     # expect: ^epoch: 1 step: \d+, loss is   -> a regex; the lines match in this order
     # timeout: 180                     -> seconds it may take (default TIMEOUT_S), for full-size networks
+    # ranks: 2                         -> launched as `mpiexec -n 2 python script.py` (data parallel)
 
 Nothing else in a script is touched: if it needs an edit beyond the import
 rename to run, that is a bug in cadence.
@@ -19,11 +20,13 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
+import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from tests.helpers.processes import run_interpreter
+from tests.helpers.processes import mpiexec_command, run_interpreter, run_session
 
 HERE = Path(__file__).parent
 SCRIPTS = sorted((HERE / "scripts").glob("*.py"))
@@ -70,15 +73,25 @@ def read_header(source: str) -> tuple[list[str], list[re.Pattern[str]]]:
     return data, expect
 
 
-def read_timeout(source: str) -> float:
-    """The `# timeout:` of the leading comment lines, else TIMEOUT_S."""
+def _header_value(source: str, wanted: str) -> str | None:
+    """The value of the leading comment line `# wanted: value`, else None."""
     for line in source.splitlines():
         if not line.startswith("#"):
             break
         key, _, value = line[1:].strip().partition(": ")
-        if key == "timeout":
-            return float(value)
-    return TIMEOUT_S
+        if key == wanted:
+            return value.strip()
+    return None
+
+
+def read_timeout(source: str) -> float:
+    """The `# timeout:` of the leading comment lines, else TIMEOUT_S."""
+    return float(_header_value(source, "timeout") or TIMEOUT_S)
+
+
+def read_ranks(source: str) -> int:
+    """The `# ranks:` of the leading comment lines (how many MPI processes run the script), else 1."""
+    return int(_header_value(source, "ranks") or 1)
 
 
 def _make_data(names: list[str], workdir: Path) -> None:
@@ -110,7 +123,14 @@ def _unmatched(
     return None
 
 
-@pytest.mark.parametrize("script", SCRIPTS, ids=[p.stem for p in SCRIPTS])
+def _case(script: Path) -> Any:
+    """A parameter per script; those launched on several ranks carry the `mpi` mark."""
+    several = read_ranks(script.read_text()) > 1
+    marks = [pytest.mark.mpi, pytest.mark.slow] if several else []
+    return pytest.param(script, id=script.stem, marks=marks)
+
+
+@pytest.mark.parametrize("script", [_case(p) for p in SCRIPTS])
 def test_script_runs_after_renaming_its_imports(script: Path, tmp_path: Path) -> None:
     source = script.read_text()
     data, expect = read_header(source)
@@ -118,9 +138,14 @@ def test_script_runs_after_renaming_its_imports(script: Path, tmp_path: Path) ->
     _make_data(data, tmp_path)
     (tmp_path / script.name).write_text(rewrite_imports(source))
     env = {**os.environ, "MPLBACKEND": "Agg", "PYTHONUNBUFFERED": "1"}
-    proc = run_interpreter(
-        script.name, cwd=tmp_path, env=env, timeout=read_timeout(source)
-    )
+    ranks, timeout = read_ranks(source), read_timeout(source)
+    if ranks == 1:
+        proc = run_interpreter(script.name, cwd=tmp_path, env=env, timeout=timeout)
+    else:
+        # One compute thread per rank: the ranks share this machine's cores.
+        env |= {"OMP_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"}
+        command = [*mpiexec_command(ranks), sys.executable, script.name]
+        proc = run_session(command, cwd=tmp_path, env=env, timeout=timeout)
     report = f"--- stdout\n{proc.stdout}\n--- stderr\n{proc.stderr[-4000:]}"
     assert proc.returncode == 0, (
         f"{script.name} exited with {proc.returncode}\n{report}"
@@ -176,3 +201,5 @@ def test_header_lists_data_and_expected_lines_until_the_code_starts() -> None:
     assert _unmatched(expect, ["done", "epoch: 1 step: 1"]) is expect[1]
     assert read_timeout("# A script.\n# timeout: 180\nimport mindspore\n") == 180
     assert read_timeout("# A script.\nimport mindspore\n# timeout: 180\n") == TIMEOUT_S
+    assert read_ranks("# A script.\n# ranks: 2\nimport mindspore\n") == 2
+    assert read_ranks("# A script.\nimport mindspore\n") == 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
-from . import Compose, OneHot, TypeCast
+from . import *  # noqa: F403
+from . import __all__ as _names
 
-__all__ = ["Compose", "OneHot", "TypeCast"]
+__all__ = [name for name in _names if name != "TensorOperation"]

@@ -1,4 +1,4 @@
-"""Crops and flips: `RandomCrop` (with padding), `CenterCrop`, `RandomHorizontalFlip`, `RandomVerticalFlip`.
+"""Crops, padding, flips and cut-outs: `RandomCrop`, `CenterCrop`, `Pad`, `CutOut`, `RandomHorizontalFlip`, `RandomVerticalFlip`.
 
 Inside `Dataset.map` they run on a block of same-sized images at once: every
 image draws its own crop offset or flip, drawn for the whole block in one call. Random draws come from the dataset random source (`augmentation_rng`),
@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ...validation import check_bool, check_number
+from .._checks import check_int
 from .._random import augmentation_rng
 from .._transform import UnaryOperation
 from ._ops import check_size, sample_ndim
@@ -23,6 +24,8 @@ if TYPE_CHECKING:
 __all__ = [
     "Border",
     "CenterCrop",
+    "CutOut",
+    "Pad",
     "RandomCrop",
     "RandomHorizontalFlip",
     "RandomVerticalFlip",
@@ -61,19 +64,27 @@ def _ints(value: Any, lengths: tuple[int, ...]) -> list[int] | None:
     return list(values)
 
 
-def _padding(padding: Any) -> tuple[int, int, int, int]:
-    """Return (top, bottom, left, right) from MindSpore's padding forms."""
+def _padding(padding: Any, owner: str) -> tuple[int, int, int, int]:
+    """Return (top, bottom, left, right) from MindSpore's padding forms.
+
+    As MindSpore: a TypeError for what is not ints, a ValueError for a wrong count or value.
+    """
     if padding is None:
         return (0, 0, 0, 0)
     values = _ints(padding, (1, 2, 4))
     if values is None:
-        raise TypeError(
-            "For 'RandomCrop', the argument 'padding' must be an int or a sequence of 2 or 4 ints "
+        wrong_count = (
+            _ints(padding, tuple(range(len(padding) + 1)))
+            if isinstance(padding, list | tuple)
+            else None
+        )
+        raise (ValueError if wrong_count is not None else TypeError)(
+            f"For '{owner}', the argument 'padding' must be an int or a sequence of 2 or 4 ints "
             f"(left, top, right, bottom), but got {padding!r}."
         )
     if any(v < 0 for v in values):
         raise ValueError(
-            f"For 'RandomCrop', every value of 'padding' must be >= 0, but got {padding!r}."
+            f"For '{owner}', every value of 'padding' must be >= 0, but got {padding!r}."
         )
     if len(values) == 1:
         return (values[0],) * 4
@@ -83,13 +94,23 @@ def _padding(padding: Any) -> tuple[int, int, int, int]:
     return (top, bottom, left, right)
 
 
-def _fill(fill_value: Any) -> tuple[int, ...]:
+def _fill(fill_value: Any, owner: str) -> tuple[int, ...]:
     values = _ints(fill_value, (1, 3))
-    if values is None or not all(0 <= v <= 255 for v in values):
-        raise TypeError(
-            f"For 'RandomCrop', the argument 'fill_value' must be an int in [0, 255] or a tuple of 3 of them, but got {fill_value!r}."
+    in_range = values is not None and all(0 <= v <= 255 for v in values)
+    if not in_range:
+        raise (TypeError if values is None else ValueError)(
+            f"For '{owner}', the argument 'fill_value' must be an int in [0, 255] or a tuple of 3 of them, but got {fill_value!r}."
         )
+    assert values is not None
     return tuple(values)
+
+
+def _check_border(padding_mode: Any, owner: str) -> Border:
+    if not isinstance(padding_mode, Border):
+        raise TypeError(
+            f"For '{owner}', the argument 'padding_mode' must be a Border, but got {padding_mode!r}."
+        )
+    return padding_mode
 
 
 def pad_images(
@@ -176,15 +197,11 @@ class RandomCrop(UnaryOperation):
         owner = "RandomCrop"
         self.size = check_hw(size, owner)
         self.padding = padding
-        self._pads = _padding(padding)
+        self._pads = _padding(padding, owner)
         self.pad_if_needed = check_bool(pad_if_needed, "pad_if_needed", owner)
         self.fill_value = fill_value
-        self._fill = _fill(fill_value)
-        if not isinstance(padding_mode, Border):
-            raise TypeError(
-                f"For '{owner}', the argument 'padding_mode' must be a Border, but got {padding_mode!r}."
-            )
-        self.padding_mode = padding_mode
+        self._fill = _fill(fill_value, owner)
+        self.padding_mode = _check_border(padding_mode, owner)
 
     def _apply(self, x: Array, batched: bool) -> Array:
         ndim = sample_ndim(x, batched, "RandomCrop", _LAYOUTS)
@@ -207,6 +224,92 @@ class RandomCrop(UnaryOperation):
         top = rng.integers(0, height - h + 1, size=count)
         left = rng.integers(0, width - w + 1, size=count)
         return crop_at(x, batched, top, left, h, w)
+
+
+class Pad(UnaryOperation):
+    """Pad each image on its four sides.
+
+    Args:
+        padding: One int for every side, (left and right, top and bottom), or
+            (left, top, right, bottom).
+        fill_value: The value of constant padding, one int or one per RGB channel.
+        padding_mode: A `Border` (default `Border.CONSTANT`).
+
+    Raises:
+        TypeError, ValueError: If an argument has the wrong type or value.
+        RuntimeError: When applied, if an image is not <H, W> or <H, W, C>.
+
+    Example:
+        >>> import numpy as np
+        >>> from cadence.dataset import vision
+        >>> vision.Pad([1, 2])(np.ones((2, 2, 3), np.uint8)).shape
+        (6, 4, 3)
+    """
+
+    def __init__(
+        self,
+        padding: int | tuple[int, ...] | list[int],
+        fill_value: int | tuple[int, int, int] = 0,
+        padding_mode: Border = Border.CONSTANT,
+    ) -> None:
+        self.padding = padding
+        self._pads = _padding(padding, "Pad")
+        self.fill_value = fill_value
+        self._fill = _fill(fill_value, "Pad")
+        self.padding_mode = _check_border(padding_mode, "Pad")
+
+    def _apply(self, x: Array, batched: bool) -> Array:
+        h_axis = x.ndim - sample_ndim(x, batched, "Pad", _LAYOUTS)
+        return pad_images(x, h_axis, self._pads, self.padding_mode, self._fill)
+
+
+class CutOut(UnaryOperation):
+    """Set `num_patches` random `length` x `length` squares of each image to 0.
+
+    Each square lies wholly inside the image; squares may overlap.
+
+    Args:
+        length: The side of a square, >= 1.
+        num_patches: How many squares per image, >= 1.
+        is_hwc: Whether 3-D images are <H, W, C> (True) or <C, H, W>.
+
+    Raises:
+        TypeError, ValueError: If an argument has the wrong type or value.
+        RuntimeError: When applied, if an image is smaller than `length` or not 2-D or 3-D.
+
+    Example:
+        >>> import numpy as np
+        >>> from cadence.dataset import vision
+        >>> out = vision.CutOut(2)(np.ones((4, 4, 3), np.uint8))
+        >>> int((out == 0).all(axis=2).sum())
+        4
+    """
+
+    def __init__(self, length: int, num_patches: int = 1, is_hwc: bool = True) -> None:
+        self.length = check_int(length, "length", "CutOut", minimum=1)
+        self.num_patches = check_int(num_patches, "num_patches", "CutOut", minimum=1)
+        self.is_hwc = check_bool(is_hwc, "is_hwc", "CutOut")
+
+    def _apply(self, x: Array, batched: bool) -> Array:
+        ndim = sample_ndim(x, batched, "CutOut", "<H, W>, <H, W, C> or <C, H, W>")
+        h_axis = x.ndim - ndim + (1 if ndim == 3 and not self.is_hwc else 0)
+        height, width, n = x.shape[h_axis], x.shape[h_axis + 1], self.length
+        if height < n or width < n:
+            raise RuntimeError(
+                f"CutOut: a {n}x{n} patch does not fit in an image of {height}x{width}."
+            )
+        images = x.reshape(-1, *x.shape[x.ndim - ndim :]) if batched else x[np.newaxis]
+        out = images.copy()
+        rng = augmentation_rng()
+        tops = rng.integers(0, height - n + 1, size=(len(out), self.num_patches))
+        lefts = rng.integers(0, width - n + 1, size=(len(out), self.num_patches))
+        window = [slice(None)] * ndim
+        for i in range(len(out)):
+            for top, left in zip(tops[i].tolist(), lefts[i].tolist(), strict=True):
+                window[h_axis - (x.ndim - ndim)] = slice(top, top + n)
+                window[h_axis - (x.ndim - ndim) + 1] = slice(left, left + n)
+                out[i][tuple(window)] = 0
+        return out if batched else out[0]
 
 
 class CenterCrop(UnaryOperation):
