@@ -34,11 +34,19 @@ def test_pointwise_matches_the_reference_convolution(
         both("conv2d_pointwise_backward", dy, x, wt, *GEOMETRY, need_dx, dtype=dtype)
 
 
-def test_split_weight_gradient_repeats_exactly():
-    # float64, several samples per part: the filter rows sum their samples in batch order.
+@pytest.mark.parametrize(
+    ("n", "c", "o", "side"),
+    [
+        (7, 12, 10, 4),  # C > O: dW.T's rows split; all samples in one GEMM
+        (7, 10, 12, 9),  # O > C; 81 pixels: blocks of 6 samples and a last one of 1
+        (3, 4, 5, 23),  # 529 pixels: a GEMM a sample
+    ],
+)
+def test_split_weight_gradient_repeats_exactly(n, c, o, side):
+    # float64, two parts: each row of the GEMM sums its samples in batch order.
     rng = np.random.default_rng(3)
-    x, dy = rng.normal(size=(7, 12, 3, 5)), rng.normal(size=(7, 10, 3, 5))
-    w = rng.normal(size=(10, 12, 1, 1))
+    x, dy = rng.normal(size=(n, c, side, side)), rng.normal(size=(n, o, side, side))
+    w = rng.normal(size=(o, c, 1, 1))
     with threadpool_limits(limits=2, user_api="blas"):
         first = cpu.conv2d_pointwise_backward(dy, x, w, *GEOMETRY, True)
         again = cpu.conv2d_pointwise_backward(dy, x, w, *GEOMETRY, True)
