@@ -37,8 +37,8 @@ def test_pointwise_matches_the_reference_convolution(
 @pytest.mark.parametrize(
     ("n", "c", "o", "side"),
     [
-        (7, 12, 10, 4),  # C > O: dW.T's rows split; all samples in one GEMM
-        (7, 10, 12, 9),  # O > C; 81 pixels: blocks of 6 samples and a last one of 1
+        (19, 12, 10, 4),  # C > O: dW.T's rows split, one GEMM; dx in blocks of 8 and a rest
+        (7, 10, 12, 9),  # O > C; 81 pixels: blocks of 6 samples and a last one of 1; dx batched
         (3, 4, 5, 23),  # 529 pixels: a GEMM a sample
     ],
 )
