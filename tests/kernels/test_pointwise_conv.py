@@ -34,13 +34,10 @@ def test_pointwise_matches_the_reference_convolution(
         both("conv2d_pointwise_backward", dy, x, wt, *GEOMETRY, need_dx, dtype=dtype)
 
 
+# (n, c, o, side): C > O, so dW.T's rows split, one GEMM, dx in blocks of 8 and a rest;
+# O > C at 81 pixels: blocks of 6 samples and a last one of 1, dx batched; 529 pixels: a GEMM a sample.
 @pytest.mark.parametrize(
-    ("n", "c", "o", "side"),
-    [
-        (19, 12, 10, 4),  # C > O: dW.T's rows split, one GEMM; dx in blocks of 8 and a rest
-        (7, 10, 12, 9),  # O > C; 81 pixels: blocks of 6 samples and a last one of 1; dx batched
-        (3, 4, 5, 23),  # 529 pixels: a GEMM a sample
-    ],
+    ("n", "c", "o", "side"), [(19, 12, 10, 4), (7, 10, 12, 9), (3, 4, 5, 23)]
 )
 def test_split_weight_gradient_repeats_exactly(n, c, o, side):
     # float64, two parts: each row of the GEMM sums its samples in batch order.
