@@ -3,7 +3,8 @@
 A 1x1 convolution of sample n is the product W (O, C) @ x[n] (C, H*W), and
 x[n] as stored (NCHW, C-contiguous) already is that matrix; its result is the
 output sample y[n] (O, H*W) as stored. So the forward is one GEMM per sample
-written in place, the data gradient W.T @ dy[n] likewise, and the weight
+written in place (samples of 16 pixels: 8 side by side a GEMM, then copied
+back), the data gradient W.T @ dy[n] likewise, and the weight
 gradient dW = sum_n dy[n] @ x[n].T accumulates in one GEMM buffer (BLAS's
 `beta` = 1, `_blas.product_into`). The forward and the data gradient gather,
 pad, zero and transpose nothing: the im2col of the planar and general kernels
@@ -59,12 +60,13 @@ Pad = tuple[int, int, int, int]
 
 _GEMM_DEPTH = 512
 """Pixels (samples x H*W) a weight-gradient GEMM sums over at the least, when samples are small."""
-_DX_GROUP_PIXELS = 128
-_DX_MIN_GROUP = 4
-"""A data-gradient GEMM takes `_DX_GROUP_PIXELS` pixels of samples side by side when that is this many samples.
+_GROUP_PIXELS = 128
+_MIN_GROUP = 4
+"""Forward and data-gradient GEMMs take `_GROUP_PIXELS` pixels of samples side by side, if that is this many samples.
 
-At 4x4 (groups of 8) that saves 10-20 % against a product a sample (960->320: 3.4
-against 4.3 ms, one thread); at 8x8 groups of 2 lose (192->64: 0.66 against 0.45 ms).
+At 4x4 (groups of 8) that saves 5-20 % against a product a sample (data gradient
+960->320: 3.4 against 4.3 ms, forward 3.5 against 4.1, one thread); at 8x8 groups of
+2 lose (192->64: 0.66 against 0.45 ms, 0.64 against 0.44).
 """
 
 
@@ -90,11 +92,11 @@ def conv2d_pointwise_forward(
     x3, w2 = _matrices(x, w, stride, padding)
     y = np.empty((x.shape[0], w.shape[0], x3.shape[2]), x.dtype)
 
-    def part(start: int, stop: int) -> None:
-        np.matmul(w2, x3[start:stop], out=y[start:stop])
-
     run_parts(
-        [functools.partial(part, a, b) for a, b in spans(x.shape[0], thread_count())],
+        [
+            functools.partial(_each_sample, y, w2, x3, a, b)
+            for a, b in spans(x.shape[0], thread_count())
+        ],
         blas_inside=True,
     )
     return y.reshape(x.shape[0], w.shape[0], *x.shape[2:])
@@ -124,7 +126,7 @@ def conv2d_pointwise_backward(
 
     def part(samples: tuple[int, int], rows: tuple[int, int]) -> None:
         if dx is not None:
-            _data_gradient(dx, wt, d3, *samples)
+            _each_sample(dx, wt, d3, *samples)
         if rows[1] > rows[0]:
             _sum_products(
                 total[rows[0] : rows[1]], tall[:, rows[0] : rows[1]], wide, group
@@ -149,19 +151,19 @@ def conv2d_pointwise_backward(
     return (None if dx is None else dx.reshape(x.shape)), grad_w
 
 
-def _data_gradient(dx: Array, wt: Array, dy: Array, start: int, stop: int) -> None:
-    """dx[n] = wt @ dy[n] for n in [start, stop): one batched matmul, or tiny samples side by side."""
-    pixels = dy.shape[2]
-    group = _DX_GROUP_PIXELS // max(pixels, 1)
-    if group < _DX_MIN_GROUP:
-        np.matmul(wt, dy[start:stop], out=dx[start:stop])
+def _each_sample(out: Array, left: Array, right: Array, start: int, stop: int) -> None:
+    """out[n] = left @ right[n] for n in [start, stop): one batched matmul, or tiny samples side by side."""
+    pixels = right.shape[2]
+    group = _GROUP_PIXELS // max(pixels, 1)
+    if group < _MIN_GROUP:
+        np.matmul(left, right[start:stop], out=out[start:stop])
         return
     for first in range(start, stop, group):
         last = min(stop, first + group)
-        product = wt @ _side_by_side(dy[first:last])
-        dx[first:last] = product.reshape(wt.shape[0], last - first, pixels).transpose(
-            1, 0, 2
-        )
+        product = left @ _side_by_side(right[first:last])
+        out[first:last] = product.reshape(
+            left.shape[0], last - first, pixels
+        ).transpose(1, 0, 2)
 
 
 def _sum_products(out: Array, tall: Array, wide: Array, group: int) -> None:
