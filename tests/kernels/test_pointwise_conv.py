@@ -34,15 +34,23 @@ def test_pointwise_matches_the_reference_convolution(
         both("conv2d_pointwise_backward", dy, x, wt, *GEOMETRY, need_dx, dtype=dtype)
 
 
-def test_split_weight_gradient_repeats_exactly():
-    # float64, several samples per part: the filter rows sum their samples in batch order.
+# (n, c, o, side): C > O, so dW.T's rows split, one GEMM, y and dx in blocks of 8 and a rest;
+# O > C at 81 pixels: blocks of 6 samples and a last one of 1, y and dx batched; 529 pixels:
+# a GEMM a sample.
+@pytest.mark.parametrize(
+    ("n", "c", "o", "side"), [(19, 12, 10, 4), (7, 10, 12, 9), (3, 4, 5, 23)]
+)
+def test_split_gradients_repeat_exactly(n, c, o, side):
+    # float64, two parts: each row of the GEMM sums its samples in batch order.
     rng = np.random.default_rng(3)
-    x, dy = rng.normal(size=(7, 12, 3, 5)), rng.normal(size=(7, 10, 3, 5))
-    w = rng.normal(size=(10, 12, 1, 1))
+    x, dy = rng.normal(size=(n, c, side, side)), rng.normal(size=(n, o, side, side))
+    w = rng.normal(size=(o, c, 1, 1))
     with threadpool_limits(limits=2, user_api="blas"):
+        y = cpu.conv2d_pointwise_forward(x, w, *GEOMETRY)
         first = cpu.conv2d_pointwise_backward(dy, x, w, *GEOMETRY, True)
         again = cpu.conv2d_pointwise_backward(dy, x, w, *GEOMETRY, True)
     want = reference.conv2d_backward(dy, x, w, *GEOMETRY, True)
+    np.testing.assert_allclose(y, reference.conv2d_forward(x, w, *GEOMETRY), rtol=1e-10)
     for got, repeat, expected in zip(first, again, want, strict=True):
         assert got is not None and expected is not None
         np.testing.assert_array_equal(got, repeat)
