@@ -155,7 +155,9 @@ class NodeWindow:
     Collective: every rank of the world builds it at the same point.
     """
 
-    def __init__(self, world: World, elements: int, dtype: np.dtype[Any]) -> None:
+    def __init__(
+        self, world: World, elements: int, dtype: np.dtype[Any], flags: int = 0
+    ) -> None:
         mpi, comm = world.mpi, world.comm
         self._world = world
         with world.watchdog.guard("shared-memory window setup"):
@@ -174,36 +176,47 @@ class NodeWindow:
             """How many machines the job spans (1: the window alone reduces)."""
             self.all_read: bool = self.machines == 1 and ranks <= ALL_READ_MAX_RANKS
             sets = 2 if self.all_read else 1
-            shared_rows = sets * ranks + (0 if self.all_read else 1)
+            # One more row: the shared result (shares layout) or the shared weights (all-read).
+            shared_rows = sets * ranks + 1
             itemsize = dtype.itemsize
-            # Rows and shares start on a cache line: no line is written by two ranks.
+            # Rows, shares and each rank's flags start on a cache line: no line is written by two ranks.
             line = max(1, _LINE_BYTES // itemsize)
             row = _round_up(max(elements, 1), line)
-            size = shared_rows * row * itemsize if me == 0 else 0
+            rows_bytes = shared_rows * row * itemsize
+            flag_stride = _round_up(max(flags, 1), _LINE_BYTES)
+            total = rows_bytes + ranks * flag_stride
             # Rank 0 of the machine allocates the whole block: one contiguous array.
-            self._win = mpi.Win.Allocate_shared(size, itemsize, comm=node)
+            self._win = mpi.Win.Allocate_shared(total if me == 0 else 0, 1, comm=node)
             buffer, _ = self._win.Shared_query(0)
             self._win.Lock_all()
-        block: Array = np.ndarray(buffer=buffer, dtype=dtype, shape=(shared_rows, row))
+        raw: Array = np.ndarray(buffer=buffer, dtype=np.uint8, shape=(total,))
+        block = raw[:rows_bytes].view(dtype).reshape(shared_rows, row)
         self._sets = [block[s * ranks : (s + 1) * ranks] for s in range(sets)]
+        self.rank = me
+        """This rank's index on its machine."""
         self.rows: list[Array] = [rows[me] for rows in self._sets]
         """This rank's row in each set: the step's gradients go to `rows[current]`."""
         self.current = 0
         """The set of rows this step writes."""
         self.result: Array = np.empty(row, dtype) if self.all_read else block[-1]
         """The reduced row, the same on every rank after `reduce`."""
+        self.weights: Array | None = block[-1] if self.all_read else None
+        """All-read layout: a row every rank may keep its parameters in (see `nn/_shared_weights.py`)."""
+        self.flags: Array = raw[rows_bytes:].reshape(ranks, flag_stride)[:, :flags]
+        """`flags` bytes per rank: each rank writes its own before a barrier, all read them after."""
         share = _round_up(
             -(-elements // ranks), line
         )  # the last rank takes what is left
-        self._columns = (
-            (0, elements)
-            if self.all_read
-            else (min(me * share, elements), min((me + 1) * share, elements))
+        self.share: tuple[int, int] = (
+            min(me * share, elements),
+            min((me + 1) * share, elements),
         )
+        """This rank's 1/L of the columns (cache-line aligned)."""
+        self._columns = (0, elements) if self.all_read else self.share
         self.elements = elements
 
-    def _sync(self) -> None:
-        # Stores before, loads after: every rank of the machine has finished the last phase.
+    def sync(self) -> None:
+        """Wait until every rank of the machine has finished the last phase (its stores visible to loads after)."""
         self._win.Sync()
         self._node.Barrier()
         self._win.Sync()
@@ -215,7 +228,7 @@ class NodeWindow:
         """
         assert self.all_read, "only the all-read layout hands out its rows"
         with self._world.watchdog.guard("gradient reduction (shared memory)"):
-            self._sync()
+            self.sync()
         slots = self._sets[self.current]
         self.current = 1 - self.current
         return slots
@@ -236,9 +249,9 @@ class NodeWindow:
             sum_columns(self.arrived(), lo, hi, self.result, scale)
             return self.result
         with world.watchdog.guard("gradient reduction (shared memory)"):
-            self._sync()  # every rank's gradients are in its row
+            self.sync()  # every rank's gradients are in its row
             sum_columns(self._sets[0], lo, hi, self.result, scale)
-            self._sync()  # every column is summed
+            self.sync()  # every column is summed
             if not last_level:
                 if self._leaders is not None:
                     self._leaders.Allreduce(
@@ -246,5 +259,5 @@ class NodeWindow:
                     )
                     if divisor is not None:
                         self.result /= self.result.dtype.type(divisor)
-                self._sync()  # the leader has the job's sum
+                self.sync()  # the leader has the job's sum
         return self.result

@@ -30,10 +30,18 @@ from ..bus._events import set_process_rank
 from ._peers import Peer, gather_peers, gone_ranks, pid_map_line
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator
     from types import TracebackType
 
-__all__ = ["World", "abort", "current", "init_world", "release_world", "require"]
+__all__ = [
+    "World",
+    "abort",
+    "current",
+    "init_world",
+    "on_release",
+    "release_world",
+    "require",
+]
 
 DEFAULT_TIMEOUT: Final = 30.0
 TIMEOUT_ENV: Final = "CADENCE_COMM_TIMEOUT"
@@ -144,6 +152,12 @@ class Watchdog:
 _lock = threading.Lock()
 _world: World | None = None
 _previous_hook: Any = None
+_release_hooks: list[Callable[[], None]] = []
+
+
+def on_release(hook: Callable[[], None]) -> None:
+    """Call `hook` at every `release()`, first thing (memory shared with other ranks is still mapped)."""
+    _release_hooks.append(hook)
 
 
 def current() -> World | None:
@@ -227,6 +241,8 @@ def release_world() -> None:
         world, _world = _world, None
         if world is None:
             return
+        for hook in _release_hooks:
+            hook()
         world.watchdog.close()
         set_process_rank(0)
         if _previous_hook is not None and sys.excepthook is _abort_on_uncaught:
