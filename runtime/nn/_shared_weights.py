@@ -35,7 +35,6 @@ parameter gets a private copy of its value back.
 from __future__ import annotations
 
 import atexit
-import weakref
 from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
@@ -59,8 +58,10 @@ ELIGIBLE: Final = 1
 ATTACHED: Final = 2
 """Plain SGD, and the view of the row on every rank: each rank steps its share of the columns."""
 
-_live: weakref.WeakSet[SharedWeights] = weakref.WeakSet()
-_exit_hook_registered = False
+# Every row some parameter is a view of (the views keep the window alive, so this keeps
+# nothing alive that would otherwise go): detached at `release()` and at exit.
+_attached_rows: set[SharedWeights] = set()
+_hooks_registered = False
 
 
 class SharedWeights:
@@ -83,11 +84,11 @@ class SharedWeights:
         self._votes = window.flags
         self._mine = window.flags[window.rank]
         self._everyone_attached = bytes([ATTACHED]) * window.flags.size
+        self._all_attached = bytes([ATTACHED]) * len(shapes)
         self._leader = window.rank == 0
         self._share = window.share
         self._attached: list[Any] = [None] * len(shapes)
         """The parameter holding each view on this rank (None: not attached)."""
-        _register(self)
 
     @property
     def attached_count(self) -> int:
@@ -126,7 +127,7 @@ class SharedWeights:
         votes = self._votes
         # The common case, checked on a few bytes: every parameter attached everywhere.
         if votes.tobytes() == self._everyone_attached:
-            return self._everyone_attached
+            return self._all_attached
         decided: Array = votes.min(axis=0)
         return decided
 
@@ -162,19 +163,23 @@ class SharedWeights:
         for i in indices:
             params[i]._data = self._views[i]
             self._attached[i] = params[i]
+        _register(self)
 
 
 def _register(shared: SharedWeights) -> None:
-    global _exit_hook_registered
-    _live.add(shared)
-    if not _exit_hook_registered:
+    global _hooks_registered
+    # Forget the rows no parameter uses any more (their parameters moved to another row).
+    _attached_rows.intersection_update([s for s in _attached_rows if s.attached_count])
+    _attached_rows.add(shared)
+    if not _hooks_registered:
         # Registered after mpi4py's finalizer (MPI is running): runs before it.
         atexit.register(detach_everywhere)
         on_release(detach_everywhere)
-        _exit_hook_registered = True
+        _hooks_registered = True
 
 
 def detach_everywhere() -> None:
     """Give every parameter attached to any shared row a private copy (at `release()` and at exit)."""
-    for shared in list(_live):
+    for shared in _attached_rows:
         shared.detach_all()
+    _attached_rows.clear()

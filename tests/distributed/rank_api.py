@@ -173,6 +173,69 @@ def check_dense_gradients_written_into_the_window(rank: int, size: int) -> None:
     ms.reset_auto_parallel_context()
 
 
+def check_weights_kept_once_per_machine(rank: int, size: int) -> tuple[Any, list[Any]]:
+    """Plain SGD keeps the parameters once per machine, in the window, each rank stepping its share.
+
+    A parameter rebound to a new array, and steps the optimizer takes (here with
+    `return_grad`), leave the shared row and come back: the bits of separate
+    updates all along. Returns a trained net and its values, checked after `release()`.
+    """
+    ms.set_auto_parallel_context(
+        parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True
+    )
+    rng = np.random.default_rng(rank)
+    x = rng.standard_normal((16, 5)).astype(np.float32)
+    y = rng.standard_normal((16, 3)).astype(np.float32)
+    runs = []
+    for fold in (True, False):
+        ms.set_seed(3)
+        net = nn.SequentialCell(nn.Dense(5, 8), nn.ReLU(), nn.Dense(8, 3))
+        step = nn.TrainOneStepCell(
+            nn.WithLossCell(net, nn.MSELoss()), nn.SGD(net.trainable_params(), 0.05)
+        )
+        step.fold_optimizer_step = fold
+        shared = []
+        for i in range(6):
+            if i == 2:  # every rank rebinds a parameter to a new array
+                w = net.trainable_params()[0]
+                w.assign_value(w.asnumpy() * np.float32(0.5))
+            step.return_grad = i == 4  # the caller needs gradients: the optimizer steps
+            step(t(x), t(y))
+            shared.append(step.grad_reducer.overlapped([])._shared.attached_count)
+        assert shared == ([4, 4, 4, 4, 0, 4] if fold else [0] * 6), (fold, shared)
+        runs.append((net, [p.asnumpy().copy() for p in net.trainable_params()]))
+    (net, values), (_, separate) = runs
+    row = step.grad_reducer.overlapped([])._window.weights
+    for p, stepped, expected in zip(
+        net.trainable_params(), values, separate, strict=True
+    ):
+        assert np.array_equal(stepped, expected)
+        assert not np.shares_memory(p.asnumpy(), row)  # another cell's row
+        both = ops.AllGather()(t(stepped[None])).asnumpy()
+        assert np.array_equal(both[0], both[size - 1])
+    # A checkpoint holds the shared values.
+    path = f"{os.environ.get('TMPDIR', '/tmp')}/rank_api_{os.getpid()}.ckpt"
+    ms.save_checkpoint(net, path)
+    loaded = ms.load_checkpoint(path)
+    os.unlink(path)
+    for p, expected in zip(net.trainable_params(), values, strict=True):
+        assert np.array_equal(np.asarray(loaded[p.name]), expected)
+    # One rank alone rebinds a parameter to other values: the machine keeps rank 0's.
+    first = net.trainable_params()[0]
+    if rank == 1:
+        first.assign_value(first.asnumpy() + np.float32(1))
+    step = nn.TrainOneStepCell(
+        nn.WithLossCell(net, nn.MSELoss()), nn.SGD(net.trainable_params(), 0.05)
+    )
+    for _ in range(2):
+        step(t(x), t(y))
+        both = ops.AllGather()(first.reshape((1, -1))).asnumpy()
+        assert np.array_equal(both[0], both[1])
+    assert step.grad_reducer.overlapped([])._shared.attached_count == 4
+    ms.reset_auto_parallel_context()
+    return net, [p.asnumpy().copy() for p in net.trainable_params()]
+
+
 def main() -> None:
     init("nccl")  # MindSpore's GPU backend name runs on MPI here
     rank, size = get_rank(), get_group_size()
@@ -220,6 +283,7 @@ def main() -> None:
     check_reduction_paths(rank)
     check_sgd_stepped_from_the_window(rank, size)
     check_dense_gradients_written_into_the_window(rank, size)
+    shared_net, shared_values = check_weights_kept_once_per_machine(rank, size)
 
     # cb_params in a data-parallel run.
     ms.set_auto_parallel_context(
@@ -238,6 +302,9 @@ def main() -> None:
     assert np.array_equal(weights[0], weights[1])  # the ranks stay identical
 
     release()
+    # `release()` gives the parameters private copies: the window may be freed.
+    for p, value in zip(shared_net.trainable_params(), shared_values, strict=True):
+        assert p.asnumpy().base is None and np.array_equal(p.asnumpy(), value)
     assert not inited()
     if rank == 0:
         print("api ok")
