@@ -146,11 +146,15 @@ class NodeWindow:
       used in turn, and each rank sums every column itself into its own private
       result: one barrier per step. The turn-taking makes the second barrier
       unneeded: a rank writes a set again only two steps later, after a barrier
-      every rank passed once done reading it;
+      every rank passed once done reading it. One more row, `weights`, can hold
+      the machine's one copy of the parameters (`nn/_shared_weights.py`);
     - otherwise one set of rows plus a shared result row, each rank summing its
       share of the columns (reading L rows whole would cost each rank L times the
       gradient's bytes), then a barrier before anyone reads the result, and the
       leaders' allreduce between machines.
+
+    Both have `flags`: a few bytes per rank that each writes before a barrier
+    and every rank reads after it (votes that need no message of their own).
 
     Collective: every rank of the world builds it at the same point.
     """

@@ -7,6 +7,8 @@ mean's division in the same pass) and returns views of the result row.
 Nothing runs during backward, so nothing competes with it for the core: with
 one core per rank this beats reducing during backward, and the sum costs a
 fraction of an `MPI_Allreduce` (docs/distributed.md, "How gradients travel").
+With plain SGD on one machine, `finish_stepping` steps the parameters the
+ranks keep once per machine, each rank its share (`_shared_weights.py`).
 """
 
 from __future__ import annotations
