@@ -42,11 +42,18 @@ import numpy as np
 from ..communication._world import on_release
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterable, Sequence
 
     from ..communication._node_window import NodeWindow
 
-__all__ = ["ATTACHED", "ELIGIBLE", "OPTIMIZER", "SharedWeights", "detach_everywhere"]
+__all__ = [
+    "ATTACHED",
+    "ELIGIBLE",
+    "OPTIMIZER",
+    "SharedWeights",
+    "detach_everywhere",
+    "make_private",
+]
 
 Array = np.ndarray[Any, Any]
 
@@ -137,6 +144,13 @@ class SharedWeights:
             param._data = self._views[i].copy()
         self._attached[i] = None
 
+    def detach_params(self, params: Iterable[Any]) -> None:
+        """Give each of `params` that is a view of this row a private copy."""
+        for p in params:
+            for i, held in enumerate(self._attached):
+                if held is p:
+                    self.detach(i, p)
+
     def detach_all(self) -> None:
         """Give every attached parameter a private copy (the row is about to be unsafe to use)."""
         for i, p in enumerate(self._attached):
@@ -176,6 +190,21 @@ def _register(shared: SharedWeights) -> None:
         atexit.register(detach_everywhere)
         on_release(detach_everywhere)
         _hooks_registered = True
+
+
+def make_private(params: Iterable[Any]) -> None:
+    """Give each of `params` kept in a shared row a private copy: before anything but that row's step writes it.
+
+    An optimizer updating a parameter in place on every rank must not update
+    the machine's one copy L times (another training cell on the same network,
+    a custom loop after `Model.train`). Nothing writes the row meanwhile: only
+    its own cell's steps do, and the ranks run one cell's step at a time.
+    """
+    if not _attached_rows:  # every step of every optimizer comes here
+        return
+    listed = list(params)
+    for shared in _attached_rows:
+        shared.detach_params(listed)
 
 
 def detach_everywhere() -> None:

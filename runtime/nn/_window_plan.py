@@ -24,7 +24,7 @@ from cadence.kernels import _numba_cache, _scalar
 
 from ..communication._collectives import host_array
 from ..communication._node_window import NodeWindow, sum_columns
-from ._shared_weights import ATTACHED, ELIGIBLE, SharedWeights
+from ._shared_weights import ATTACHED, ELIGIBLE, SharedWeights, make_private
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -201,7 +201,7 @@ class WindowPlan:
                 shared.step_share(rows, i, divisor, rate, _step_from_rows)
                 out.append(None)
                 continue
-            shared.detach(i, p)
+            make_private((p,))  # from this row or another cell's
             if decided[i] == ELIGIBLE:
                 attaching.append(i)
             out.append(self._step_own_copy(rows, i, p, rate, divisor))

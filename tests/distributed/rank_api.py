@@ -176,9 +176,10 @@ def check_dense_gradients_written_into_the_window(rank: int, size: int) -> None:
 def check_weights_kept_once_per_machine(rank: int, size: int) -> tuple[Any, list[Any]]:
     """Plain SGD keeps the parameters once per machine, in the window, each rank stepping its share.
 
-    A parameter rebound to a new array, and steps the optimizer takes (here with
-    `return_grad`), leave the shared row and come back: the bits of separate
-    updates all along. Returns a trained net and its values, checked after `release()`.
+    A parameter rebound to a new array, steps the optimizer takes (here with
+    `return_grad`), and another cell's optimizer (Momentum) on the same network
+    leave the shared row (and come back): the bits of separate updates all along.
+    Returns a trained net and its values, checked after `release()`.
     """
     ms.set_auto_parallel_context(
         parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True
@@ -186,13 +187,15 @@ def check_weights_kept_once_per_machine(rank: int, size: int) -> tuple[Any, list
     rng = np.random.default_rng(rank)
     x = rng.standard_normal((16, 5)).astype(np.float32)
     y = rng.standard_normal((16, 3)).astype(np.float32)
+
+    def cell(net: nn.Cell, opt: Any) -> Any:
+        return nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), opt)
+
     runs = []
     for fold in (True, False):
         ms.set_seed(3)
         net = nn.SequentialCell(nn.Dense(5, 8), nn.ReLU(), nn.Dense(8, 3))
-        step = nn.TrainOneStepCell(
-            nn.WithLossCell(net, nn.MSELoss()), nn.SGD(net.trainable_params(), 0.05)
-        )
+        step = cell(net, nn.SGD(net.trainable_params(), 0.05))
         step.fold_optimizer_step = fold
         shared = []
         for i in range(6):
@@ -203,30 +206,32 @@ def check_weights_kept_once_per_machine(rank: int, size: int) -> tuple[Any, list
             step(t(x), t(y))
             shared.append(step.grad_reducer.overlapped([])._shared.attached_count)
         assert shared == ([4, 4, 4, 4, 0, 4] if fold else [0] * 6), (fold, shared)
-        runs.append((net, [p.asnumpy().copy() for p in net.trainable_params()]))
-    (net, values), (_, separate) = runs
-    row = step.grad_reducer.overlapped([])._window.weights
-    for p, stepped, expected in zip(
-        net.trainable_params(), values, separate, strict=True
-    ):
-        assert np.array_equal(stepped, expected)
-        assert not np.shares_memory(p.asnumpy(), row)  # another cell's row
-        both = ops.AllGather()(t(stepped[None])).asnumpy()
-        assert np.array_equal(both[0], both[size - 1])
-    # A checkpoint holds the shared values.
-    path = f"{os.environ.get('TMPDIR', '/tmp')}/rank_api_{os.getpid()}.ckpt"
-    ms.save_checkpoint(net, path)
-    loaded = ms.load_checkpoint(path)
-    os.unlink(path)
-    for p, expected in zip(net.trainable_params(), values, strict=True):
-        assert np.array_equal(np.asarray(loaded[p.name]), expected)
+        runs.append([p.asnumpy().copy() for p in net.trainable_params()])
+        if fold:  # a checkpoint holds the shared values
+            path = f"{os.environ.get('TMPDIR', '/tmp')}/rank_api_{os.getpid()}.ckpt"
+            ms.save_checkpoint(net, path)
+            loaded = ms.load_checkpoint(path)
+            os.unlink(path)
+            for p in net.trainable_params():
+                assert np.array_equal(np.asarray(loaded[p.name]), p.asnumpy())
+        momentum = cell(net, nn.Momentum(net.trainable_params(), 0.05, 0.9))
+        for _ in range(2):
+            momentum(t(x), t(y))
+        row = step.grad_reducer.overlapped([])._window.weights
+        assert not any(
+            np.shares_memory(p.asnumpy(), row) for p in net.trainable_params()
+        )
+        runs.append([p.asnumpy().copy() for p in net.trainable_params()])
+    for stepped, separate in zip(runs[:2], runs[2:], strict=True):
+        for a, b in zip(stepped, separate, strict=True):
+            assert np.array_equal(a, b)
+            both = ops.AllGather()(t(a[None])).asnumpy()
+            assert np.array_equal(both[0], both[size - 1])
     # One rank alone rebinds a parameter to other values: the machine keeps rank 0's.
     first = net.trainable_params()[0]
     if rank == 1:
         first.assign_value(first.asnumpy() + np.float32(1))
-    step = nn.TrainOneStepCell(
-        nn.WithLossCell(net, nn.MSELoss()), nn.SGD(net.trainable_params(), 0.05)
-    )
+    step = cell(net, nn.SGD(net.trainable_params(), 0.05))
     for _ in range(2):
         step(t(x), t(y))
         both = ops.AllGather()(first.reshape((1, -1))).asnumpy()
