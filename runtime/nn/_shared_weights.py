@@ -21,7 +21,9 @@ rank's votes after it (no extra message). Otherwise, for that parameter:
   again) and the step goes on as before: an optimizer's update, or SGD from
   the rows on the rank's own copy. So a parameter rebound by `set_data` with
   another shape or dtype, `assign_value`, a non-SGD step, or `return_grad`
-  never has two ranks update one array;
+  never has two ranks update one array. Any other write into a parameter
+  (`Parameter._before_write`: `set_data`, `load_checkpoint`, `ops.Assign`, an
+  optimizer's update) makes that rank's copy private before it writes;
 - where every rank could share it again (plain SGD, the right dtype) but some
   rank holds a private array (the first step, or a parameter rebound to a
   new array on some rank), every rank steps its own copy, then rank 0's
@@ -35,6 +37,7 @@ parameter gets a private copy of its value back.
 from __future__ import annotations
 
 import atexit
+from functools import partial
 from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
@@ -142,14 +145,9 @@ class SharedWeights:
         """Give `param` a private copy of its value, if it is the view `i` (nobody writes the view meanwhile)."""
         if param._data is self._views[i]:
             param._data = self._views[i].copy()
+        if self._attached[i] is param:
+            param._before_write = None
         self._attached[i] = None
-
-    def detach_params(self, params: Iterable[Any]) -> None:
-        """Give each of `params` that is a view of this row a private copy."""
-        for p in params:
-            for i, held in enumerate(self._attached):
-                if held is p:
-                    self.detach(i, p)
 
     def detach_all(self) -> None:
         """Give every attached parameter a private copy (the row is about to be unsafe to use)."""
@@ -175,8 +173,13 @@ class SharedWeights:
     def attach(self, indices: Sequence[int], params: Sequence[Any]) -> None:
         """Make each parameter of `indices` the view of its columns (after rank 0 filled them)."""
         for i in indices:
-            params[i]._data = self._views[i]
-            self._attached[i] = params[i]
+            p = params[i]
+            p._data = self._views[i]
+            self._attached[i] = p
+            # A write into the buffer (`set_data`, `load_checkpoint`, an optimizer) on one rank
+            # would reach every rank, and two ranks' read-modify-writes would mix: it makes the
+            # parameter private first; the next step attaches it again, with rank 0's values.
+            p._before_write = partial(self.detach, i, p)
         _register(self)
 
 
@@ -200,11 +203,10 @@ def make_private(params: Iterable[Any]) -> None:
     a custom loop after `Model.train`). Nothing writes the row meanwhile: only
     its own cell's steps do, and the ranks run one cell's step at a time.
     """
-    if not _attached_rows:  # every step of every optimizer comes here
+    if not _attached_rows:  # every step of every optimizer comes here: mostly to leave
         return
-    listed = list(params)
-    for shared in _attached_rows:
-        shared.detach_params(listed)
+    for p in params:
+        p._prepare_write()
 
 
 def detach_everywhere() -> None:

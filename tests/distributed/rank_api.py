@@ -199,9 +199,11 @@ def check_weights_kept_once_per_machine(rank: int, size: int) -> tuple[Any, list
         step.fold_optimizer_step = fold
         shared = []
         for i in range(6):
+            w, b = net.trainable_params()[:2]
             if i == 2:  # every rank rebinds a parameter to a new array
-                w = net.trainable_params()[0]
                 w.assign_value(w.asnumpy() * np.float32(0.5))
+            if i == 3:  # and writes one in place (a read-modify-write on every rank)
+                b.set_data(b.asnumpy() * np.float32(0.5))
             step.return_grad = i == 4  # the caller needs gradients: the optimizer steps
             step(t(x), t(y))
             shared.append(step.grad_reducer.overlapped([])._shared.attached_count)
@@ -227,15 +229,17 @@ def check_weights_kept_once_per_machine(rank: int, size: int) -> tuple[Any, list
             assert np.array_equal(a, b)
             both = ops.AllGather()(t(a[None])).asnumpy()
             assert np.array_equal(both[0], both[size - 1])
-    # One rank alone rebinds a parameter to other values: the machine keeps rank 0's.
-    first = net.trainable_params()[0]
-    if rank == 1:
-        first.assign_value(first.asnumpy() + np.float32(1))
+    # One rank alone rebinds a parameter, and writes another in place: the machine keeps rank 0's.
     step = cell(net, nn.SGD(net.trainable_params(), 0.05))
-    for _ in range(2):
+    for i in range(3):
+        w, b = net.trainable_params()[:2]
+        if rank == 1 and i == 1:
+            w.assign_value(w.asnumpy() + np.float32(1))
+            b.set_data(b.asnumpy() + np.float32(1))
         step(t(x), t(y))
-        both = ops.AllGather()(first.reshape((1, -1))).asnumpy()
-        assert np.array_equal(both[0], both[1])
+        for p in (w, b):
+            both = ops.AllGather()(p.reshape((1, -1))).asnumpy()
+            assert np.array_equal(both[0], both[1]), (i, p.name)
     assert step.grad_reducer.overlapped([])._shared.attached_count == 4
     ms.reset_auto_parallel_context()
     return net, [p.asnumpy().copy() for p in net.trainable_params()]
