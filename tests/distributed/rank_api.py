@@ -225,9 +225,9 @@ def check_weights_kept_once_per_machine(rank: int, size: int) -> tuple[Any, list
         )
         runs.append([p.asnumpy().copy() for p in net.trainable_params()])
     for stepped, separate in zip(runs[:2], runs[2:], strict=True):
-        for a, b in zip(stepped, separate, strict=True):
-            assert np.array_equal(a, b)
-            both = ops.AllGather()(t(a[None])).asnumpy()
+        for got, expected in zip(stepped, separate, strict=True):
+            assert np.array_equal(got, expected)
+            both = ops.AllGather()(t(got[None])).asnumpy()
             assert np.array_equal(both[0], both[size - 1])
     # One rank alone rebinds a parameter, and writes another in place: the machine keeps rank 0's.
     step = cell(net, nn.SGD(net.trainable_params(), 0.05))
