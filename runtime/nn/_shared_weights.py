@@ -145,9 +145,10 @@ class SharedWeights:
         """Give `param` a private copy of its value, if it is the view `i` (nobody writes the view meanwhile)."""
         if param._data is self._views[i]:
             param._data = self._views[i].copy()
-        if self._attached[i] is param:
+            # Only here: a parameter another row holds now keeps that row's hook.
             param._before_write = None
-        self._attached[i] = None
+        if self._attached[i] is param:
+            self._attached[i] = None
 
     def detach_all(self) -> None:
         """Give every attached parameter a private copy (the row is about to be unsafe to use)."""

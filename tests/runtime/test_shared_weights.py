@@ -94,3 +94,24 @@ def test_step_share_updates_only_this_ranks_columns():
             lambda r, lo, out, *rest: seen.append((lo, out.size)),
         )
     assert seen == [(0, 5)]  # columns 0-4 of parameter 0; none of parameter 1 (6-9)
+
+
+def test_a_write_makes_the_parameter_private_first():
+    shared, window, params = shared_row()
+    shared.attach([0], params)
+    params[0].set_data(np.full((2, 3), 7.0, np.float32))  # as load_checkpoint does
+    assert (
+        shared.attached_count == 0 and window.weights[0] == 0.0
+    )  # the row is untouched
+    assert params[0].asnumpy().tolist() == [[7.0] * 3] * 2
+
+
+def test_another_rows_detach_leaves_the_parameters_new_row_alone():
+    old, _, params = shared_row()
+    new, window, _ = shared_row()
+    old.attach([0], params)
+    params[0].assign_value(np.ones((2, 3), np.float32))  # rebound: the old row still lists it
+    new.attach([0], params)
+    old.detach_all()
+    params[0][0, 0] = 9.0  # item assignment: made private by the new row's hook first
+    assert new.attached_count == 0 and window.weights[0] == 0.0
