@@ -110,7 +110,8 @@ def test_another_rows_detach_leaves_the_parameters_new_row_alone():
     old, _, params = shared_row()
     new, window, _ = shared_row()
     old.attach([0], params)
-    params[0].assign_value(np.ones((2, 3), np.float32))  # rebound: the old row still lists it
+    # Rebound (no write into the buffer): the old row still lists it.
+    params[0].assign_value(np.ones((2, 3), np.float32))
     new.attach([0], params)
     old.detach_all()
     params[0][0, 0] = 9.0  # item assignment: made private by the new row's hook first
