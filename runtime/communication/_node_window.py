@@ -82,7 +82,7 @@ def window_wanted(world: World, elements: int, itemsize: int) -> bool:
         return False
     here = wanted and (world.local_size > 1 or alone)
     if here:
-        # At most two sets of rows and a result row (see NodeWindow).
+        # At most two sets of rows and one more: the weights or the result (see NodeWindow).
         here = _shm_has_room((2 * world.local_size + 1) * elements * itemsize)
     with world.watchdog.guard("shared-memory window vote"):
         return bool(world.comm.allreduce(int(here), op=world.mpi.MIN))
