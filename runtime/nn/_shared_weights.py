@@ -127,6 +127,7 @@ class SharedWeights:
                 and data.dtype == view.dtype
                 and data.shape == view.shape
                 and data.flags.c_contiguous  # SGD from the rows steps it in place
+                and data.flags.writeable
             ):
                 mine[i] = ELIGIBLE
             else:

@@ -31,12 +31,18 @@ def shared_row() -> tuple[SharedWeights, SimpleNamespace, list[ms.Parameter]]:
     return shared, window, params
 
 
+def read_only(a: np.ndarray) -> np.ndarray:
+    a.flags.writeable = False
+    return a
+
+
 # What a rank votes for its first parameter, by how that parameter's data looks.
 VOTES = [
     ("private float32", lambda p, view: np.ones((2, 3), np.float32), ELIGIBLE),
     ("the row's view", lambda p, view: view, ATTACHED),
     ("float64", lambda p, view: np.ones((2, 3), np.float64), OPTIMIZER),
     ("not contiguous", lambda p, view: np.ones((3, 2), np.float32).T, OPTIMIZER),
+    ("read-only", lambda p, view: read_only(np.ones((2, 3), np.float32)), OPTIMIZER),
 ]
 
 
