@@ -33,7 +33,9 @@ if TYPE_CHECKING:
 __all__ = [
     "ONE_RANK_PER_HOST_ENV",
     "SHARED_MEMORY_ENV",
+    "SHARED_WEIGHTS_ENV",
     "NodeWindow",
+    "env_flag",
     "sum_columns",
     "window_wanted",
 ]
@@ -42,11 +44,14 @@ Array = np.ndarray[Any, Any]
 
 SHARED_MEMORY_ENV: Final = "CADENCE_SHARED_MEMORY"
 """Set to 0 to reduce with `MPI_Allreduce` only (for example where /dev/shm is too small)."""
+SHARED_WEIGHTS_ENV: Final = "CADENCE_SHARED_WEIGHTS"
+"""Set to 0 to keep each rank's own copy of the weights (see `nn/_shared_weights.py`)."""
 ONE_RANK_PER_HOST_ENV: Final = "CADENCE_ONE_RANK_PER_HOST"
 """Set to 1 to treat every rank as a machine of its own: tests the cross-machine path on one host."""
 
 
-def _env_flag(name: str, default: bool) -> bool:
+def env_flag(name: str, default: bool) -> bool:
+    """Return the 0/1 environment variable `name` (`default` when unset); ValueError for another value."""
     raw = os.environ.get(name)
     if raw is None:
         return default
@@ -75,8 +80,8 @@ def window_wanted(world: World, elements: int, itemsize: int) -> bool:
     the answers), or one would wait in a barrier the others never reach.
     """
     wanted, alone = (
-        _env_flag(SHARED_MEMORY_ENV, True),
-        _env_flag(ONE_RANK_PER_HOST_ENV, False),
+        env_flag(SHARED_MEMORY_ENV, True),
+        env_flag(ONE_RANK_PER_HOST_ENV, False),
     )
     if world.size == 1:
         return False
@@ -165,7 +170,7 @@ class NodeWindow:
         mpi, comm = world.mpi, world.comm
         self._world = world
         with world.watchdog.guard("shared-memory window setup"):
-            if _env_flag(ONE_RANK_PER_HOST_ENV, False):
+            if env_flag(ONE_RANK_PER_HOST_ENV, False):
                 node = comm.Split(color=world.rank, key=0)
             else:
                 node = comm.Split_type(mpi.COMM_TYPE_SHARED, key=world.rank)

@@ -23,7 +23,12 @@ import numpy as np
 from cadence.kernels import _numba_cache, _scalar
 
 from ..communication._collectives import host_array
-from ..communication._node_window import NodeWindow, sum_columns
+from ..communication._node_window import (
+    SHARED_WEIGHTS_ENV,
+    NodeWindow,
+    env_flag,
+    sum_columns,
+)
 from ._shared_weights import ATTACHED, ELIGIBLE, SharedWeights, make_private
 
 if TYPE_CHECKING:
@@ -99,6 +104,8 @@ class WindowPlan:
             for rows in self._rows
         ]
         self._offsets = offsets
+        # Read once; ranks that disagree agree on the least (their own copies): see the votes.
+        self._share_weights = env_flag(SHARED_WEIGHTS_ENV, True)
         self._shared = (
             SharedWeights(self._window, offsets, shapes)
             if self._window.weights is not None
@@ -186,7 +193,7 @@ class WindowPlan:
         self._copy_unreported(grads)
         shared = self._shared
         assert shared is not None, "only the all-read layout steps (see can_step)"
-        shared.vote(params, steps)
+        shared.vote(params, steps if self._share_weights else None)
         start = time.perf_counter()
         rows = self._window.arrived()
         waited = time.perf_counter() - start

@@ -241,6 +241,18 @@ def check_weights_kept_once_per_machine(rank: int, size: int) -> tuple[Any, list
             both = ops.AllGather()(p.reshape((1, -1))).asnumpy()
             assert np.array_equal(both[0], both[1]), (i, p.name)
     assert step.grad_reducer.overlapped([])._shared.attached_count == 4
+    # CADENCE_SHARED_WEIGHTS=0, even on one rank alone: every rank keeps its own copy.
+    kept = [p.asnumpy().copy() for p in net.trainable_params()]
+    if rank == 1:
+        os.environ["CADENCE_SHARED_WEIGHTS"] = "0"
+    own = cell(net, nn.SGD(net.trainable_params(), 0.05))
+    own(t(x), t(y))
+    os.environ.pop("CADENCE_SHARED_WEIGHTS", None)
+    assert own.grad_reducer.overlapped([])._shared.attached_count == 0
+    assert step.grad_reducer.overlapped([])._shared.attached_count == 0
+    for p, before in zip(net.trainable_params(), kept, strict=True):
+        both = ops.AllGather()(p.reshape((1, -1))).asnumpy()
+        assert np.array_equal(both[0], both[1]) and not np.array_equal(both[0], before)
     ms.reset_auto_parallel_context()
     return net, [p.asnumpy().copy() for p in net.trainable_params()]
 
