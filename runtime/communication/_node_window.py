@@ -224,6 +224,10 @@ class NodeWindow:
         self._columns = (0, elements) if self.all_read else self.share
         self.elements = elements
 
+    def fence(self) -> None:
+        """Order this rank's stores to the window before a synchronisation, or the others' after it."""
+        self._win.Sync()
+
     def sync(self) -> None:
         """Wait until every rank of the machine has finished the last phase (its stores visible to loads after)."""
         self._win.Sync()

@@ -93,7 +93,10 @@ class SharedWeights:
         self._offsets = list(offsets)
         self._votes = window.flags
         self._mine = window.flags[window.rank]
-        self._everyone_attached = bytes([ATTACHED]) * window.flags.size
+        # Per rank: one vote per parameter, then whether it lets the last barrier wait.
+        self._everyone_attached = (bytes([ATTACHED]) * len(shapes) + b"\x01") * len(
+            window.flags
+        )
         self._all_attached = bytes([ATTACHED]) * len(shapes)
         self._leader = window.rank == 0
         self._share = window.share
@@ -109,13 +112,20 @@ class SharedWeights:
         )
 
     def vote(
-        self, params: Sequence[Any], steps: dict[int, tuple[float, float]] | None
+        self,
+        params: Sequence[Any],
+        steps: dict[int, tuple[float, float]] | None,
+        defer: bool = False,
     ) -> None:
-        """Write this rank's vote per parameter (before the rows' barrier); None: the optimizer steps all."""
+        """Write this rank's vote per parameter (before the rows' barrier); None: the optimizer steps all.
+
+        `defer`: this rank lets the step's last barrier wait for the loop's stop vote.
+        """
         mine, views = self._mine, self._views
         if steps is None:
             mine[:] = OPTIMIZER
             return
+        mine[-1] = defer
         for i, p in enumerate(params):
             data, view = p._data, views[i]
             if id(p) not in steps:
@@ -133,14 +143,17 @@ class SharedWeights:
             else:
                 mine[i] = OPTIMIZER
 
-    def decide(self) -> Array | bytes:
-        """The machine's decision per parameter (after the rows' barrier): the least vote of its ranks."""
+    def decide(self) -> tuple[Array | bytes, bool]:
+        """The machine's decision per parameter, and whether every rank defers (after the rows' barrier).
+
+        Per parameter, the least vote of the ranks.
+        """
         votes = self._votes
         # The common case, checked on a few bytes: every parameter attached everywhere.
         if votes.tobytes() == self._everyone_attached:
-            return self._all_attached
-        decided: Array = votes.min(axis=0)
-        return decided
+            return self._all_attached, True
+        least: Array = votes.min(axis=0)
+        return least[:-1], bool(least[-1])
 
     def detach(self, i: int, param: Any) -> None:
         """Give `param` a private copy of its value, if it is the view `i` (nobody writes the view meanwhile)."""

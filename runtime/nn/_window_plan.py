@@ -29,6 +29,7 @@ from ..communication._node_window import (
     env_flag,
     sum_columns,
 )
+from ..communication._vote import owe_sync, sync_deferrable
 from ._shared_weights import ATTACHED, ELIGIBLE, SharedWeights, make_private
 
 if TYPE_CHECKING:
@@ -85,7 +86,8 @@ class WindowPlan:
         sizes = [int(np.prod(s)) for s in shapes]
         offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(int).tolist()
         # One vote byte per parameter per rank: whether it is stepped in the shared weights row.
-        self._window = NodeWindow(world, offsets[-1], dtype, flags=len(shapes))
+        # (And one: whether this rank lets the step's last barrier wait for the stop vote.)
+        self._window = NodeWindow(world, offsets[-1], dtype, flags=len(shapes) + 1)
         self._world = world
         self._divisor = mean_divisor
         self._stats = stats
@@ -193,11 +195,11 @@ class WindowPlan:
         self._copy_unreported(grads)
         shared = self._shared
         assert shared is not None, "only the all-read layout steps (see can_step)"
-        shared.vote(params, steps if self._share_weights else None)
+        shared.vote(params, steps if self._share_weights else None, sync_deferrable())
         start = time.perf_counter()
         rows = self._window.arrived()
         waited = time.perf_counter() - start
-        decided = shared.decide()
+        decided, deferred = shared.decide()
         dtype = self._window.result.dtype
         divisor = dtype.type(1.0 if self._divisor is None else self._divisor)
         out: list[Array | None] = []
@@ -213,7 +215,10 @@ class WindowPlan:
                 attaching.append(i)
             out.append(self._step_own_copy(rows, i, p, rate, divisor))
         if attaching or ATTACHED in decided:
-            waited += self._publish(shared, attaching, params)
+            if attaching or not deferred:
+                waited += self._publish(shared, attaching, params)
+            else:  # the loop's stop vote is the barrier (communication/_vote.py)
+                owe_sync(self._window.fence, self._settle)
         self._count(time.perf_counter() - start, waited)
         return out
 
@@ -251,6 +256,10 @@ class WindowPlan:
                 window.sync()
                 shared.attach(attaching, params)
         return time.perf_counter() - start
+
+    def _settle(self) -> None:
+        with self._world.watchdog.guard("shared weights update"):
+            self._window.sync()
 
     def _count(self, elapsed: float, waited: float = 0.0) -> None:
         stats = self._stats

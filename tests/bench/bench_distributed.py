@@ -148,7 +148,7 @@ def _own_weights(plan: Any) -> None:
     shared = plan._shared
     vote = shared.vote
     # Every rank votes for the optimizer's path: each keeps and steps its own full copy.
-    shared.vote = lambda params, steps: vote(params, None)
+    shared.vote = lambda params, steps, *rest: vote(params, None)
 
 
 _ARM_CHANGES = {2: _offer_nothing, 3: _own_weights}

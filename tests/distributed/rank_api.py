@@ -257,6 +257,43 @@ def check_weights_kept_once_per_machine(rank: int, size: int) -> tuple[Any, list
     return net, [p.asnumpy().copy() for p in net.trainable_params()]
 
 
+def check_last_barrier_left_to_the_stop_vote(rank: int, size: int) -> None:
+    """Without a TrainStepEnd listener the stop vote is the step's last barrier; with one on any rank, not."""
+    import cadence.nn._window_plan as window_plan
+
+    ms.set_auto_parallel_context(
+        parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True
+    )
+    x = np.random.default_rng(0).standard_normal((64, 5)).astype(np.float32)
+    y = np.random.default_rng(1).standard_normal((64, 3)).astype(np.float32)
+    data = ds.NumpySlicesDataset(
+        {"x": x, "y": y}, shuffle=False, num_shards=size, shard_id=rank
+    ).batch(8)
+    owed: list[int] = []
+    owe: Any = getattr(window_plan, "owe_sync")  # noqa: B009
+
+    def counted(*args: Any) -> None:
+        owed.append(1)
+        owe(*args)
+
+    setattr(window_plan, "owe_sync", counted)  # noqa: B010
+    for listening, deferred in (((), 7), ((0,), 0), ((0, 1), 0)):
+        ms.set_seed(3)
+        net = nn.SequentialCell(nn.Dense(5, 8), nn.ReLU(), nn.Dense(8, 3))
+        model = ms.Model(net, nn.MSELoss(), nn.SGD(net.trainable_params(), 0.05))
+        owed.clear()
+        model.train(
+            2, data, callbacks=[ms.LossMonitor(100)] if rank in listening else []
+        )
+        # 8 steps: the first attaches the weights (its barriers are its own).
+        assert len(owed) == deferred, (listening, owed)
+        for p in net.trainable_params():
+            both = ops.AllGather()(p.reshape((1, -1))).asnumpy()
+            assert np.array_equal(both[0], both[1])
+    setattr(window_plan, "owe_sync", owe)  # noqa: B010
+    ms.reset_auto_parallel_context()
+
+
 def main() -> None:
     init("nccl")  # MindSpore's GPU backend name runs on MPI here
     rank, size = get_rank(), get_group_size()
@@ -305,6 +342,7 @@ def main() -> None:
     check_sgd_stepped_from_the_window(rank, size)
     check_dense_gradients_written_into_the_window(rank, size)
     shared_net, shared_values = check_weights_kept_once_per_machine(rank, size)
+    check_last_barrier_left_to_the_stop_vote(rank, size)
 
     # cb_params in a data-parallel run.
     ms.set_auto_parallel_context(

@@ -20,7 +20,7 @@ SHAPES = [(2, 3), (4,)]
 def shared_row() -> tuple[SharedWeights, SimpleNamespace, list[ms.Parameter]]:
     window = SimpleNamespace(
         weights=np.arange(16, dtype=np.float32),
-        flags=np.zeros((2, len(SHAPES)), np.uint8),
+        flags=np.zeros((2, len(SHAPES) + 1), np.uint8),
         rank=0,
         share=(0, 5),
     )
@@ -53,23 +53,31 @@ def test_vote_by_the_parameters_data(data, vote):
     shared, window, params = shared_row()
     params[0]._data = data(params[0], shared._views[0])
     shared.vote(params, {id(p): (0.1, 0.0) for p in params})
-    assert window.flags[0].tolist() == [vote, ELIGIBLE]
+    assert window.flags[0].tolist() == [vote, ELIGIBLE, 0]
 
 
 def test_vote_for_the_optimizer_without_a_plain_sgd_step():
     shared, window, params = shared_row()
-    shared.vote(params, {id(params[1]): (0.1, 0.0)})
-    assert window.flags[0].tolist() == [OPTIMIZER, ELIGIBLE]
-    shared.vote(params, None)
-    assert window.flags[0].tolist() == [OPTIMIZER, OPTIMIZER]
+    shared.vote(params, {id(params[1]): (0.1, 0.0)}, defer=True)
+    assert window.flags[0].tolist() == [OPTIMIZER, ELIGIBLE, 1]
+    shared.vote(
+        params, None, defer=True
+    )  # (nothing written to the row: no barrier to defer)
+    assert window.flags[0].tolist() == [OPTIMIZER, OPTIMIZER, 0]
 
 
 def test_the_least_vote_of_the_ranks_decides():
     shared, window, _ = shared_row()
-    window.flags[:] = [[ATTACHED, ATTACHED], [ATTACHED, ATTACHED]]
-    assert list(shared.decide()) == [ATTACHED, ATTACHED]
-    window.flags[1] = [ELIGIBLE, OPTIMIZER]
-    assert list(shared.decide()) == [ELIGIBLE, OPTIMIZER]
+    window.flags[:] = [[ATTACHED, ATTACHED, 1], [ATTACHED, ATTACHED, 1]]
+    decided, deferred = shared.decide()
+    assert list(decided) == [ATTACHED, ATTACHED] and deferred
+    window.flags[1] = [
+        ELIGIBLE,
+        OPTIMIZER,
+        0,
+    ]  # one rank alone does not defer: none does
+    decided, deferred = shared.decide()
+    assert list(decided) == [ELIGIBLE, OPTIMIZER] and not deferred
 
 
 def test_attach_then_detach_keeps_the_values():
