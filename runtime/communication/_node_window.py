@@ -33,7 +33,9 @@ if TYPE_CHECKING:
 __all__ = [
     "ONE_RANK_PER_HOST_ENV",
     "SHARED_MEMORY_ENV",
+    "SHARED_WEIGHTS_ENV",
     "NodeWindow",
+    "env_flag",
     "sum_columns",
     "window_wanted",
 ]
@@ -42,11 +44,14 @@ Array = np.ndarray[Any, Any]
 
 SHARED_MEMORY_ENV: Final = "CADENCE_SHARED_MEMORY"
 """Set to 0 to reduce with `MPI_Allreduce` only (for example where /dev/shm is too small)."""
+SHARED_WEIGHTS_ENV: Final = "CADENCE_SHARED_WEIGHTS"
+"""Set to 0 to keep each rank's own copy of the weights (see `nn/_shared_weights.py`)."""
 ONE_RANK_PER_HOST_ENV: Final = "CADENCE_ONE_RANK_PER_HOST"
 """Set to 1 to treat every rank as a machine of its own: tests the cross-machine path on one host."""
 
 
-def _env_flag(name: str, default: bool) -> bool:
+def env_flag(name: str, default: bool) -> bool:
+    """Return the 0/1 environment variable `name` (`default` when unset); ValueError for another value."""
     raw = os.environ.get(name)
     if raw is None:
         return default
@@ -75,14 +80,14 @@ def window_wanted(world: World, elements: int, itemsize: int) -> bool:
     the answers), or one would wait in a barrier the others never reach.
     """
     wanted, alone = (
-        _env_flag(SHARED_MEMORY_ENV, True),
-        _env_flag(ONE_RANK_PER_HOST_ENV, False),
+        env_flag(SHARED_MEMORY_ENV, True),
+        env_flag(ONE_RANK_PER_HOST_ENV, False),
     )
     if world.size == 1:
         return False
     here = wanted and (world.local_size > 1 or alone)
     if here:
-        # At most two sets of rows and a result row (see NodeWindow).
+        # At most two sets of rows and one more: the weights or the result (see NodeWindow).
         here = _shm_has_room((2 * world.local_size + 1) * elements * itemsize)
     with world.watchdog.guard("shared-memory window vote"):
         return bool(world.comm.allreduce(int(here), op=world.mpi.MIN))
@@ -146,20 +151,26 @@ class NodeWindow:
       used in turn, and each rank sums every column itself into its own private
       result: one barrier per step. The turn-taking makes the second barrier
       unneeded: a rank writes a set again only two steps later, after a barrier
-      every rank passed once done reading it;
+      every rank passed once done reading it. One more row, `weights`, can hold
+      the machine's one copy of the parameters (`nn/_shared_weights.py`);
     - otherwise one set of rows plus a shared result row, each rank summing its
       share of the columns (reading L rows whole would cost each rank L times the
       gradient's bytes), then a barrier before anyone reads the result, and the
       leaders' allreduce between machines.
 
+    Both have `flags`: a few bytes per rank that each writes before a barrier
+    and every rank reads after it (votes that need no message of their own).
+
     Collective: every rank of the world builds it at the same point.
     """
 
-    def __init__(self, world: World, elements: int, dtype: np.dtype[Any]) -> None:
+    def __init__(
+        self, world: World, elements: int, dtype: np.dtype[Any], flags: int = 0
+    ) -> None:
         mpi, comm = world.mpi, world.comm
         self._world = world
         with world.watchdog.guard("shared-memory window setup"):
-            if _env_flag(ONE_RANK_PER_HOST_ENV, False):
+            if env_flag(ONE_RANK_PER_HOST_ENV, False):
                 node = comm.Split(color=world.rank, key=0)
             else:
                 node = comm.Split_type(mpi.COMM_TYPE_SHARED, key=world.rank)
@@ -174,36 +185,51 @@ class NodeWindow:
             """How many machines the job spans (1: the window alone reduces)."""
             self.all_read: bool = self.machines == 1 and ranks <= ALL_READ_MAX_RANKS
             sets = 2 if self.all_read else 1
-            shared_rows = sets * ranks + (0 if self.all_read else 1)
+            # One more row: the shared result (shares layout) or the shared weights (all-read).
+            shared_rows = sets * ranks + 1
             itemsize = dtype.itemsize
-            # Rows and shares start on a cache line: no line is written by two ranks.
+            # Rows, shares and each rank's flags start on a cache line: no line is written by two ranks.
             line = max(1, _LINE_BYTES // itemsize)
             row = _round_up(max(elements, 1), line)
-            size = shared_rows * row * itemsize if me == 0 else 0
+            rows_bytes = shared_rows * row * itemsize
+            flag_stride = _round_up(max(flags, 1), _LINE_BYTES)
+            total = rows_bytes + ranks * flag_stride
             # Rank 0 of the machine allocates the whole block: one contiguous array.
-            self._win = mpi.Win.Allocate_shared(size, itemsize, comm=node)
+            self._win = mpi.Win.Allocate_shared(total if me == 0 else 0, 1, comm=node)
             buffer, _ = self._win.Shared_query(0)
             self._win.Lock_all()
-        block: Array = np.ndarray(buffer=buffer, dtype=dtype, shape=(shared_rows, row))
+        raw: Array = np.ndarray(buffer=buffer, dtype=np.uint8, shape=(total,))
+        block = raw[:rows_bytes].view(dtype).reshape(shared_rows, row)
         self._sets = [block[s * ranks : (s + 1) * ranks] for s in range(sets)]
+        self.rank = me
+        """This rank's index on its machine."""
         self.rows: list[Array] = [rows[me] for rows in self._sets]
         """This rank's row in each set: the step's gradients go to `rows[current]`."""
         self.current = 0
         """The set of rows this step writes."""
         self.result: Array = np.empty(row, dtype) if self.all_read else block[-1]
         """The reduced row, the same on every rank after `reduce`."""
+        self.weights: Array | None = block[-1] if self.all_read else None
+        """All-read layout: a row every rank may keep its parameters in (see `nn/_shared_weights.py`)."""
+        self.flags: Array = raw[rows_bytes:].reshape(ranks, flag_stride)[:, :flags]
+        """`flags` bytes per rank: each rank writes its own before a barrier, all read them after."""
         share = _round_up(
             -(-elements // ranks), line
         )  # the last rank takes what is left
-        self._columns = (
-            (0, elements)
-            if self.all_read
-            else (min(me * share, elements), min((me + 1) * share, elements))
+        self.share: tuple[int, int] = (
+            min(me * share, elements),
+            min((me + 1) * share, elements),
         )
+        """This rank's 1/L of the columns (cache-line aligned)."""
+        self._columns = (0, elements) if self.all_read else self.share
         self.elements = elements
 
-    def _sync(self) -> None:
-        # Stores before, loads after: every rank of the machine has finished the last phase.
+    def fence(self) -> None:
+        """Order this rank's stores to the window before a synchronisation, or the others' after it."""
+        self._win.Sync()
+
+    def sync(self) -> None:
+        """Wait until every rank of the machine has finished the last phase (its stores visible to loads after)."""
         self._win.Sync()
         self._node.Barrier()
         self._win.Sync()
@@ -215,7 +241,7 @@ class NodeWindow:
         """
         assert self.all_read, "only the all-read layout hands out its rows"
         with self._world.watchdog.guard("gradient reduction (shared memory)"):
-            self._sync()
+            self.sync()
         slots = self._sets[self.current]
         self.current = 1 - self.current
         return slots
@@ -236,9 +262,9 @@ class NodeWindow:
             sum_columns(self.arrived(), lo, hi, self.result, scale)
             return self.result
         with world.watchdog.guard("gradient reduction (shared memory)"):
-            self._sync()  # every rank's gradients are in its row
+            self.sync()  # every rank's gradients are in its row
             sum_columns(self._sets[0], lo, hi, self.result, scale)
-            self._sync()  # every column is summed
+            self.sync()  # every column is summed
             if not last_level:
                 if self._leaders is not None:
                     self._leaders.Allreduce(
@@ -246,5 +272,5 @@ class NodeWindow:
                     )
                     if divisor is not None:
                         self.result /= self.result.dtype.type(divisor)
-                self._sync()  # the leader has the job's sum
+                self.sync()  # the leader has the job's sum
         return self.result

@@ -14,7 +14,7 @@ import numpy.typing as npt
 from . import _dtype
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator
+    from collections.abc import Callable, Iterable, Iterator
     from types import ModuleType
 
     # The type checker reads the operations' signatures here; at run time they are bound.
@@ -642,7 +642,7 @@ class Parameter(Tensor):
         Parameter (name=w, shape=(2, 3), dtype=Float32, requires_grad=True)
     """
 
-    __slots__ = ("_name", "_requires_grad", "_user_named")
+    __slots__ = ("_before_write", "_name", "_requires_grad", "_user_named")
 
     def __init__(
         self,
@@ -665,6 +665,8 @@ class Parameter(Tensor):
             data = np.ascontiguousarray(data).copy()
         self._data = data
         self._node = None
+        self._before_write: Callable[[], None] | None = None
+        """Called before a write into the buffer: data-parallel ranks may share it (`nn/_shared_weights.py`)."""
         self._name = "Parameter" if name is None else name
         self._user_named = name is not None
         self._requires_grad = requires_grad
@@ -717,6 +719,7 @@ class Parameter(Tensor):
                 f"For 'Parameter.set_data', `data` must be a Tensor, numpy array or number, but got {data!r}."
             )
         arr = data._data if isinstance(data, Tensor) else np.asarray(data)
+        self._prepare_write()
         if arr.shape == self._data.shape:
             # Dispatches to the device array's copyto when either side lives on a device.
             np.copyto(self._data, arr, casting="unsafe")
@@ -728,6 +731,18 @@ class Parameter(Tensor):
                 else None,
             )
         return self
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        self._prepare_write()
+        super().__setitem__(index, value)
+
+    def _prepare_write(self) -> None:
+        """Make the buffer this parameter's own before writing into it (see `_before_write`)."""
+        hook = getattr(
+            self, "_before_write", None
+        )  # unset where a subclass skipped __init__
+        if hook is not None:
+            hook()
 
     def init_data(self, *args: Any, **kwargs: Any) -> Parameter:
         """Return self (data is always initialized)."""

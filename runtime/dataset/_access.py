@@ -68,6 +68,7 @@ class ColumnsAccess(Access):
         self.columns = columns
         self.n = n
         self.order = order
+        self._stride = _progression(order)
 
     def gather(self, idx: IndexArray) -> Block:
         """Return the rows at positions `idx` (one gather per column)."""
@@ -75,9 +76,16 @@ class ColumnsAccess(Access):
         return [np.take(col, rows, axis=0) for col in self.columns]
 
     def span(self, start: int, stop: int) -> Block:
-        """Return a range of rows: views of the columns when unshuffled."""
+        """Return a range of rows: views of the columns when unshuffled (strided for a shard)."""
         if self.order is None:
             return [col[start:stop] for col in self.columns]
+        if self._stride is not None and stop > start:
+            first, step = self._stride
+            a = first + start * step
+            return [
+                col[a : a + (stop - start - 1) * step + 1 : step]
+                for col in self.columns
+            ]
         rows = self.order[start:stop]
         return [np.take(col, rows, axis=0) for col in self.columns]
 
@@ -102,6 +110,22 @@ class ReadAccess(Access):
     def span(self, start: int, stop: int) -> Block:
         """Return a range of rows, each read from its file."""
         return stack_rows([self.read(int(i)) for i in self.order[start:stop]])
+
+
+def _progression(order: IndexArray | None) -> tuple[int, int] | None:
+    """`(first, step)` when `order` is `first, first + step, ...` (an unshuffled shard), else None.
+
+    Its rows are then a strided view of the columns: no copy per batch (a
+    rank's 128 MNIST rows are 400 KB copied each step otherwise).
+    """
+    if order is None or len(order) < 2:
+        return None
+    first, step = int(order[0]), int(order[1] - order[0])
+    if step < 1 or int(order[-1]) != first + step * (len(order) - 1):
+        return None
+    if not np.array_equal(order, np.arange(first, first + step * len(order), step)):
+        return None
+    return first, step
 
 
 class MappedAccess(Access):

@@ -47,6 +47,8 @@ class ReductionStats:
     """Time the communication thread spent inside allreduce."""
     exposed_s: float = 0.0
     """Time the training thread waited for reductions after backward ended."""
+    barrier_s: float = 0.0
+    """Of `exposed_s`, the shared window's barriers: waiting for the slowest rank of the machine."""
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @property
@@ -60,7 +62,7 @@ class ReductionStats:
         """Start counting afresh."""
         with self.lock:
             self.steps = self.buckets = 0
-            self.allreduce_s = self.exposed_s = 0.0
+            self.allreduce_s = self.exposed_s = self.barrier_s = 0.0
 
 
 class _Bucket:

@@ -22,6 +22,7 @@ from ..ops._placement import on_target, to_target
 from ..validation import check_bool
 from ._cell import Cell
 from ._param_groups import centralizable, centralize, parse_param_groups
+from ._shared_weights import make_private
 from .learning_rate_schedule import LearningRateSchedule
 
 if TYPE_CHECKING:
@@ -199,6 +200,10 @@ class Optimizer(Cell):
         decays = list(self._decays)
         if any(self._centralize):
             self._centralize_grads(grads, decays)
+        # Data-parallel ranks may keep these weights once per machine: update copies of their own.
+        make_private(
+            p for p, g in zip(self._parameters, grads, strict=True) if g is not None
+        )
         target = current_target()
         if not target.on_host:
             # Weights and their state move to the device once and stay there.

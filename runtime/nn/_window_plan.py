@@ -7,6 +7,8 @@ mean's division in the same pass) and returns views of the result row.
 Nothing runs during backward, so nothing competes with it for the core: with
 one core per rank this beats reducing during backward, and the sum costs a
 fraction of an `MPI_Allreduce` (docs/distributed.md, "How gradients travel").
+With plain SGD on one machine, `finish_stepping` steps the parameters the
+ranks keep once per machine, each rank its share (`_shared_weights.py`).
 """
 
 from __future__ import annotations
@@ -21,7 +23,14 @@ import numpy as np
 from cadence.kernels import _numba_cache, _scalar
 
 from ..communication._collectives import host_array
-from ..communication._node_window import NodeWindow, sum_columns
+from ..communication._node_window import (
+    SHARED_WEIGHTS_ENV,
+    NodeWindow,
+    env_flag,
+    sum_columns,
+)
+from ..communication._vote import owe_sync, sync_deferrable
+from ._shared_weights import ATTACHED, ELIGIBLE, SharedWeights, make_private
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -76,7 +85,10 @@ class WindowPlan:
     ) -> None:
         sizes = [int(np.prod(s)) for s in shapes]
         offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(int).tolist()
-        self._window = NodeWindow(world, offsets[-1], dtype)
+        # One vote byte per parameter per rank: whether it is stepped in the shared weights row.
+        # (And one: whether this rank lets the step's last barrier wait for the stop vote.)
+        self._window = NodeWindow(world, offsets[-1], dtype, flags=len(shapes) + 1)
+        self._world = world
         self._divisor = mean_divisor
         self._stats = stats
         result = self._window.result
@@ -94,6 +106,13 @@ class WindowPlan:
             for rows in self._rows
         ]
         self._offsets = offsets
+        # Read once; ranks that disagree agree on the least (their own copies): see the votes.
+        self._share_weights = env_flag(SHARED_WEIGHTS_ENV, True)
+        self._shared = (
+            SharedWeights(self._window, offsets, shapes)
+            if self._window.weights is not None
+            else None
+        )
         self._reported = [False] * len(shapes)
         self.copies_skipped = 0
         """Gradients backward wrote straight into the row (no copy in `ready`): for tests and benchmarks."""
@@ -150,8 +169,13 @@ class WindowPlan:
         the next step's reduction.
         """
         self._copy_unreported(grads)
+        shared = self._shared
+        if shared is not None:
+            shared.vote((), None)  # the optimizer updates every parameter
         start = time.perf_counter()
         self._window.reduce(self._divisor)
+        if shared is not None:  # every rank voted so: nobody writes the row this step
+            shared.detach_all()
         self._count(time.perf_counter() - start)
         return list(self._views)
 
@@ -169,27 +193,78 @@ class WindowPlan:
         the others. Only where `can_step`.
         """
         self._copy_unreported(grads)
+        shared = self._shared
+        assert shared is not None, "only the all-read layout steps (see can_step)"
+        shared.vote(params, steps if self._share_weights else None, sync_deferrable())
         start = time.perf_counter()
         rows = self._window.arrived()
+        waited = time.perf_counter() - start
+        decided, deferred = shared.decide()
         dtype = self._window.result.dtype
         divisor = dtype.type(1.0 if self._divisor is None else self._divisor)
         out: list[Array | None] = []
+        attaching: list[int] = []
         for i, p in enumerate(params):
-            lo, hi = self._offsets[i], self._offsets[i + 1]
             rate = steps.get(id(p))
-            data = p._data
-            if rate is None or data.dtype != dtype or not data.flags.c_contiguous:
-                sum_columns(rows, lo, hi, self._window.result, divisor)
-                out.append(self._views[i])
-            else:
-                _step_from_rows(rows, lo, data.reshape(-1), divisor, *rate)
+            if decided[i] == ATTACHED and rate is not None:
+                shared.step_share(rows, i, divisor, rate, _step_from_rows)
                 out.append(None)
-        self._count(time.perf_counter() - start)
+                continue
+            make_private((p,))  # from this row or another cell's
+            if decided[i] == ELIGIBLE:
+                attaching.append(i)
+            out.append(self._step_own_copy(rows, i, p, rate, divisor))
+        if attaching or ATTACHED in decided:
+            if attaching or not deferred:
+                waited += self._publish(shared, attaching, params)
+            else:  # the loop's stop vote is the barrier (communication/_vote.py)
+                owe_sync(self._window.fence, self._settle)
+        self._count(time.perf_counter() - start, waited)
         return out
 
-    def _count(self, elapsed: float) -> None:
+    def _step_own_copy(
+        self,
+        rows: Array,
+        i: int,
+        param: Any,
+        rate: tuple[float, float] | None,
+        divisor: Any,
+    ) -> Array | None:
+        """Step this rank's own copy of `param` from the rows, or sum its gradient for the optimizer."""
+        lo, hi = self._offsets[i], self._offsets[i + 1]
+        data = param._data
+        if rate is None or data.dtype != divisor.dtype or not data.flags.c_contiguous:
+            sum_columns(rows, lo, hi, self._window.result, divisor)
+            return self._views[i]
+        _step_from_rows(rows, lo, data.reshape(-1), divisor, *rate)
+        return None
+
+    def _publish(
+        self, shared: SharedWeights, attaching: list[int], params: Sequence[Any]
+    ) -> float:
+        """End a step that wrote the shared row: every share is written before any rank reads it.
+
+        Parameters being attached take rank 0's stepped values, between two barriers
+        (no rank may still be copying its old view out). Returns the time spent waiting.
+        """
+        window, watchdog = self._window, self._world.watchdog
+        start = time.perf_counter()
+        with watchdog.guard("shared weights update"):
+            window.sync()
+            if attaching:
+                shared.publish_leader(attaching, params)
+                window.sync()
+                shared.attach(attaching, params)
+        return time.perf_counter() - start
+
+    def _settle(self) -> None:
+        with self._world.watchdog.guard("shared weights update"):
+            self._window.sync()
+
+    def _count(self, elapsed: float, waited: float = 0.0) -> None:
         stats = self._stats
         with stats.lock:
+            stats.barrier_s += waited
             # Nothing overlaps backward: all of it is exposed.
             stats.allreduce_s += elapsed
             stats.exposed_s += elapsed

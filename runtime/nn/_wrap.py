@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..communication._parallel_context import is_data_parallel
+from ..communication._vote import settle_owed_sync
 from ..compute._autograd import backward, enable_grad
 from ..compute._folded_steps import backward_folding_sgd
 from ..compute._grad_buffers import offering_grad_buffers
@@ -195,6 +196,10 @@ class TrainOneStepCell(Cell):
         self, inputs: tuple[Any, ...], sens: Any
     ) -> tuple[Tensor, list[Any]]:
         """Forward on the tape, then the (reduced) gradients of the weights seeded with `sens`."""
+        if (
+            self.reducer_flag
+        ):  # the last step's weights all written (a barrier left to a vote)
+            settle_owed_sync()
         if not self._params_synced:
             from ._distributed import broadcast_parameters
 

@@ -18,7 +18,7 @@ import anyio
 from ..bus import _events as ev
 from ..communication._metric_states import snapshot_metrics
 from ..communication._parallel_context import is_data_parallel
-from ..communication._vote import any_rank
+from ..communication._vote import any_rank, deferring_sync
 from ._callback_bridge import EVAL_HOOKS, TRAIN_HOOKS, CallbackSet
 from ._cb_params import evaluation_pass, for_run
 from ._loss_value import loss_value
@@ -205,7 +205,13 @@ class Run:
             bus.publish(
                 ev.TrainStepBegin(epoch=epoch, step=step, step_in_epoch=step_in_epoch)
             )
-        outputs = network(*batch)
+        if self._data_parallel:
+            # Nothing reads the weights before the stop vote unless TrainStepEnd has a
+            # listener: then the vote may be the step's last barrier (communication/_vote.py).
+            with deferring_sync(not self._wants_end):
+                outputs = network(*batch)
+        else:
+            outputs = network(*batch)
         cb["net_outputs"] = outputs
         if self._wants_end:  # built (with its loss) only if someone takes the event
             bus.publish_lazy(

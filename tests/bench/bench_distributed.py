@@ -25,17 +25,20 @@ Two more arms in the same run tell a miss from a limit:
   backward (the bucket path's default only where every rank has a spare core):
   the hidden fraction and what it does to throughput.
 
-Inside the 2-rank job (`BENCH_AB`, set by `main`), two more models are timed in
+Inside the 2-rank job (`BENCH_AB`, set by `main`), three more models are timed in
 blocks interleaved with the default's: one reduced by `MPI_Allreduce` after
-backward, and one whose every gradient is copied into the window (Dense layers
-not writing theirs there): A/Bs that host noise does not skew.
+backward, one whose every gradient is copied into the window (Dense layers
+not writing theirs there), and one whose ranks each step their own full copy
+of the weights instead of their share of the machine's one copy: A/Bs that
+host noise does not skew.
 
 `--pairs N` runs only the 2-thread process and the 2 ranks, N times each, every
 pair back to back (ABBA order), and prints the median of the pairs' ratios: the
 table's arms run minutes apart, and host noise moves their ratio between quiet runs.
 
 Last, where each arm's step goes (the best block's, per step): the train
-cell's forward and backward, the reduction's wait, the optimizer's update, the
+cell's forward and backward, the reduction's barriers (waiting for the other
+rank) and the rest of it (sums, SGD from the rows), the optimizer's update, the
 loop's stop vote and everything else between steps.
 
 Timing: after a warm-up `train` (JIT compilation, first broadcast), the best of
@@ -97,14 +100,15 @@ def worker(kind: str, batch: int, steps: int, distributed: bool) -> dict[str, An
     data = ds.NumpySlicesDataset(
         {"x": x, "y": y}, shuffle=False, num_shards=shards[0], shard_id=shards[1]
     ).batch(batch // size)
-    # One arm, or (BENCH_AB) three models whose timed blocks alternate: the default
-    # reduction, MPI_Allreduce after backward, and the window with every gradient
-    # copied into its row (Dense layers not writing theirs there), under the same load.
+    # One arm, or (BENCH_AB) four models whose timed blocks alternate: the default
+    # reduction, MPI_Allreduce after backward, the window with every gradient copied
+    # into its row (Dense layers not writing theirs there), and the window with each
+    # rank stepping its own full copy of the weights (none kept in the shared row).
     buckets: list[int | None] = (
         [int(os.environ[BUCKET_ENV])] if os.environ.get(BUCKET_ENV) else [None]
     )
     if distributed and os.environ.get(AB_ENV):
-        buckets = [None, ONE_BUCKET, None]
+        buckets = [None, ONE_BUCKET, None, None]
     arms = []
     for n, bucket in enumerate(buckets):
         ms.set_seed(0)
@@ -117,10 +121,8 @@ def worker(kind: str, batch: int, steps: int, distributed: bool) -> dict[str, An
             reducer.bucket_bytes = bucket  # before the first step plans
         arms.append(_Arm(model, step_cell, reducer))
         model.train(1, data)  # warm-up: JIT, first broadcast
-        if (
-            n == 2 and reducer is not None
-        ):  # the plan is built: it offers no destinations from now on
-            reducer.overlapped([]).destinations = list
+        if reducer is not None and n >= 2:  # the plan is built: change it from now on
+            _ARM_CHANGES[n](reducer.overlapped([]))
     for _ in range(BLOCKS):
         for arm in arms:
             arm.block(data, steps, distributed)
@@ -128,6 +130,7 @@ def worker(kind: str, batch: int, steps: int, distributed: bool) -> dict[str, An
     if len(arms) > 1:
         out["allreduce_arm"] = arms[1].result(rows, steps)
         out["copy_arm"] = arms[2].result(rows, steps)
+        out["own_copy_arm"] = arms[3].result(rows, steps)
     if distributed and arms[0].reducer is not None:
         reducer = arms[0].reducer
         out["buckets"] = reducer.overlapped([]).bucket_count  # built by the first step
@@ -137,6 +140,20 @@ def worker(kind: str, batch: int, steps: int, distributed: bool) -> dict[str, An
     return out if rank == 0 else {}
 
 
+def _offer_nothing(plan: Any) -> None:
+    plan.destinations = list  # every gradient is copied into the row
+
+
+def _own_weights(plan: Any) -> None:
+    shared = plan._shared
+    vote = shared.vote
+    # Every rank votes for the optimizer's path: each keeps and steps its own full copy.
+    shared.vote = lambda params, steps, *rest: vote(params, None)
+
+
+_ARM_CHANGES = {2: _offer_nothing, 3: _own_weights}
+
+
 class _Arm:
     """One model under test and the best of its timed blocks."""
 
@@ -144,7 +161,7 @@ class _Arm:
         self.model, self.step_cell, self.reducer = model, step_cell, reducer
         self.phases = _PhaseTimer(step_cell)
         self.best = float("inf")
-        self.best_stats = (0.0, 0.0)
+        self.best_stats = (0.0, 0.0, 0.0)
         self.best_phases: dict[str, float] = {}
 
     def block(self, data: Any, steps: int, distributed: bool) -> None:
@@ -170,6 +187,7 @@ class _Arm:
                 self.best_stats = (
                     s.allreduce_s / max(1, s.steps),
                     s.exposed_s / max(1, s.steps),
+                    s.barrier_s / max(1, s.steps),
                 )
 
     def result(self, rows: int, steps: int) -> dict[str, Any]:
@@ -177,6 +195,7 @@ class _Arm:
             "samples_per_s": rows / self.best,
             "allreduce_ms": self.best_stats[0] * 1e3,
             "exposed_ms": self.best_stats[1] * 1e3,
+            "barrier_ms": self.best_stats[2] * 1e3,
             "phases_ms": self.best_phases,
         }
 
@@ -388,9 +407,11 @@ CASES = ("mlp:256", "mlp:64", "lenet:256", "lenet:64")
 def _phase_row(label: str, result: dict[str, Any]) -> str:
     p = result["phases_ms"]
     compute = p["step"] - p["update"] - result["exposed_ms"]
+    barriers = result["barrier_ms"]
     return (
         f"| {label} | {p['step'] + p['vote'] + p['loop']:.2f} | {compute:.2f} | "
-        f"{result['exposed_ms']:.2f} | {p['update']:.2f} | {p['vote']:.3f} | {p['loop']:.2f} |"
+        f"{barriers:.2f} | {result['exposed_ms'] - barriers:.2f} | {p['update']:.2f} | "
+        f"{p['vote']:.3f} | {p['loop']:.2f} |"
     )
 
 
@@ -474,6 +495,11 @@ def main() -> None:
                 f"(interleaved, ratio {two['copy_arm']['samples_per_s'] / base:.2f})",
                 two["copy_arm"],
             ),
+            _phase_row(
+                f"{kind} {batch}: 2 ranks, each stepping its own copy of the weights "
+                f"(interleaved, ratio {two['own_copy_arm']['samples_per_s'] / base:.2f})",
+                two["own_copy_arm"],
+            ),
         ]
     print()
     print(
@@ -487,10 +513,11 @@ def main() -> None:
     )
     print()
     print(
-        "Per step (ms, the best block): | arm | step | forward + backward | reduction wait | "
+        "Per step (ms, the best block): | arm | step | forward + backward | reduction: barriers "
+        "(waiting for the other rank) | reduction: the rest (sums, SGD from the rows) | "
         "update | stop vote | loop |"
     )
-    print("|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|")
     print("\n".join(phases))
 
 

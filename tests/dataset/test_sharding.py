@@ -32,6 +32,17 @@ def test_unshuffled_shards_interleave_and_wrap_as_mindspore():
     assert one.get_dataset_size() == 2
 
 
+@pytest.mark.parametrize(("rows", "viewed"), [(12, True), (10, False)])
+def test_unshuffled_shard_batches_are_views_unless_they_wrap(rows, viewed):
+    data = np.arange(rows * 2).reshape(rows, 2)
+    shard = ds.NumpySlicesDataset(data, shuffle=False, num_shards=3, shard_id=1)
+    batches = list(shard.batch(2).create_tuple_iterator(output_numpy=True))
+    expected = data[[(1 + 3 * i) % rows for i in range(-(-rows // 3))]]
+    assert np.array_equal(np.concatenate([b[0] for b in batches]), expected)
+    # A view of the dataset's column, not a gathered copy, where the rows are evenly spaced.
+    assert all(b[0].flags.owndata != viewed for b in batches)
+
+
 def test_shuffled_shards_partition_one_new_order_per_epoch():
     data = np.arange(12)
     ranks = [ds.NumpySlicesDataset(data, num_shards=4, shard_id=i) for i in range(4)]

@@ -173,6 +173,127 @@ def check_dense_gradients_written_into_the_window(rank: int, size: int) -> None:
     ms.reset_auto_parallel_context()
 
 
+def check_weights_kept_once_per_machine(rank: int, size: int) -> tuple[Any, list[Any]]:
+    """Plain SGD keeps the parameters once per machine, in the window, each rank stepping its share.
+
+    A parameter rebound to a new array, steps the optimizer takes (here with
+    `return_grad`), and another cell's optimizer (Momentum) on the same network
+    leave the shared row (and come back): the bits of separate updates all along.
+    Returns a trained net and its values, checked after `release()`.
+    """
+    ms.set_auto_parallel_context(
+        parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True
+    )
+    rng = np.random.default_rng(rank)
+    x = rng.standard_normal((16, 5)).astype(np.float32)
+    y = rng.standard_normal((16, 3)).astype(np.float32)
+
+    def cell(net: nn.Cell, opt: Any) -> Any:
+        return nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), opt)
+
+    runs = []
+    for fold in (True, False):
+        ms.set_seed(3)
+        net = nn.SequentialCell(nn.Dense(5, 8), nn.ReLU(), nn.Dense(8, 3))
+        step = cell(net, nn.SGD(net.trainable_params(), 0.05))
+        step.fold_optimizer_step = fold
+        shared = []
+        for i in range(6):
+            w, b = net.trainable_params()[:2]
+            if i == 2:  # every rank rebinds a parameter to a new array
+                w.assign_value(w.asnumpy() * np.float32(0.5))
+            if i == 3:  # and writes one in place (a read-modify-write on every rank)
+                b.set_data(b.asnumpy() * np.float32(0.5))
+            step.return_grad = i == 4  # the caller needs gradients: the optimizer steps
+            step(t(x), t(y))
+            shared.append(step.grad_reducer.overlapped([])._shared.attached_count)
+        assert shared == ([4, 4, 4, 4, 0, 4] if fold else [0] * 6), (fold, shared)
+        runs.append([p.asnumpy().copy() for p in net.trainable_params()])
+        if fold:  # a checkpoint holds the shared values
+            path = f"{os.environ.get('TMPDIR', '/tmp')}/rank_api_{os.getpid()}.ckpt"
+            ms.save_checkpoint(net, path)
+            loaded = ms.load_checkpoint(path)
+            os.unlink(path)
+            for p in net.trainable_params():
+                assert np.array_equal(np.asarray(loaded[p.name]), p.asnumpy())
+        momentum = cell(net, nn.Momentum(net.trainable_params(), 0.05, 0.9))
+        for _ in range(2):
+            momentum(t(x), t(y))
+        row = step.grad_reducer.overlapped([])._window.weights
+        assert not any(
+            np.shares_memory(p.asnumpy(), row) for p in net.trainable_params()
+        )
+        runs.append([p.asnumpy().copy() for p in net.trainable_params()])
+    for stepped, separate in zip(runs[:2], runs[2:], strict=True):
+        for got, expected in zip(stepped, separate, strict=True):
+            assert np.array_equal(got, expected)
+            both = ops.AllGather()(t(got[None])).asnumpy()
+            assert np.array_equal(both[0], both[size - 1])
+    # One rank alone rebinds a parameter, and writes another in place: the machine keeps rank 0's.
+    step = cell(net, nn.SGD(net.trainable_params(), 0.05))
+    for i in range(3):
+        w, b = net.trainable_params()[:2]
+        if rank == 1 and i == 1:
+            w.assign_value(w.asnumpy() + np.float32(1))
+            b.set_data(b.asnumpy() + np.float32(1))
+        step(t(x), t(y))
+        for p in (w, b):
+            both = ops.AllGather()(p.reshape((1, -1))).asnumpy()
+            assert np.array_equal(both[0], both[1]), (i, p.name)
+    assert step.grad_reducer.overlapped([])._shared.attached_count == 4
+    # CADENCE_SHARED_WEIGHTS=0, even on one rank alone: every rank keeps its own copy.
+    kept = [p.asnumpy().copy() for p in net.trainable_params()]
+    if rank == 1:
+        os.environ["CADENCE_SHARED_WEIGHTS"] = "0"
+    own = cell(net, nn.SGD(net.trainable_params(), 0.05))
+    own(t(x), t(y))
+    os.environ.pop("CADENCE_SHARED_WEIGHTS", None)
+    assert own.grad_reducer.overlapped([])._shared.attached_count == 0
+    assert step.grad_reducer.overlapped([])._shared.attached_count == 0
+    for p, before in zip(net.trainable_params(), kept, strict=True):
+        both = ops.AllGather()(p.reshape((1, -1))).asnumpy()
+        assert np.array_equal(both[0], both[1]) and not np.array_equal(both[0], before)
+    ms.reset_auto_parallel_context()
+    return net, [p.asnumpy().copy() for p in net.trainable_params()]
+
+
+def check_last_barrier_left_to_the_stop_vote(rank: int, size: int) -> None:
+    """Without a TrainStepEnd listener the stop vote is the step's last barrier; with one on any rank, not."""
+    import cadence.nn._window_plan as window_plan
+
+    ms.set_auto_parallel_context(
+        parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True
+    )
+    x = np.random.default_rng(0).standard_normal((64, 5)).astype(np.float32)
+    y = np.random.default_rng(1).standard_normal((64, 3)).astype(np.float32)
+    data = ds.NumpySlicesDataset(
+        {"x": x, "y": y}, shuffle=False, num_shards=size, shard_id=rank
+    ).batch(8)
+    owed: list[int] = []
+    owe: Any = getattr(window_plan, "owe_sync")  # noqa: B009
+
+    def counted(*args: Any) -> None:
+        owed.append(1)
+        owe(*args)
+
+    setattr(window_plan, "owe_sync", counted)  # noqa: B010
+    for listening, deferred in (((), 7), ((0,), 0), ((0, 1), 0)):
+        ms.set_seed(3)
+        net = nn.SequentialCell(nn.Dense(5, 8), nn.ReLU(), nn.Dense(8, 3))
+        model = ms.Model(net, nn.MSELoss(), nn.SGD(net.trainable_params(), 0.05))
+        owed.clear()
+        model.train(
+            2, data, callbacks=[ms.LossMonitor(100)] if rank in listening else []
+        )
+        # 8 steps: the first attaches the weights (its barriers are its own).
+        assert len(owed) == deferred, (listening, owed)
+        for p in net.trainable_params():
+            both = ops.AllGather()(p.reshape((1, -1))).asnumpy()
+            assert np.array_equal(both[0], both[1])
+    setattr(window_plan, "owe_sync", owe)  # noqa: B010
+    ms.reset_auto_parallel_context()
+
+
 def main() -> None:
     init("nccl")  # MindSpore's GPU backend name runs on MPI here
     rank, size = get_rank(), get_group_size()
@@ -220,6 +341,8 @@ def main() -> None:
     check_reduction_paths(rank)
     check_sgd_stepped_from_the_window(rank, size)
     check_dense_gradients_written_into_the_window(rank, size)
+    shared_net, shared_values = check_weights_kept_once_per_machine(rank, size)
+    check_last_barrier_left_to_the_stop_vote(rank, size)
 
     # cb_params in a data-parallel run.
     ms.set_auto_parallel_context(
@@ -238,6 +361,9 @@ def main() -> None:
     assert np.array_equal(weights[0], weights[1])  # the ranks stay identical
 
     release()
+    # `release()` gives the parameters private copies: the window may be freed.
+    for p, value in zip(shared_net.trainable_params(), shared_values, strict=True):
+        assert p.asnumpy().base is None and np.array_equal(p.asnumpy(), value)
     assert not inited()
     if rank == 0:
         print("api ok")
