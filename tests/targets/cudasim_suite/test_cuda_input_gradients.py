@@ -1,7 +1,8 @@
 """Gradients with respect to inputs on the device: they stay there, and match the CPU.
 
 `value_and_grad`, `grad` and `GradOperation` differentiate a fresh leaf over the
-input's own device array (no host round trip: `statistics()` counts no `to_host`),
+input's own device array, from a seed gradient left on its device (no host round
+trip: `statistics()` counts no `to_host`),
 and matmul's backward takes transposed operands, on the device or left on the host,
 through the kernel's transpose flags.
 """
@@ -29,22 +30,27 @@ def loss(x, y):
     return (ops.matmul(x, y) * ops.exp(x[:, :2])).sum()
 
 
-# Each entry: the gradient transform, and how its result holds the two input gradients.
+SENS = np.array(2.0, np.float32)  # a seed gradient for the scalar loss
+
+# Each entry: the two input gradients, from the inputs and a seed on the same device.
 TRANSFORMS = {
-    "value_and_grad": (lambda: ms.value_and_grad(loss, (0, 1)), lambda r: r[1]),
-    "grad": (lambda: ms.grad(loss, (0, 1)), lambda r: r),
-    "GradOperation": (lambda: ops.GradOperation(get_all=True)(loss), lambda r: r),
+    "value_and_grad": lambda x, y, s: ms.value_and_grad(loss, (0, 1))(x, y)[1],
+    "grad": lambda x, y, s: ms.grad(loss, (0, 1))(x, y),
+    "GradOperation": lambda x, y, s: ops.GradOperation(get_all=True)(loss)(x, y),
+    "GradOperation_sens": lambda x, y, s: ops.GradOperation(
+        get_all=True, sens_param=True
+    )(loss)(x, y, s),
 }
 
 
 @pytest.mark.parametrize("name", sorted(TRANSFORMS))
 def test_input_gradients_stay_on_the_device_and_match_the_cpu(name, on_target):  # noqa: F811 (the fixture)
-    make, grads_of = TRANSFORMS[name]
-    want = grads_of(make()(ms.Tensor(A), ms.Tensor(B)))
+    gradients = TRANSFORMS[name]
+    want = gradients(ms.Tensor(A), ms.Tensor(B), ms.Tensor(SENS))
     on_target("GPU")
-    x, y = ms.Tensor(k.to_device(A)), ms.Tensor(k.to_device(B))
+    x, y, s = (ms.Tensor(k.to_device(v)) for v in (A, B, SENS))
     k.reset_statistics()
-    got = grads_of(make()(x, y))
+    got = gradients(x, y, s)
     assert k.statistics() == {}, k.statistics()  # no copy either way, no host fallback
     for g, w in zip(got, want, strict=True):
         assert isinstance(g._data, k.DeviceArray)
