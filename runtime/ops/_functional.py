@@ -531,7 +531,7 @@ def pad(input: Any, padding: Sequence[tuple[int, int]], value: float = 0.0) -> T
 
 
 # --- matmul ---------------------------------------------------------------------------
-def _product(x: Array, y: Array, tx: bool, ty: bool) -> Array:
+def matmul_arrays(x: Array, y: Array, tx: bool, ty: bool) -> Array:
     """op(x) @ op(y), op swapping the last two axes when `tx` / `ty` is set.
 
     numpy hands a transposed view to BLAS as a flag; a device array's transpose
@@ -567,12 +567,16 @@ def matmul(input: Any, other: Any) -> Tensor:
             if b.ndim == 1:
                 g2 = np.expand_dims(g2, -1)
             ga = (
-                unbroadcast(_product(g2, b2, False, True), a2.shape).reshape(a.shape)
+                unbroadcast(matmul_arrays(g2, b2, False, True), a2.shape).reshape(
+                    a.shape
+                )
                 if ta._tracked
                 else None
             )
             gb = (
-                unbroadcast(_product(a2, g2, True, False), b2.shape).reshape(b.shape)
+                unbroadcast(matmul_arrays(a2, g2, True, False), b2.shape).reshape(
+                    b.shape
+                )
                 if tb._tracked
                 else None
             )

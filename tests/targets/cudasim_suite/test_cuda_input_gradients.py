@@ -65,6 +65,8 @@ PRODUCTS: dict[str, tuple[Callable[..., Any], tuple[int, ...], tuple[int, ...]]]
     "transpose_both": (ops.MatMul(True, True), (3, 2), (2, 3)),
     "batched": (ops.matmul, (2, 2, 3), (2, 3, 2)),
     "batched_transpose_b": (ops.BatchMatMul(transpose_b=True), (2, 2, 3), (2, 2, 3)),
+    # past 25 rows a side, cdist's 2-norm is |x|^2 + |y|^2 - 2 x @ y.T (and so its gradient)
+    "cdist_by_products": (ops.cdist, (26, 2), (26, 2)),
 }
 # Which operands live on the device (the others stay host tensors, copied over by the kernel).
 PLACEMENTS = {"both": (True, True), "a": (True, False), "b": (False, True)}
