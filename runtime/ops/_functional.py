@@ -573,13 +573,20 @@ def matmul(input: Any, other: Any) -> Tensor:
                 if ta._tracked
                 else None
             )
-            gb = (
-                unbroadcast(matmul_arrays(a2, g2, True, False), b2.shape).reshape(
-                    b.shape
+            gb = None
+            if tb._tracked and b2.ndim == 2 < a2.ndim and is_device_array(g2):
+                # A stack times one matrix: the sum over the stack of a_i.T @ g_i is one
+                # product over all the stack's rows, where a stacked product would fall
+                # back to the host. (On the CPU numpy's stacked product and sum measured
+                # faster than that long product: 1.75 vs 2.85 ms at 32x64x128 @ 128x128.)
+                rows = (-1, a2.shape[-1]), (-1, g2.shape[-1])
+                gb = matmul_arrays(
+                    a2.reshape(rows[0]), g2.reshape(rows[1]), True, False
                 )
-                if tb._tracked
-                else None
-            )
+                gb = gb.reshape(b.shape)
+            elif tb._tracked:
+                gb = unbroadcast(matmul_arrays(a2, g2, True, False), b2.shape)
+                gb = gb.reshape(b.shape)
             return ga, gb
 
         return backward

@@ -64,6 +64,9 @@ PRODUCTS: dict[str, tuple[Callable[..., Any], tuple[int, ...], tuple[int, ...]]]
     "transpose_b": (ops.MatMul(transpose_b=True), (2, 3), (2, 3)),
     "transpose_both": (ops.MatMul(True, True), (3, 2), (2, 3)),
     "batched": (ops.matmul, (2, 2, 3), (2, 3, 2)),
+    "stack_times_matrix": (ops.matmul, (2, 2, 3), (3, 2)),
+    "vector_times_matrix": (ops.matmul, (3,), (3, 2)),
+    "matrix_times_vector": (ops.matmul, (2, 3), (3,)),
     "batched_transpose_b": (ops.BatchMatMul(transpose_b=True), (2, 2, 3), (2, 2, 3)),
     # past 25 rows a side, cdist's 2-norm is |x|^2 + |y|^2 - 2 x @ y.T (and so its gradient)
     "cdist_by_products": (ops.cdist, (26, 2), (26, 2)),
