@@ -72,8 +72,8 @@ class ArrayOperations(Protocol):
     def cast(self, a: DeviceArray, dtype: np.dtype[Any]) -> DeviceArray:
         """Return `a` converted to `dtype` (a new array)."""
 
-    def matmul(self, a: Any, b: Any) -> DeviceArray:
-        """Return `a @ b` for 2-D arrays."""
+    def matmul(self, a: Any, b: Any) -> DeviceArray | None:
+        """Return `a @ b`, or None when it must fall back."""
 
     def scatter(
         self,
@@ -351,13 +351,11 @@ class DeviceArray:
         self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any
     ) -> Any:
         plain = method == "__call__" and not kwargs
-        if (
-            plain
-            and ufunc is np.matmul
-            and all(getattr(x, "ndim", 0) == 2 for x in inputs)
-        ):
-            return _operations().matmul(*inputs)
-        if plain and ufunc.nin == len(inputs):
+        if plain and ufunc is np.matmul and len(inputs) == 2:
+            product = _operations().matmul(*inputs)
+            if product is not None:
+                return product
+        elif plain and ufunc.nin == len(inputs):
             result = _operations().elementwise(ufunc, inputs)
             if result is not None:
                 return result

@@ -104,13 +104,30 @@ def _gemm_simple(a: Any, b: Any, c: Any, ta: bool, tb: bool) -> None:
 TILED_BY_DEFAULT = not SIMULATOR
 
 
+def _operand(x: Array, transposed: bool) -> tuple[Array, bool]:
+    """(array the kernel reads, whether it reads it transposed) for one matmul operand.
+
+    A host operand may be a transposed view (a matmul gradient's `b.T` when `b` stayed
+    on the host): it goes over as the C-contiguous array it views, and the flag flips,
+    so nothing copies it first. Other strided host views are made contiguous on the
+    way over; device arrays are always contiguous.
+    """
+    if isinstance(x, np.ndarray) and x.ndim == 2 and not x.flags.c_contiguous:
+        if x.T.flags.c_contiguous:
+            return x.T, not transposed
+        return np.ascontiguousarray(x), transposed
+    return x, transposed
+
+
 def matmul(
     a: Array, b: Array, ta: bool = False, tb: bool = False, tiled: bool | None = None
 ) -> DeviceArray:
     """Return op(a) @ op(b) for 2-D arrays, op transposing when `ta` / `tb` is set.
 
-    `tiled` picks the shared-memory kernel (default on a GPU) or the simple one.
+    Host operands of any layout are copied over (see `_operand`). `tiled` picks the
+    shared-memory kernel (default on a GPU) or the simple one.
     """
+    (a, ta), (b, tb) = _operand(a, ta), _operand(b, tb)
     a, b = device_arg("a", a, 2), device_arg("b", b, 2)
     m = a.shape[1] if ta else a.shape[0]
     n = b.shape[0] if tb else b.shape[1]

@@ -24,5 +24,14 @@ __all__ = [
 
 
 def matmul(a: Any, b: Any) -> Any:
-    """Return `a @ b` for 2-D arrays (`np.matmul` on device arrays)."""
-    return _matmul(a, b)
+    """Return `a @ b` (`np.matmul` on device arrays), or None where it falls back to the host.
+
+    Vectors and a stack of matrices times one matrix are a single 2-D product (the stack's
+    rows laid end to end); a matrix times a stack, or two stacks, fall back (the runtime's
+    `matmul` sends float stacks to the batched kernel before numpy sees them).
+    """
+    if min(a.ndim, b.ndim) == 0 or b.ndim > 2:
+        return None
+    a2 = a.reshape(1, -1) if a.ndim == 1 else a.reshape(-1, a.shape[-1])
+    b2 = b.reshape(-1, 1) if b.ndim == 1 else b
+    return _matmul(a2, b2).reshape(a.shape[:-1] + b.shape[1:])

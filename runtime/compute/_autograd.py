@@ -123,11 +123,7 @@ def backward_raw(
             called for targets the loss does not depend on.
     """
     data = loss._data
-    seed = (
-        np.ones_like(data)
-        if sens is None
-        else np.broadcast_to(np.asarray(sens, dtype=data.dtype), data.shape)
-    )
+    seed = np.ones_like(data) if sens is None else _seed(sens, data)
     grads: dict[int, np.ndarray[Any, Any]] = {id(loss): seed}
     # The tensors whose gradient is a sum this pass made: no node's closure holds it,
     # so the next gradient can be added into it.
@@ -158,6 +154,15 @@ def backward_raw(
                 if g_i is not None:
                     on_ready(i, _fit(g_i, targets[i]))
     return [grads.get(id(t)) for t in targets]
+
+
+def _seed(sens: Any, data: Any) -> Any:
+    """`sens` broadcast to the loss's shape and dtype; a device array stays on its device."""
+    if not getattr(type(sens), "__cadence_device__", False):
+        sens = np.asarray(sens)  # np.asarray would copy a device array to the host
+    if sens.dtype != data.dtype:
+        sens = sens.astype(data.dtype)
+    return np.broadcast_to(sens, data.shape)
 
 
 def _final_positions(

@@ -10,7 +10,18 @@ from ._tensor import Parameter, Tensor
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
-__all__ = ["grad", "value_and_grad"]
+__all__ = ["grad", "tracked_leaf", "value_and_grad"]
+
+
+def tracked_leaf(x: Tensor) -> Tensor:
+    """A fresh tracked tensor over `x`'s data, so its gradient is collected without touching `x`.
+
+    It shares the data wherever it lives: an input on a device stays there (`asnumpy()`
+    would copy it to the host, and the whole backward pass would follow it).
+    """
+    leaf = Tensor._wrap(x._data)
+    leaf._tracked = True
+    return leaf
 
 
 def _positions(grad_position: Any) -> tuple[int, ...] | None:
@@ -76,8 +87,7 @@ def value_and_grad(
                 raise ValueError(
                     f"`grad_position` {i} does not name a Tensor argument (got {len(args)} arguments)."
                 )
-            leaf = Tensor._wrap(args[i].asnumpy())
-            leaf._tracked = True
+            leaf = tracked_leaf(args[i])
             call_args[i] = leaf
             leaves.append(leaf)
         with enable_grad():

@@ -17,6 +17,7 @@ import numpy as np
 from ..compute import _dtype
 from ..compute._autograd import Node, _state
 from ..compute._tensor import Tensor
+from ._placement import is_device_array
 
 Array = np.ndarray[Any, Any]
 GradFn = Callable[[Array], Sequence["Array | None"]]
@@ -546,6 +547,21 @@ def pad(input: Any, padding: Sequence[tuple[int, int]], value: float = 0.0) -> T
 
 
 # --- matmul ---------------------------------------------------------------------------
+def matmul_arrays(x: Array, y: Array, tx: bool, ty: bool) -> Array:
+    """op(x) @ op(y), op swapping the last two axes when `tx` / `ty` is set.
+
+    numpy hands a transposed view to BLAS as a flag; a device array's transpose
+    would be a copy, so a 2-D product with a device operand passes the flags to the
+    device matmul instead.
+    """
+    if x.ndim == y.ndim == 2 and (is_device_array(x) or is_device_array(y)):
+        from cadence.kernels import cuda_kernels
+
+        product: Array = cuda_kernels().matmul(x, y, tx, ty)
+        return product
+    return (np.swapaxes(x, -1, -2) if tx else x) @ (np.swapaxes(y, -1, -2) if ty else y)
+
+
 def matmul(input: Any, other: Any) -> Tensor:
     """Matrix product with numpy's broadcasting rules (BLAS for 2-D, the batched kernel for stacks)."""
     ta, tb = as_tensor(input), as_tensor(other)
@@ -567,15 +583,26 @@ def matmul(input: Any, other: Any) -> Tensor:
             if b.ndim == 1:
                 g2 = np.expand_dims(g2, -1)
             ga = (
-                unbroadcast(g2 @ np.swapaxes(b2, -1, -2), a2.shape).reshape(a.shape)
+                unbroadcast(matmul_arrays(g2, b2, False, True), a2.shape).reshape(
+                    a.shape
+                )
                 if ta._tracked
                 else None
             )
-            gb = (
-                unbroadcast(np.swapaxes(a2, -1, -2) @ g2, b2.shape).reshape(b.shape)
-                if tb._tracked
-                else None
-            )
+            gb = None
+            if tb._tracked and b2.ndim == 2 < a2.ndim and is_device_array(g2):
+                # A stack times one matrix: the sum over the stack of a_i.T @ g_i is one
+                # product over all the stack's rows, where a stacked product would fall
+                # back to the host. (On the CPU numpy's stacked product and sum measured
+                # faster than that long product: 1.75 vs 2.85 ms at 32x64x128 @ 128x128.)
+                rows = (-1, a2.shape[-1]), (-1, g2.shape[-1])
+                gb = matmul_arrays(
+                    a2.reshape(rows[0]), g2.reshape(rows[1]), True, False
+                )
+                gb = gb.reshape(b.shape)
+            elif tb._tracked:
+                gb = unbroadcast(matmul_arrays(a2, g2, True, False), b2.shape)
+                gb = gb.reshape(b.shape)
             return ga, gb
 
         return backward

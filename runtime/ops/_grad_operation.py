@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, final
 
 from ..compute._autograd import backward, enable_grad
+from ..compute._grad import tracked_leaf
 from ..compute._tensor import Parameter, Tensor
 from ..validation import check_bool
 from . import _functional as f
@@ -13,13 +14,6 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
 __all__ = ["GradOperation"]
-
-
-def _leaf(x: Tensor) -> Tensor:
-    """A fresh tracked copy of `x`, so its gradient is collected without touching the caller's tensor."""
-    leaf = Tensor._wrap(x._data)
-    leaf._tracked = True
-    return leaf
 
 
 def _root(out: Any, sens: Any) -> tuple[Tensor, Any]:
@@ -137,7 +131,7 @@ class GradOperation:
             )
         call_args = list(args)
         for i in positions:
-            call_args[i] = _leaf(args[i])
+            call_args[i] = tracked_leaf(args[i])
         with enable_grad():  # the sum of a tuple output is recorded too
             root, seed = _root(fn(*call_args), sens)
         leaves = [call_args[i] for i in positions]

@@ -93,7 +93,7 @@ def _euclidean(a: Tensor, b: Tensor) -> Tensor:
     """The 2-norm distances of `cdist` by matrix products, and their gradient by products too."""
     x, y = a._data, b._data
     norms = (x * x).sum(-1)[..., :, None] + (y * y).sum(-1)[..., None, :]
-    squares = norms - 2 * (x @ np.swapaxes(y, -1, -2))
+    squares = norms - 2 * f.matmul_arrays(x, y, False, True)
     # What rounding leaves of an exact zero (the same point twice) is a zero distance,
     # or its gradient would divide by that remainder.
     noise = 8 * np.finfo(x.dtype).eps * norms
@@ -104,7 +104,7 @@ def _euclidean(a: Tensor, b: Tensor) -> Tensor:
             # d dist_ij / d x_i = (x_i - y_j) / dist_ij, taken as 0 at a zero distance.
             w = np.where(dist > 0, g / np.where(dist > 0, dist, 1), 0).astype(x.dtype)
             gx = x * w.sum(-1)[..., None] - w @ y
-            gy = y * w.sum(-2)[..., None] - np.swapaxes(w, -1, -2) @ x
+            gy = y * w.sum(-2)[..., None] - f.matmul_arrays(w, x, True, False)
             return gx, gy
 
         return backward

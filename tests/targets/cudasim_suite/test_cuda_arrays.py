@@ -62,6 +62,10 @@ CASES = {
     ),
     "matmul": (lambda a, b: a @ a.T, lambda a, b: a @ a.T),
     "host operand": (lambda a, b: A + b, lambda a, b: A + b),
+    # host operands of a matmul in any layout: transposed views go over as stored, flagged
+    "matmul host transposed": (lambda a, b: (A.T @ a) @ A.T, lambda a, b: (A.T @ a) @ A.T),
+    "matmul vectors and a stack": (lambda a, b: np.concatenate(((b @ a.T) @ a, (a.reshape(2, 3, 2) @ a[:2, :2]).reshape(-1))), lambda a, b: np.concatenate(((b @ a.T) @ a, (a.reshape(2, 3, 2) @ a[:2, :2]).reshape(-1)))),
+    "matmul host strided": (lambda a, b: a[:, :2] @ A[:2, ::2], lambda a, b: a[:, :2] @ A[:2, ::2]),
     # issue 23's networks: comparisons and clip (ReLU6), joins and splits (the LSTM's
     # states, attention heads), gathers along an axis (ops.gather)
     "compare": (lambda a, b: np.not_equal(a > b, a >= 0.5), lambda a, b: np.not_equal(a > b, a >= 0.5)),

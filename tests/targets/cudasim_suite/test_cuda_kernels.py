@@ -101,10 +101,16 @@ def test_dense(n, kk, m, act, bias, need_dx, dtype, seed):
 @pytest.mark.parametrize(
     ("ta", "tb"), [(False, False), (True, False), (False, True), (True, True)]
 )
-def test_matmul_kernels(tiled, ta, tb):
+@pytest.mark.parametrize("host_views", [False, True])
+def test_matmul_kernels(tiled, ta, tb, host_views):
     # 9 x 6 @ 6 x 7: several tiles per axis, none of them full.
     a, b = arr((9, 6), np.float64, 1), arr((6, 7), np.float64, 2)
-    a_in, b_in = (a.T.copy() if ta else a), (b.T.copy() if tb else b)
+    if host_views:  # transposed views go over as the arrays they view, flags flipped;
+        # a strided one (every other column) as a contiguous copy
+        strided = np.repeat(b, 2, axis=1)[:, ::2]
+        a_in, b_in = (a.T if ta else np.asfortranarray(a)), (b.T if tb else strided)
+    else:
+        a_in, b_in = (a.T.copy() if ta else a), (b.T.copy() if tb else b)
     got = k.matmul(a_in, b_in, ta=ta, tb=tb, tiled=tiled)
     close(got, a @ b, np.float64)
 

@@ -61,7 +61,7 @@ def zoo_loss(a):
 
 
 def test_model_zoo_ops_match_the_cpu_and_count_their_host_fallbacks(on_target):  # noqa: F811 (the fixture)
-    # A Parameter, not a grad_position input: `value_and_grad` copies those to the host.
+    # Through a Parameter (weights), where test_values_and_gradients_match_the_cpu uses an input.
     x = np.array([[0.5, -1.5, 2.0], [1.0, 0.25, -0.75]], np.float32)
     cpu = ms.Parameter(ms.Tensor(x), name="cpu")
     want, (want_grad,) = ms.value_and_grad(lambda: zoo_loss(cpu), None, [cpu])()
