@@ -18,6 +18,7 @@ PACKAGES = [
     "cadence.mindrecord",
     "cadence.train",
     "cadence.train.callback",
+    "cadence.train.metrics",
     "cadence.service",
 ]
 # Modules whose exports keep their own module names (they are public modules themselves).
@@ -136,9 +137,11 @@ def test_mindspore_train_paths_port_by_changing_the_import():
     import cadence.nn
     import cadence.train
     import cadence.train.callback
+    import cadence.train.metrics
 
     for name in ("Accuracy", "Loss", "Metric", "Precision", "Recall", "F1"):
         assert getattr(cadence.train, name) is getattr(cadence.nn, name)
+        assert getattr(cadence.train.metrics, name) is getattr(cadence.nn, name)
     assert cadence.train.callback.Callback is cadence.Callback
     assert cadence.train.callback.RunContext is cadence.RunContext
     with pytest.raises(
