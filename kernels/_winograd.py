@@ -2,12 +2,12 @@
 
 All three products of a training step's convolution run in the Winograd domain:
 
-- forward: U = G w G^T per filter, V = B^T d B per input tile, M[k] = U[k] @ V[k]^T
+- forward: U = G w G^T per filter, V = B^T d B per input tile, M[k] = U[k] @ V[k]
   (16 products, `batch_matmul`), Y = A^T M A written straight into NCHW;
 - input gradient: itself a 3x3 stride-1 correlation, of dy with the filters
   rotated by 180 degrees and transposed (O <-> C) and padding 2 - p, so it is
   the forward again (`winograd_filter(flip=True)`);
-- weight gradient: dM = A dY A^T per output tile, dU[k] = dM[k] @ V[k] summed
+- weight gradient: dM = A dY A^T per output tile, dU[k] = dM[k] @ V[k]^T summed
   over tiles, dw = G^T dU G (the adjoints of the forward's transforms).
 
 Each product is (16 x) O x C x N*H*W/4 multiply-adds against im2col's O x 9C x N*H*W:
@@ -74,7 +74,7 @@ class WinogradPrimitives(NamedTuple):
 
     `arg` checks a float NCHW argument and moves it to the target; `empty`
     allocates; `pad(x, top, left, rows, cols)` returns x inside zeros of
-    (rows, cols) per plane, channels last (N, rows, cols, C); `images(n, per_image_bytes, tiles_per_image)` is how
+    (rows, cols) per plane; `images(n, per_image_bytes, tiles_per_image)` is how
     many images one block holds; `planes` / `filters` run a body
     (`_winograd_bodies`) for indices 0 .. count - 1 (`planes(body, src, dst,
     count)`), or for index pairs (i, c) of range(rows) x range(inner)
@@ -131,11 +131,10 @@ def winograd_kernels(
     def tiles(
         x: Array, n0: int, n1: int, top: int, left: int, th: int, tw: int
     ) -> Array:
-        """V (16, (n1 - n0) * TH * TW, C) of images n0 .. n1 - 1 of x."""
+        """V (16, C, (n1 - n0) * TH * TW) of images n0 .. n1 - 1 of x."""
         xp = prim.pad(_part(x, n0, n1), top, left, 2 * th + 2, 2 * tw + 2)
-        count = (n1 - n0) * th * tw
-        v = prim.empty((16, count, x.shape[1]), x.dtype)
-        prim.planes(bodies.winograd_input_row, xp, v, 4 * count)
+        v = prim.empty((16, x.shape[1], (n1 - n0) * th * tw), x.dtype)
+        prim.planes(bodies.winograd_input_plane, xp, v, (n1 - n0) * x.shape[1])
         return v
 
     def groups(x: Array, out_channels: int, th: int, tw: int) -> list[list[Pair]]:
@@ -160,7 +159,7 @@ def winograd_kernels(
         def work(spans: list[Pair]) -> None:
             for n0, n1 in spans:
                 v = tiles(x, n0, n1, padding[0], padding[2], th, tw)
-                m = prim.batch_matmul(u, v, flip, True)
+                m = prim.batch_matmul(u, v, flip, False)
                 prim.planes(
                     bodies.winograd_output_plane,
                     m,
@@ -204,14 +203,14 @@ def winograd_kernels(
             du = None
             for n0, n1 in spans:
                 v = tiles(x, n0, n1, padding[0], padding[2], th, tw)
-                dm = prim.empty((16, o, v.shape[1]), dy.dtype)
+                dm = prim.empty((16, o, v.shape[2]), dy.dtype)
                 prim.planes(
                     bodies.winograd_output_grad_plane,
                     _part(dy, n0, n1),
                     dm,
                     (n1 - n0) * o,
                 )
-                product = prim.batch_matmul(dm, v, False, False)
+                product = prim.batch_matmul(dm, v, False, True)
                 du = product if du is None else prim.add(du, product)
             return du
 
@@ -290,21 +289,9 @@ def _cpu_filters(
     in_spans(loop, rows, max(1, 65536 // inner), src, dst, flip, inner)
 
 
-@numba.jit(nogil=True, error_model="numpy")
-def _to_channels_last(x: Array, top: int, left: int, xp: Array) -> None:
-    # Rows of x read in order, each written across a few cache lines that the next
-    # channel's row fills in: numpy's assignment through the transposed view ran
-    # 2.3 times slower at 64 channels of 32x32.
-    for b in range(x.shape[0]):
-        for y in range(x.shape[2]):
-            for c in range(x.shape[1]):
-                for col in range(x.shape[3]):
-                    xp[b, y + top, col + left, c] = x[b, c, y, col]
-
-
 def _cpu_pad(x: Array, top: int, left: int, rows: int, cols: int) -> Array:
-    xp = np.zeros((x.shape[0], rows, cols, x.shape[1]), x.dtype)
-    _to_channels_last(x, top, left, xp)
+    xp = np.zeros((x.shape[0], x.shape[1], rows, cols), x.dtype)
+    xp[:, :, top : top + x.shape[2], left : left + x.shape[3]] = x
     return xp
 
 

@@ -15,12 +15,11 @@ Every coefficient is 0, +-1 or +-1/2, so the transforms add and halve in
 float32 without rounding beyond that of the additions (why F(2x2, 3x3) and not
 F(4x4, 3x3), whose coefficients reach 8 and lose about two more digits).
 
-Layouts: transformed input tiles are `(16, tiles, C)`, channels contiguous (the
-padded input is channels-last), with the tile index t = (b * TH + ty) * TW + tx;
-the products' tiles `(16, O, tiles)` are tile-contiguous, so the output bodies
-write (or read) 16 runs of consecutive tiles. The products are U[k] (O, C) @ V[k]^T.
+Layouts: transformed tiles are `(16, channels, tiles)` with the tile index
+t = (b * TH + ty) * TW + tx contiguous, so each body writes (or reads) 16
+runs of consecutive tiles and the products are U[k] (O, C) @ V[k] (C, T).
 Transformed filters are `(16, O, C)`. Element k = 4 * r + s holds row r,
-column s of a tile. Every body owns the plane, tile row or filter it writes, so
+column s of a tile. Every body owns the plane (or filter) `p` it writes, so
 the CUDA build needs no atomics; like `_rowwise`, no body calls another
 function of this module, so each target compiles each body alone.
 """
@@ -32,44 +31,45 @@ from typing import Any
 __all__ = [
     "winograd_filter",
     "winograd_filter_grad",
-    "winograd_input_row",
+    "winograd_input_plane",
     "winograd_output_grad_plane",
     "winograd_output_plane",
 ]
 
+# B^T d B, one axis at a time: element r of the result is d[PLUS[r]] + SIGN[r] * d[MINUS[r]].
+_PLUS = (0, 1, 2, 1)
+_MINUS = (2, 2, 1, 3)
+_SIGN = (-1.0, 1.0, -1.0, -1.0)
 # A's second column: A maps (g0, g1) to (g0, g0 + g1, g0 - g1, -g1).
 _A1 = (0.0, 1.0, -1.0, -1.0)
 
 
-def winograd_input_row(xp: Any, v: Any, i: int) -> None:
-    """Write row r of B^T d B of tile t, every channel, into v[4r .. 4r + 3, t, :], for i = t * 4 + r.
+def winograd_input_plane(xp: Any, v: Any, p: int) -> None:
+    """Write B^T d B of every 4x4 tile of plane p = b * C + c of the padded input xp into v[:, c, tiles of b].
 
-    xp (N, 2 * TH + 2, 2 * TW + 2, C) is the input with the convolution's padding (and
-    one more zero row or column where the output size is odd), channels last; v is
-    (16, N * TH * TW, C). The loop over channels reads and writes consecutive elements
-    and vectorizes on the CPU: the loop over a plane's tiles it replaced had only 2-4
-    of them at 8x8 and 4x4 planes and ran 4 to 8 times slower.
+    xp (N, C, 2 * TH + 2, 2 * TW + 2) is the input with the convolution's padding
+    (and one more zero row or column where the output size is odd); v is (16, C, N * TH * TW).
     """
-    t = i // 4
-    r = i - 4 * t
-    th, tw = (xp.shape[1] - 2) // 2, (xp.shape[2] - 2) // 2
-    b = t // (th * tw)
-    ty = (t - b * th * tw) // tw
-    x0 = 2 * (t - b * th * tw - ty * tw)
-    # Row r of B^T d is d[y0] + sr * d[y1], (y0, y1, sr) = (0, 2, -1), (1, 2, +1), (2, 1, -1), (1, 3, -1).
-    y0 = 2 * ty + (1 if r == 3 else r)
-    y1 = 2 * ty + (3 if r == 3 else (1 if r == 2 else 2))
-    sr = 1.0 if r == 1 else -1.0
-    for c in range(xp.shape[3]):
-        e0 = xp[b, y0, x0, c] + sr * xp[b, y1, x0, c]
-        e1 = xp[b, y0, x0 + 1, c] + sr * xp[b, y1, x0 + 1, c]
-        e2 = xp[b, y0, x0 + 2, c] + sr * xp[b, y1, x0 + 2, c]
-        e3 = xp[b, y0, x0 + 3, c] + sr * xp[b, y1, x0 + 3, c]
-        # ... then that row times B.
-        v[4 * r, t, c] = e0 - e2
-        v[4 * r + 1, t, c] = e1 + e2
-        v[4 * r + 2, t, c] = e2 - e1
-        v[4 * r + 3, t, c] = e1 - e3
+    c_count = xp.shape[1]
+    b = p // c_count
+    c = p - b * c_count
+    th, tw = (xp.shape[2] - 2) // 2, (xp.shape[3] - 2) // 2
+    for ty in range(th):
+        t0 = (b * th + ty) * tw
+        for r in range(4):
+            y0, y1 = 2 * ty + _PLUS[r], 2 * ty + _MINUS[r]
+            sr = _SIGN[r]
+            for tx in range(tw):
+                x0 = 2 * tx
+                # Row r of B^T d (four columns), then that row times B.
+                e0 = xp[b, c, y0, x0] + sr * xp[b, c, y1, x0]
+                e1 = xp[b, c, y0, x0 + 1] + sr * xp[b, c, y1, x0 + 1]
+                e2 = xp[b, c, y0, x0 + 2] + sr * xp[b, c, y1, x0 + 2]
+                e3 = xp[b, c, y0, x0 + 3] + sr * xp[b, c, y1, x0 + 3]
+                v[4 * r, c, t0 + tx] = e0 - e2
+                v[4 * r + 1, c, t0 + tx] = e1 + e2
+                v[4 * r + 2, c, t0 + tx] = e2 - e1
+                v[4 * r + 3, c, t0 + tx] = e1 - e3
 
 
 def winograd_output_plane(m: Any, y: Any, p: int) -> None:

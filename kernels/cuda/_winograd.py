@@ -1,4 +1,4 @@
-"""CUDA kernels of the Winograd F(2x2, 3x3) convolution: one thread per transformed plane, tile row or filter.
+"""CUDA kernels of the Winograd F(2x2, 3x3) convolution: one thread per transformed plane or filter.
 
 The transform bodies are `_winograd_bodies`'s, compiled as device functions;
 the planning, checks and product order are `_winograd.winograd_kernels`'s,
@@ -22,21 +22,22 @@ __all__ = ["conv2d_winograd_backward", "conv2d_winograd_forward"]
 
 @cuda.jit
 def _pad(x: Any, top: int, left: int, xp: Any) -> None:
-    # One thread per element of xp (N, rows, cols, C): x's pixel where it lies, else 0.
+    # One thread per element of xp: x's pixel where it lies, else 0.
     h, w = x.shape[2], x.shape[3]
-    rows, cols, channels = xp.shape[1], xp.shape[2], xp.shape[3]
+    rows, cols = xp.shape[2], xp.shape[3]
     for e in range(cuda.grid(1), xp.size, cuda.gridsize(1)):
-        c = e % channels
-        j = (e // channels) % cols
-        i = (e // (channels * cols)) % rows
-        b = e // (channels * cols * rows)
+        j = e % cols
+        i = (e // cols) % rows
+        bc = e // (cols * rows)
+        c = bc % xp.shape[1]
+        b = bc // xp.shape[1]
         iy, ix = i - top, j - left
         inside = 0 <= iy < h and 0 <= ix < w
-        xp[b, i, j, c] = x[b, c, iy, ix] if inside else 0.0
+        xp[b, c, i, j] = x[b, c, iy, ix] if inside else 0.0
 
 
 def _padded(x: Any, top: int, left: int, rows: int, cols: int) -> Any:
-    xp = device_empty((x.shape[0], rows, cols, x.shape[1]), x.dtype)
+    xp = device_empty((x.shape[0], x.shape[1], rows, cols), x.dtype)
     _pad[launch(xp.size)](raw(x), top, left, raw(xp))
     return xp
 
@@ -64,7 +65,7 @@ def _compiled(body: Any, flip: bool) -> Any:
 _PLANES = {
     body: _compiled(body, False)
     for body in (
-        bodies.winograd_input_row,
+        bodies.winograd_input_plane,
         bodies.winograd_output_plane,
         bodies.winograd_output_grad_plane,
     )

@@ -115,17 +115,13 @@ def signatures(dt):
 def winograd_signatures(a3, a4):
     """The Winograd transforms (`_winograd_bodies` in their launch loops) and the padding copy."""
     i, b = types.int64, types.boolean
-    planes = {
-        "input_row": (a4, a3),
-        "output_plane": (a3, a4),
-        "output_grad_plane": (a4, a3),
-    }
+    planes = {"input": (a4, a3), "output": (a3, a4), "output_grad": (a4, a3)}
     filters = {"filter": (a4, a3), "filter_grad": (a3, a4)}
     return {
         "_winograd _pad": (cw._pad, (a4, i, i, a4)),
         **{
-            f"_winograd {name}": (
-                cw._PLANES[getattr(winograd_bodies, f"winograd_{name}")],
+            f"_winograd {name}_plane": (
+                cw._PLANES[getattr(winograd_bodies, f"winograd_{name}_plane")],
                 (*arrays, i),
             )
             for name, arrays in planes.items()
