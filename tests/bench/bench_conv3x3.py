@@ -1,0 +1,98 @@
+"""3x3 stride-1 convolutions of ResNet-18 at 32x32: every CPU algorithm, forward + backward, at 1 and N threads.
+
+Run: `python tests/bench/bench_conv3x3.py [--batch 32] [--threads 2] [--rounds 7] [--clock cpu|wall]`.
+Not collected by pytest.
+
+For each 3x3 stride-1 shape of ResNet-18 (64@32x32, 128@16x16, 256@8x8, 512@4x4) it runs
+one forward and one backward (input and weight gradients) of each kernel pair of the CPU
+table that computes it: Winograd F(2x2, 3x3) (`conv2d_winograd`), im2col with the split
+GEMM (`conv2d`) and the per-sample columns (`conv2d_planar`). Calls are interleaved
+(every pair at 1 thread, then every pair at N, per round) and each figure is the fastest
+round's, timed as in `bench_scaling.py`: `--clock cpu` (the default: the machine is shared)
+takes the busiest thread's CPU time, calling thread or kernel pool, which the load barely
+changes. The last column names the pair the runtime picks (`cadence.ops._nn._conv_layout`).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from _bench_common import cpu_model, parse_options
+from bench_scaling import Sample, estimate
+from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
+
+from cadence.kernels import cpu_kernels
+from cadence.ops._nn import _conv_layout
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+SHAPES = ((64, 32), (128, 16), (256, 8), (512, 4))
+"""(channels in and out, input side) of ResNet-18's 3x3 stride-1 convolutions at 32x32 input."""
+PAIRS = ("conv2d_winograd", "conv2d", "conv2d_planar")
+GEOMETRY = ((1, 1), (1, 1, 1, 1), (1, 1))
+OPTIONS: dict[str, dict[str, Any]] = {
+    "--threads": {"type": int, "default": 2, "help": "threads of the second column"},
+    "--batch": {"type": int, "default": 32, "help": "images per call"},
+    "--rounds": {"type": int, "default": 7, "help": "interleaved rounds (best kept)"},
+    "--clock": {
+        "choices": ("cpu", "wall"),
+        "default": "cpu",
+        "help": "busiest thread's CPU time (loaded machine) or wall clock (quiet machine)",
+    },
+}
+
+
+def _call(pair: str, x: np.ndarray, w: np.ndarray) -> Callable[[], Any]:
+    kernels = cpu_kernels()
+    forward = getattr(kernels, f"{pair}_forward")
+    backward = getattr(kernels, f"{pair}_backward")
+
+    def run() -> None:
+        backward(forward(x, w, *GEOMETRY), x, w, *GEOMETRY, True)
+
+    return run
+
+
+def _timed(run: Callable[[], Any], threads: int, clock: str) -> float:
+    with threadpool_limits(limits=threads, user_api="blas"):
+        start = Sample()
+        run()
+        return estimate(Sample().since(start), clock)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_options(__doc__, OPTIONS, argv)
+    counts = (1, args.threads)
+    print(
+        f"{cpu_model()}, batch {args.batch}, clock {args.clock}, fastest of {args.rounds} "
+        f"interleaved rounds, load average {os.getloadavg()[0]:.1f}"
+    )
+    heads = "".join(
+        f"{p.removeprefix('conv2d').lstrip('_') or 'im2col':>12}" for p in PAIRS
+    )
+    print(f"{'channels@side':<16}{'threads':>8}{heads} (ms)   picked")
+    rng = np.random.default_rng(0)
+    for c, side in SHAPES:
+        x = rng.standard_normal((args.batch, c, side, side), dtype=np.float32)
+        w = rng.standard_normal((c, c, 3, 3), dtype=np.float32) / np.float32(
+            np.sqrt(9 * c)
+        )
+        runs = {p: _call(p, x, w) for p in PAIRS}
+        best = {(p, n): np.inf for p in PAIRS for n in counts}
+        for p, n in best:  # warm-up: JIT compilation, buffers, both thread counts
+            _timed(runs[p], n, args.clock)
+        for _ in range(args.rounds):
+            for p, n in best:
+                best[p, n] = min(best[p, n], _timed(runs[p], n, args.clock))
+        picked = _conv_layout(cpu_kernels(), x.shape, w.shape, *GEOMETRY)
+        for n in counts:
+            cells = "".join(f"{best[p, n] * 1e3:>12.1f}" for p in PAIRS)
+            print(f"{f'{c}@{side}x{side}':<16}{n:>8}{cells}   {picked}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
