@@ -1,4 +1,4 @@
-"""What the benchmark scripts share: the CPU's name, the best-of-blocks rate, the test helpers.
+"""What the benchmark scripts share: the CPU's name, the best-of-blocks rate, bootstrap intervals, the test helpers.
 
 The scripts run as `python tests/bench/<name>.py`, so this folder is on `sys.path`;
 `repository_root_on_path()` adds the repository root, for `tests.s3server` and `tests.helpers`.
@@ -74,3 +74,23 @@ def parse_options(
     for name, keywords in options.items():
         parser.add_argument(name, **keywords)
     return parser.parse_args(argv)
+
+
+def bootstrap_interval(
+    values: list[float],
+    statistic: Callable[..., Any] = np.median,
+    confidence: float = 0.95,
+    resamples: int = 10_000,
+) -> tuple[float, float]:
+    """A bootstrap interval for `statistic` (by default the median) of `values`, in %.
+
+    The values are resampled with replacement (fixed seed: the same values give the
+    same interval), and the interval is the central `confidence` share of the
+    resampled statistics.
+    """
+    data = np.asarray(values, dtype=np.float64)
+    picks = np.random.default_rng(0).integers(0, len(data), (resamples, len(data)))
+    stats = statistic(data[picks], axis=1)
+    tail = 100.0 * (1.0 - confidence) / 2.0
+    low, high = np.percentile(stats, [tail, 100.0 - tail])
+    return float(low), float(high)

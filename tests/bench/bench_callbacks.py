@@ -50,6 +50,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numba
 import numpy as np
+from _bench_common import bootstrap_interval
 
 from cadence import BusStatistics, Callback, Model, RunContext
 from cadence.testing import mnist_mlp_model, random_mnist_dataset
@@ -292,26 +293,6 @@ def breakdown(
 
 def _percent(value: float, base: float) -> float:
     return 100.0 * (value / base - 1.0)
-
-
-def bootstrap_interval(
-    values: list[float],
-    statistic: Callable[..., Any] = np.median,
-    confidence: float = 0.95,
-    resamples: int = 10_000,
-) -> tuple[float, float]:
-    """A bootstrap interval for `statistic` (by default the median) of `values`, in %.
-
-    The values are resampled with replacement (fixed seed: the same values give the
-    same interval), and the interval is the central `confidence` share of the
-    resampled statistics.
-    """
-    data = np.asarray(values, dtype=np.float64)
-    picks = np.random.default_rng(0).integers(0, len(data), (resamples, len(data)))
-    stats = statistic(data[picks], axis=1)
-    tail = 100.0 * (1.0 - confidence) / 2.0
-    low, high = np.percentile(stats, [tail, 100.0 - tail])
-    return float(low), float(high)
 
 
 def median_interval(values: list[float]) -> tuple[float, float]:

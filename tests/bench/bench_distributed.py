@@ -57,7 +57,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from _bench_common import parse_options, repository_root_on_path
+from _bench_common import bootstrap_interval, parse_options, repository_root_on_path
 
 BLOCKS = 5
 HERE = Path(__file__)
@@ -439,10 +439,12 @@ def main() -> None:
         for case in ns.only:
             kind, batch = case.split(":")[0], int(case.split(":")[1])
             ratios = paired_ratios(kind, batch, ns.steps, ns.pairs)
+            low, high = bootstrap_interval(ratios)
             print(
                 f"{kind} {batch}: 2 ranks / 2-thread process over {len(ratios)} back-to-back "
-                f"pairs: median {statistics.median(ratios):.3f}, min {min(ratios):.3f}, "
-                f"max {max(ratios):.3f}; pairs: {' '.join(f'{r:.3f}' for r in ratios)}",
+                f"pairs: median {statistics.median(ratios):.3f} (95% bootstrap interval "
+                f"{low:.3f}-{high:.3f}), min {min(ratios):.3f}, max {max(ratios):.3f}; "
+                f"pairs: {' '.join(f'{r:.3f}' for r in ratios)}",
                 flush=True,
             )
         return

@@ -58,7 +58,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from _bench_common import parse_options, repository_root_on_path
+from _bench_common import bootstrap_interval, parse_options, repository_root_on_path
 
 from cadence import (
     Callback,
@@ -74,18 +74,6 @@ if TYPE_CHECKING:
     from multiprocessing.connection import Connection
 
 
-def _load_bench(name: str) -> Any:
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location(
-        f"cadence_bench_{name.removesuffix('.py')}", Path(__file__).with_name(name)
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def _load_s3server() -> Any:
     repository_root_on_path()
     from tests import s3server
@@ -94,7 +82,6 @@ def _load_s3server() -> Any:
 
 
 s3server = _load_s3server()
-bench_callbacks = _load_bench("bench_callbacks.py")  # its bootstrap interval
 SeaweedServer, weed_binary = s3server.SeaweedServer, s3server.weed_binary
 
 BATCH = 64
@@ -624,7 +611,7 @@ def _print_summary(arms: dict[str, Arm], steps: int, cores: int) -> None:
     ]
     low, high = _range(per_round)
     own_median = statistics.median(per_round)
-    own_low, own_high = bench_callbacks.bootstrap_interval(per_round)
+    own_low, own_high = bootstrap_interval(per_round)
     base_ms = 1e3 * statistics.median(s.train_s for s in base.samples) / steps
     checkpoints = _checkpoints(base) / len(base.samples)
     print(
@@ -686,7 +673,7 @@ def _print_summary(arms: dict[str, Arm], steps: int, cores: int) -> None:
         f"rounds: {verdict} the < {TARGET_PERCENT:g} points target."
     )
     cpu_points = _own_cpu_points(uploader, control, base)
-    cpu_low, cpu_high = bench_callbacks.bootstrap_interval(cpu_points)
+    cpu_low, cpu_high = bootstrap_interval(cpu_points)
     print(
         f"TARGET, in CPU: uploader's own CPU (per round: its extra CPU in the training process minus "
         f"the control's extra CPU, helper process included, over the no-uploader training CPU) median "

@@ -17,10 +17,14 @@ BENCH = pathlib.Path(__file__).resolve().parents[1] / "bench" / "bench_callbacks
 
 @pytest.fixture(scope="module")
 def bench() -> types.ModuleType:
+    # The script imports its folder's `_bench_common`, as when run as `python tests/bench/...`.
+    monkeypatch = pytest.MonkeyPatch()
+    monkeypatch.syspath_prepend(str(BENCH.parent))
     spec = importlib.util.spec_from_file_location("bench_callbacks", BENCH)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
+    monkeypatch.undo()
     return module
 
 
