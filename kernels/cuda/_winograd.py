@@ -1,17 +1,16 @@
-"""CUDA kernels of the Winograd F(2x2, 3x3) convolution: one thread per transformed plane or filter.
+"""CUDA kernels of the Winograd convolution (F(4x4, 3x3) and F(2x2, 3x3)): one thread per transformed plane or filter.
 
-The transform bodies are `_winograd_bodies`'s, compiled as device functions;
+The transform bodies are `_winograd4_bodies`' and `_winograd_bodies`', compiled as device functions;
 the planning, checks and product order are `_winograd.winograd_kernels`'s,
 shared with the CPU table. The whole batch is one block (device arrays are
-not sliced into views here) and the 16 products are `batch_matmul`'s kernel.
+not sliced into views here) and the 36 or 16 products are `batch_matmul`'s kernel.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from .. import _winograd_bodies as bodies
-from .._winograd import WinogradPrimitives, winograd_kernels
+from .._winograd import TRANSFORMS, WinogradPrimitives, winograd_kernels
 from ._array import device_empty
 from ._attention import batch_matmul
 from ._device import cuda, launch
@@ -64,15 +63,13 @@ def _compiled(body: Any, flip: bool) -> Any:
 
 _PLANES = {
     body: _compiled(body, False)
-    for body in (
-        bodies.winograd_input_plane,
-        bodies.winograd_output_plane,
-        bodies.winograd_output_grad_plane,
-    )
+    for ts in TRANSFORMS.values()
+    for body in (ts.input_plane, ts.output_plane, ts.output_grad_plane)
 }
 _FILTERS = {
     body: _compiled(body, True)
-    for body in (bodies.winograd_filter, bodies.winograd_filter_grad)
+    for ts in TRANSFORMS.values()
+    for body in (ts.filter, ts.filter_grad)
 }
 
 
@@ -89,11 +86,12 @@ conv2d_winograd_forward, conv2d_winograd_backward = winograd_kernels(
     WinogradPrimitives(
         arg=lambda name, a: device_arg(name, a, 4),
         empty=device_empty,
+        tiles_empty=device_empty,
         pad=_padded,
         images=lambda n, per_image_bytes, tiles_per_image: n,
         planes=_planes,
         filters=_filters,
-        batch_matmul=batch_matmul,
+        batch_matmul=lambda a, b, ta, tb, as_tiles: batch_matmul(a, b, ta, tb),
         add=lambda acc, part: acc + part,
         threads=lambda: 1,
         run=lambda tasks: [task() for task in tasks],

@@ -1,4 +1,4 @@
-"""The Winograd F(2x2, 3x3) convolution kernels: CPU against `reference`, the reference against the convolution, gradients, checks, blocks and threads."""
+"""The Winograd F(4x4, 3x3) and F(2x2, 3x3) convolution kernels: CPU against `reference`, the reference against the convolution, gradients, checks, blocks and threads."""
 
 from __future__ import annotations
 
@@ -6,7 +6,13 @@ import numpy as np
 import pytest
 from hypothesis import assume, given, strategies as st
 
-from cadence.kernels import _parallel, _winograd, cpu_kernels, reference
+from cadence.kernels import (
+    _parallel,
+    _winograd,
+    _winograd_reference,
+    cpu_kernels,
+    reference,
+)
 
 from .test_cpu_matches_reference import arr, dtypes, seeds
 
@@ -77,16 +83,34 @@ def test_matches_its_oracle(table, kernel, oracle, case, need_dx, dtype, seed):
         close(a, b, dtype)
 
 
+# (height, width, padding): F(2x2, 3x3) with a cut column; F(4x4, 3x3) with cut rows and
+# columns (10 = 4 + 4 + 2, 9 = 4 + 4 + 1) and with whole tiles only (8 x 8 outputs).
+SHAPES = [(6, 5, (1, 1, 1, 1)), (10, 9, (1, 1, 1, 1)), (10, 10, (0, 0, 2, 0))]
+
+
+def test_the_output_size_picks_the_transform_set():
+    assert _winograd_reference.output_tile(8, 8) == 4
+    assert _winograd_reference.output_tile(7, 64) == 2
+    assert _winograd_reference.output_tile(64, 4) == 2
+    # Each shape above is computed by the set its comment names.
+    assert [
+        _winograd_reference.output_tile(h + p[0] + p[1] - 2, w + p[2] + p[3] - 2)
+        for h, w, p in SHAPES
+    ] == [2, 4, 4]
+
+
 @pytest.mark.parametrize("threads", [1, 2, 3])
 @pytest.mark.parametrize(("n", "seed"), [(1, 0), (2, 1), (5, 2), (7, 3)])
-def test_blocks_and_threads_give_the_same_result(monkeypatch, threads, n, seed):
+@pytest.mark.parametrize("shape", SHAPES, ids=["f2", "f4-cut", "f4-whole"])
+def test_blocks_and_threads_give_the_same_result(monkeypatch, threads, n, seed, shape):
     # One image per block, the blocks dealt to `threads` parts: each part's weight gradient
     # is summed, each image's output written by one part only.
     monkeypatch.setattr(_winograd, "TILE_BYTES", 1)
     monkeypatch.setattr(_winograd, "MIN_TILES", 1)
     monkeypatch.setattr(_winograd, "thread_count", lambda: threads)
+    h, wd, pad = shape
     x, w, dy, geometry = _operands(
-        {"n": n, "c": 3, "o": 4, "h": 6, "w": 5, "pad": (1, 1, 1, 1)}, np.float64, seed
+        {"n": n, "c": 3, "o": 4, "h": h, "w": wd, "pad": pad}, np.float64, seed
     )
     close(
         cpu.conv2d_winograd_forward(x, w, *geometry),
@@ -94,36 +118,35 @@ def test_blocks_and_threads_give_the_same_result(monkeypatch, threads, n, seed):
         np.float64,
     )
     got = cpu.conv2d_winograd_backward(dy, x, w, *geometry, True)
-    want = reference.conv2d_backward(dy, x, w, (1, 1), (1, 1, 1, 1), (1, 1), True)
+    want = reference.conv2d_backward(dy, x, w, (1, 1), pad, (1, 1), True)
     for a, b in zip(got, want, strict=True):
         close(a, b, np.float64)
 
 
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_the_cpu_filter_gradient_product_is_the_body(threads, dtype):
-    # The CPU table runs `winograd_filter_grad` (CUDA's kernel, the spec) as one product;
+@pytest.mark.parametrize("m", [2, 4])
+def test_the_cpu_filter_gradient_product_is_the_body(threads, dtype, m):
+    # The CPU table runs each set's `*_filter_grad` (CUDA's kernel) as one product;
     # 16 x 17 filters are 272 rows, which 2 threads split.
     from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
 
-    from cadence.kernels import _winograd_bodies
-
-    du = arr((16, 16, 17), dtype, 5)
+    ts = _winograd.TRANSFORMS[m]
+    du = arr((ts.k, 16, 17), dtype, 5)
     want = np.empty((16, 17, 3, 3), dtype)
     for o in range(16):
         for c in range(17):
-            _winograd_bodies.winograd_filter_grad(du, want, False, o, c)
+            ts.filter_grad(du, want, False, o, c)
     got = np.empty_like(want)
     with threadpool_limits(limits=threads, user_api="blas"):
-        _winograd._cpu_filters(
-            _winograd_bodies.winograd_filter_grad, du, got, False, 16, 17
-        )
+        _winograd._cpu_filters(ts.filter_grad, du, got, False, 16, 17)
     close(got, want, dtype)
 
 
-def test_gradients_match_finite_differences():
+@pytest.mark.parametrize("size", [(5, 4), (9, 10)], ids=["f2", "f4"])
+def test_gradients_match_finite_differences(size):
     rng = np.random.default_rng(3)
-    x = rng.standard_normal((2, 3, 5, 4))
+    x = rng.standard_normal((2, 3, *size))
     w = rng.standard_normal((2, 3, 3, 3))
     geometry = ((1, 1), (1, 0, 2, 1), (1, 1))
     dy = rng.standard_normal(cpu.conv2d_winograd_forward(x, w, *geometry).shape)

@@ -1,4 +1,4 @@
-"""The CUDA Winograd F(2x2, 3x3) convolution kernels against their `reference` twins (float32 and float64)."""
+"""The CUDA Winograd F(4x4, 3x3) and F(2x2, 3x3) convolution kernels against their `reference` twins (float32 and float64)."""
 
 import numpy as np
 import pytest
@@ -20,6 +20,8 @@ pytestmark = pytest.mark.cudasim
             (1, 1, 1, 1),
         ),  # 'same', an odd width: the last tile column is cut
         ((1, 2, 4, 7), 3, (0, 2, 1, 0)),  # uneven padding
+        # F(4x4, 3x3) (outputs 8 x 9): whole tile rows, a cut tile column
+        ((1, 2, 8, 9), 2, (1, 1, 1, 1)),
     ],
 )
 def test_conv2d_winograd(dtype, shape, filters, padding):
