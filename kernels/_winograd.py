@@ -31,8 +31,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numba
 import numpy as np
+from numba.extending import register_jitable
 
-from . import _winograd4_bodies as bodies4, _winograd_bodies as bodies
+from . import _numba_cache, _winograd4_bodies as bodies4, _winograd_bodies as bodies
 from ._checks import check_float_array
 from ._parallel import add_into, in_spans, run_parts, thread_count
 from ._split_gemm import split_matmul
@@ -285,9 +286,17 @@ def winograd_kernels(
 
 
 # --- the CPU pair --------------------------------------------------------------------------
+_CACHE = _numba_cache.install(__file__, bodies.__file__, bodies4.__file__)
+
+
 def _cpu_loop(body: Any, extra: bool) -> Any:
-    """Compile `body` into a loop over its indices (with `flip` passed through when `extra`)."""
-    inlined = numba.jit(error_model="numpy", inline="always")(body)
+    """Compile `body` into a loop over its indices (with `flip` passed through when `extra`).
+
+    Kept in numba's disk cache (F(4x4)'s bodies take seconds to compile): as in
+    `_parallel.split_loop`, the loop closes over the body as a plain function, which
+    pickles by its name, so each body's loop has its own cache entry.
+    """
+    element = register_jitable(error_model="numpy", inline="always")(body)
     if extra:
 
         def run_flip(
@@ -295,15 +304,15 @@ def _cpu_loop(body: Any, extra: bool) -> Any:
         ) -> None:
             for i in range(start, stop):
                 for c in range(inner):
-                    inlined(src, dst, flip, i, c)
+                    element(src, dst, flip, i, c)
 
-        return numba.jit(nogil=True, error_model="numpy")(run_flip)
+        return numba.jit(nogil=True, cache=_CACHE, error_model="numpy")(run_flip)
 
     def run(src: Array, dst: Array, count: int) -> None:
         for p in range(count):
-            inlined(src, dst, p)
+            element(src, dst, p)
 
-    return numba.jit(nogil=True, error_model="numpy")(run)
+    return numba.jit(nogil=True, cache=_CACHE, error_model="numpy")(run)
 
 
 _CPU_LOOPS: dict[Any, Any] = {}
