@@ -2,7 +2,8 @@
 
 `output_tile` (the spec's) picks the transform set per convolution: F(4x4, 3x3)
 (`_winograd4_bodies`, 36 products per 4x4 outputs) for outputs at least 8 on a
-side, else F(2x2, 3x3) (`_winograd_bodies`, 16 products per 2x2 outputs).
+side in batches of 64 or more such blocks, else F(2x2, 3x3) (`_winograd_bodies`,
+16 products per 2x2 outputs).
 Below, K is the set's 36 or 16 and "tile" its (m + 2) x (m + 2) input block.
 All three products of a training step's convolution run in the Winograd domain:
 
@@ -236,7 +237,7 @@ def winograd_kernels(
         """`conv2d_forward` of a 3x3 stride-1 convolution, through F(4x4, 3x3) or F(2x2, 3x3)."""
         x, w = prim.arg("x", x), prim.arg("w", w)
         oh, ow = _check(x, w, stride, padding, dilation)
-        ts = TRANSFORMS[output_tile(oh, ow)]
+        ts = TRANSFORMS[output_tile(x.shape[0], oh, ow)]
         y = prim.empty((x.shape[0], w.shape[0], oh, ow), x.dtype)
         return correlate(ts, x, transformed(ts, w, False), False, padding, y)
 
@@ -252,7 +253,7 @@ def winograd_kernels(
         """`conv2d_backward` of `forward`: (dx or None, dw)."""
         dy, x, w = prim.arg("dy", dy), prim.arg("x", x), prim.arg("w", w)
         oh, ow = _check(x, w, stride, padding, dilation)
-        ts = TRANSFORMS[output_tile(oh, ow)]
+        ts = TRANSFORMS[output_tile(x.shape[0], oh, ow)]
         th, tw = -(-oh // ts.m), -(-ow // ts.m)
         o = w.shape[0]
 
@@ -277,7 +278,7 @@ def winograd_kernels(
         if not need_dx:
             return None, dw
         # The input gradient's output is x's size: its own transform set.
-        dts = TRANSFORMS[output_tile(x.shape[2], x.shape[3])]
+        dts = TRANSFORMS[output_tile(x.shape[0], x.shape[2], x.shape[3])]
         full: Quad = (2 - padding[0], 2 - padding[1], 2 - padding[2], 2 - padding[3])
         dx = prim.empty(x.shape, x.dtype)
         return correlate(dts, dy, transformed(dts, w, True), True, full, dx), dw

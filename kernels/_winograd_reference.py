@@ -32,6 +32,10 @@ MIN_F4_OUTPUT = 8
 on 4x4 outputs one 6x6 tile per image leaves the products too few columns and the
 36 transformed filters (2.25 times F(2x2)'s) cost more than the products save
 (measured in tests/bench/bench_conv3x3.py)."""
+MIN_F4_TILES = 64
+"""The fewest 4x4 output blocks in a whole batch computed through F(4x4, 3x3): the
+filter transforms do not depend on the batch, so a small batch pays them for few
+products (at batch 4, 256 channels at 8x8, F(4x4) took 1.3 times F(2x2)'s time)."""
 
 # (B^T, G, A^T) by output tile size m: tiles of m + 2 inputs at stride m.
 MATRICES: dict[int, tuple[Array, Array, Array]] = {
@@ -78,16 +82,17 @@ MATRICES: dict[int, tuple[Array, Array, Array]] = {
 }
 
 
-def output_tile(oh: int, ow: int) -> int:
-    """The side of the output blocks (2 or 4) the Winograd kernels compute an (oh, ow) output in."""
-    return 4 if min(oh, ow) >= MIN_F4_OUTPUT else 2
+def output_tile(n: int, oh: int, ow: int) -> int:
+    """The side of the output blocks (2 or 4) the Winograd kernels compute n (oh, ow) outputs in."""
+    blocks = n * -(-oh // 4) * -(-ow // 4)
+    return 4 if min(oh, ow) >= MIN_F4_OUTPUT and blocks >= MIN_F4_TILES else 2
 
 
 def _tiles(x: Array, padding: Quad) -> tuple[Array, int, int, int]:
     """The overlapping (m+2)x(m+2) input tiles (N, C, TH, TW, m+2, m+2) at stride m, the output's (OH, OW), and m."""
     n, c, h, w = x.shape
     oh, ow = h + padding[0] + padding[1] - 2, w + padding[2] + padding[3] - 2
-    m = output_tile(oh, ow)
+    m = output_tile(n, oh, ow)
     th, tw = -(-oh // m), -(-ow // m)
     xp = np.zeros((n, c, m * th + 2, m * tw + 2), np.float64)
     xp[:, :, padding[0] : padding[0] + h, padding[2] : padding[2] + w] = x

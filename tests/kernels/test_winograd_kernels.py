@@ -18,6 +18,19 @@ from .test_cpu_matches_reference import arr, dtypes, seeds
 
 cpu = cpu_kernels()
 GEOMETRY = {"stride": (1, 1), "dilation": (1, 1)}
+DEFAULT_MIN_F4_TILES = (
+    _winograd_reference.MIN_F4_TILES
+)  # read before the fixture lowers it
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _f4_on_small_batches():
+    # The small batches here would all run F(2x2, 3x3) (too few 4x4 blocks): let F(4x4, 3x3)
+    # take every output of 8 or more a side, so both sets are tested.
+    saved = _winograd_reference.MIN_F4_TILES
+    _winograd_reference.MIN_F4_TILES = 1
+    yield
+    _winograd_reference.MIN_F4_TILES = saved
 
 
 def close(got, want, dtype):
@@ -88,15 +101,17 @@ def test_matches_its_oracle(table, kernel, oracle, case, need_dx, dtype, seed):
 SHAPES = [(6, 5, (1, 1, 1, 1)), (10, 9, (1, 1, 1, 1)), (10, 10, (0, 0, 2, 0))]
 
 
-def test_the_output_size_picks_the_transform_set():
-    assert _winograd_reference.output_tile(8, 8) == 4
-    assert _winograd_reference.output_tile(7, 64) == 2
-    assert _winograd_reference.output_tile(64, 4) == 2
-    # Each shape above is computed by the set its comment names.
-    assert [
-        _winograd_reference.output_tile(h + p[0] + p[1] - 2, w + p[2] + p[3] - 2)
-        for h, w, p in SHAPES
-    ] == [2, 4, 4]
+def test_the_output_size_picks_the_transform_set(monkeypatch):
+    tile = _winograd_reference.output_tile
+    assert tile(1, 8, 8) == 4  # under the fixture: any 8x8 output
+    assert tile(1 << 20, 7, 8) == 2  # a side under 8
+    # Each shape below is computed by the set its comment names.
+    sides = [(h + p[0] + p[1] - 2, w + p[2] + p[3] - 2) for h, w, p in SHAPES]
+    assert [tile(1, oh, ow) for oh, ow in sides] == [2, 4, 4]
+    monkeypatch.setattr(_winograd_reference, "MIN_F4_TILES", DEFAULT_MIN_F4_TILES)
+    assert tile(16, 8, 8) == 4  # 16 x 4 blocks of 4x4
+    assert tile(15, 8, 8) == 2  # too few blocks for the filter transforms to pay
+    assert tile(64, 7, 64) == tile(64, 64, 4) == 2
 
 
 @pytest.mark.parametrize("threads", [1, 2, 3])
