@@ -100,7 +100,8 @@ def main(argv: list[str] | None = None) -> int:
                 best[p, n] = min(best[p, n], _timed(runs[p], n, args.clock))
         picked = _conv_layout(cpu_kernels(), x.shape, w.shape, *GEOMETRY)
         if picked == "conv2d_winograd":
-            picked += f" {_winograd_reference.output_tile(side, side)}x{_winograd_reference.output_tile(side, side)}"
+            m = _winograd_reference.output_tile(args.batch, side, side)
+            picked += f" {m}x{m}"
         for n in counts:
             cells = "".join(f"{best[a, n] * 1e3:>14.1f}" for a in ALGORITHMS)
             print(f"{f'{c}@{side}x{side}':<16}{n:>8}{cells}   {picked}")
