@@ -1,9 +1,9 @@
 """3x3 stride-1 convolution through Winograd F(4x4, 3x3) or F(2x2, 3x3): the host side shared by both targets, and the CPU pair.
 
 `output_tile` (the spec's) picks the transform set per convolution: F(4x4, 3x3)
-(`_winograd4_bodies`, 36 products per 4x4 outputs) for outputs at least 8 on a
-side in batches of 64 or more such blocks, else F(2x2, 3x3) (`_winograd_bodies`,
-16 products per 2x2 outputs).
+(`_winograd4_bodies`, 36 products per 4x4 outputs) for batches of 64 or more 4x4
+output blocks (unless cut tiles waste its saving), else F(2x2, 3x3)
+(`_winograd_bodies`, 16 products per 2x2 outputs).
 Below, K is the set's 36 or 16 and "tile" its (m + 2) x (m + 2) input block.
 All three products of a training step's convolution run in the Winograd domain:
 

@@ -17,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 __all__ = [
-    "MIN_F4_OUTPUT",
+    "MIN_F4_TILES",
     "conv2d_winograd_backward",
     "conv2d_winograd_forward",
     "output_tile",
@@ -27,15 +27,13 @@ Array = npt.NDArray[Any]
 Pair = tuple[int, int]
 Quad = tuple[int, int, int, int]
 
-MIN_F4_OUTPUT = 8
-"""The smallest output height and width computed through F(4x4, 3x3). Below it, F(2x2, 3x3):
-on 4x4 outputs one 6x6 tile per image leaves the products too few columns and the
-36 transformed filters (2.25 times F(2x2)'s) cost more than the products save
-(measured in tests/bench/bench_conv3x3.py)."""
 MIN_F4_TILES = 64
-"""The fewest 4x4 output blocks in a whole batch computed through F(4x4, 3x3): the
-filter transforms do not depend on the batch, so a small batch pays them for few
-products (at batch 4, 256 channels at 8x8, F(4x4) took 1.3 times F(2x2)'s time)."""
+"""The fewest 4x4 output blocks in a whole batch computed through F(4x4, 3x3): its 36
+transformed filters per filter (F(2x2)'s 16) do not depend on the batch, so a small
+batch pays them for few products (tests/bench/bench_conv3x3.py: at batch 32, 512
+channels at 4x4 (32 blocks) ran 1.25 times slower than through F(2x2); at batch 128
+(128 blocks) 1.2 times faster)."""
+
 
 # (B^T, G, A^T) by output tile size m: tiles of m + 2 inputs at stride m.
 MATRICES: dict[int, tuple[Array, Array, Array]] = {
@@ -83,9 +81,16 @@ MATRICES: dict[int, tuple[Array, Array, Array]] = {
 
 
 def output_tile(n: int, oh: int, ow: int) -> int:
-    """The side of the output blocks (2 or 4) the Winograd kernels compute n (oh, ow) outputs in."""
-    blocks = n * -(-oh // 4) * -(-ow // 4)
-    return 4 if min(oh, ow) >= MIN_F4_OUTPUT and blocks >= MIN_F4_TILES else 2
+    """The side of the output blocks (2 or 4) the Winograd kernels compute n (oh, ow) outputs in.
+
+    F(4x4, 3x3) when its products are at most 3/4 of F(2x2, 3x3)'s (outputs cut from
+    partial tiles count: a 5x5 or 6x6 output costs both sets the same) and the batch
+    holds at least `MIN_F4_TILES` 4x4 blocks.
+    """
+    blocks4 = -(-oh // 4) * -(-ow // 4)
+    blocks2 = -(-oh // 2) * -(-ow // 2)
+    fewer = 4 * 36 * blocks4 <= 3 * 16 * blocks2
+    return 4 if fewer and n * blocks4 >= MIN_F4_TILES else 2
 
 
 def _tiles(x: Array, padding: Quad) -> tuple[Array, int, int, int]:

@@ -6,7 +6,7 @@ Not collected by pytest.
 For each 3x3 stride-1 shape of ResNet-18 (64@32x32, 128@16x16, 256@8x8, 512@4x4) it runs
 one forward and one backward (input and weight gradients) of each kernel pair of the CPU
 table that computes it: Winograd (`conv2d_winograd`) with each transform set, F(4x4, 3x3)
-and F(2x2, 3x3) (the runtime picks by output size: `_winograd_reference.output_tile`),
+and F(2x2, 3x3) (the runtime picks by output and batch size: `_winograd_reference.output_tile`),
 im2col with the split GEMM (`conv2d`) and the per-sample columns (`conv2d_planar`). Calls are interleaved
 (every pair at 1 thread, then every pair at N, per round) and each figure is the fastest
 round's, timed as in `bench_scaling.py`: `--clock cpu` (the default: the machine is shared)
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 SHAPES = ((64, 32), (128, 16), (256, 8), (512, 4))
 """(channels in and out, input side) of ResNet-18's 3x3 stride-1 convolutions at 32x32 input."""
 ALGORITHMS = {
-    # column: (kernel pair, MIN_F4_OUTPUT while it runs)
+    # column: (kernel pair, MIN_F4_TILES while it runs)
     "winograd 4x4": ("conv2d_winograd", 1),
     "winograd 2x2": ("conv2d_winograd", 1 << 30),
     "im2col": ("conv2d", 1),
@@ -59,12 +59,12 @@ def _call(algorithm: str, x: np.ndarray, w: np.ndarray) -> Callable[[], Any]:
     backward = getattr(kernels, f"{pair}_backward")
 
     def run() -> None:
-        chosen = _winograd_reference.MIN_F4_OUTPUT
-        _winograd_reference.MIN_F4_OUTPUT = min_f4
+        chosen = _winograd_reference.MIN_F4_TILES
+        _winograd_reference.MIN_F4_TILES = min_f4
         try:
             backward(forward(x, w, *GEOMETRY), x, w, *GEOMETRY, True)
         finally:
-            _winograd_reference.MIN_F4_OUTPUT = chosen
+            _winograd_reference.MIN_F4_TILES = chosen
 
     return run
 

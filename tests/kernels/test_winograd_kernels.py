@@ -97,21 +97,21 @@ def test_matches_its_oracle(table, kernel, oracle, case, need_dx, dtype, seed):
 
 
 # (height, width, padding): F(2x2, 3x3) with a cut column; F(4x4, 3x3) with cut rows and
-# columns (10 = 4 + 4 + 2, 9 = 4 + 4 + 1) and with whole tiles only (8 x 8 outputs).
-SHAPES = [(6, 5, (1, 1, 1, 1)), (10, 9, (1, 1, 1, 1)), (10, 10, (0, 0, 2, 0))]
+# columns (11 = 4 + 4 + 3, 9 = 4 + 4 + 1) and with whole tiles only (8 x 8 outputs).
+SHAPES = [(6, 5, (1, 1, 1, 1)), (11, 9, (1, 1, 1, 1)), (10, 10, (0, 0, 2, 0))]
 
 
 def test_the_output_size_picks_the_transform_set(monkeypatch):
     tile = _winograd_reference.output_tile
     assert tile(1, 8, 8) == 4  # under the fixture: any 8x8 output
-    assert tile(1 << 20, 7, 8) == 2  # a side under 8
+    assert tile(1 << 20, 5, 6) == 2  # cut tiles: as many products as F(2x2)
     # Each shape below is computed by the set its comment names.
     sides = [(h + p[0] + p[1] - 2, w + p[2] + p[3] - 2) for h, w, p in SHAPES]
     assert [tile(1, oh, ow) for oh, ow in sides] == [2, 4, 4]
     monkeypatch.setattr(_winograd_reference, "MIN_F4_TILES", DEFAULT_MIN_F4_TILES)
     assert tile(16, 8, 8) == 4  # 16 x 4 blocks of 4x4
     assert tile(15, 8, 8) == 2  # too few blocks for the filter transforms to pay
-    assert tile(64, 7, 64) == tile(64, 64, 4) == 2
+    assert tile(32, 4, 4) == 2 and tile(64, 4, 4) == 4  # ResNet-18's last stage
 
 
 @pytest.mark.parametrize("threads", [1, 2, 3])
