@@ -42,7 +42,12 @@ from ._errors import (
 from ._util import fixup_module_metadata
 
 # MindSpore exports its loss-scale managers at the top level too (`ms.FixedLossScaleManager`).
-from .amp import DynamicLossScaleManager, FixedLossScaleManager, LossScaleManager
+from .amp import (
+    DynamicLossScaleManager,
+    FixedLossScaleManager,
+    LossScaleManager,
+    build_train_network,
+)
 
 # --- runtime core: events, bus, callbacks, model ---------------------------------
 from .bus._bus import EventBus
@@ -60,8 +65,11 @@ from .checkpoint._serialization import (
     save_checkpoint,
 )
 from .checkpoint._snapshot import CheckpointSnapshot
-from .common.api import jit, ms_function
+from .common._tensor_functions import from_numpy, is_tensor, tensor
+from .common.api import jit, jit_class, ms_function
 from .common.jit_config import JitConfig
+from .common.mutable import mutable
+from .common.recompute import recompute
 from .communication._parallel_context import (
     ParallelMode,
     get_auto_parallel_context,
@@ -79,9 +87,10 @@ from .compute._context import (
     get_context,
     get_seed,
     set_context,
+    set_device,
     set_seed,
 )
-from .compute._grad import grad, value_and_grad
+from .compute._grad import get_grad, grad, value_and_grad
 from .compute._targets import (
     CPUTarget,
     CUDATarget,
@@ -95,6 +104,7 @@ from .compute._tensor import Parameter, ParameterTuple, Tensor
 # MindSpore's data types are top-level names too (`ms.float32`): the whole `dtype` namespace.
 from .dtype import *  # noqa: F403
 from .onnx._export import export
+from .ops._vmap import vmap
 from .training._callback import Callback
 from .training._cb_params import CallbackParams
 from .training._loss_value import loss_value
@@ -179,6 +189,16 @@ __all__ = [
     "uint32",
     "uint64",
     "value_and_grad",
+    "from_numpy",
+    "is_tensor",
+    "tensor",
+    "jit_class",
+    "mutable",
+    "recompute",
+    "get_grad",
+    "set_device",
+    "build_train_network",
+    "vmap",
 ]
 
 fixup_module_metadata(__name__, globals())

@@ -1,19 +1,28 @@
-"""MindSpore's `mindspore.amp` path: the loss-scale managers `Model(..., loss_scale_manager=...)` takes.
+"""MindSpore's `mindspore.amp` path: loss-scale managers and the mixed-precision builders.
 
 `FixedLossScaleManager`, `DynamicLossScaleManager` and their base
 `LossScaleManager` (defined in `cadence.nn._loss_scale`, beside the cells they
-build). Mixed precision itself (`amp_level` "O1"-"O3") is not here: cadence
-trains in float32 (see docs/mindspore-differences.md).
+build); `build_train_network`, `auto_mixed_precision` and `all_finite` (in
+`cadence.nn._amp`). Mixed precision itself (`amp_level` "O1"-"O3") casts
+nothing: cadence trains in float32 (see docs/mindspore-differences.md).
 
 Layer rule: a facade for MindSpore's import path (imports `cadence.nn` only).
 """
 
 from __future__ import annotations
 
+from .nn._amp import all_finite, auto_mixed_precision, build_train_network
 from .nn._loss_scale import (
     DynamicLossScaleManager,
     FixedLossScaleManager,
     LossScaleManager,
 )
 
-__all__ = ["DynamicLossScaleManager", "FixedLossScaleManager", "LossScaleManager"]
+__all__ = [
+    "DynamicLossScaleManager",
+    "FixedLossScaleManager",
+    "LossScaleManager",
+    "all_finite",
+    "auto_mixed_precision",
+    "build_train_network",
+]

@@ -12,7 +12,7 @@ from __future__ import annotations
 from ..compute._context import get_seed, set_seed
 from ..compute._tensor import Parameter, ParameterTuple, Tensor
 from . import api, dtype, initializer, jit_config, parameter, tensor
-from .api import jit, ms_function
+from .api import jit, jit_class, ms_function
 from .jit_config import JitConfig
 
 __all__ = [
@@ -25,6 +25,7 @@ __all__ = [
     "get_seed",
     "initializer",
     "jit",
+    "jit_class",
     "jit_config",
     "ms_function",
     "parameter",

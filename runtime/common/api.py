@@ -1,10 +1,11 @@
-"""MindSpore's `mindspore.common.api` path: the `jit` and `ms_function` decorators.
+"""MindSpore's `mindspore.common.api` path: the `jit`, `ms_function` and `jit_class` decorators.
 
 MindSpore compiles a decorated function into a graph. cadence runs every
 function eagerly and its kernels are compiled already, so both decorators return
 the function unchanged: results are the same, and the options they take
 (`mode`, `input_signature`, `jit_config`, `capture_mode`, ...) are accepted and
-ignored.
+ignored. `jit_class` (which lets graph code use a class's instances) returns the
+class unchanged.
 """
 
 from __future__ import annotations
@@ -14,7 +15,9 @@ from typing import TYPE_CHECKING, Any, TypeVar, overload
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-__all__ = ["jit", "ms_function"]
+__all__ = ["jit", "jit_class", "ms_function"]
+
+C = TypeVar("C", bound=type)
 
 F = TypeVar("F", bound="Callable[..., Any]")
 
@@ -57,3 +60,25 @@ def ms_function(function: None = None, /, **options: Any) -> Callable[[F], F]: .
 def ms_function(function: Any = None, /, **options: Any) -> Any:
     """The name `jit` had before MindSpore 2.0 (`@ms_function`); runs the function as it is."""
     return _decorate("ms_function", function)
+
+
+def jit_class(cls: C) -> C:
+    """Mark a class usable in graph code, as `mindspore.jit_class`; cadence returns the class as it is.
+
+    Raises:
+        TypeError: If `cls` is not a class (MindSpore checks the same).
+
+    Example:
+        >>> import cadence as ms
+        >>> @ms.jit_class
+        ... class Scale:
+        ...     def __init__(self, factor):
+        ...         self.factor = factor
+        >>> Scale(2.0).factor
+        2.0
+    """
+    if not isinstance(cls, type):
+        raise TypeError(
+            f"For 'jit_class', the argument 'cls' must be a class, but got {cls!r} of type {type(cls).__name__!r}."
+        )
+    return cls

@@ -23,6 +23,7 @@ __all__ = [
     "get_seed",
     "rng",
     "set_context",
+    "set_device",
     "set_seed",
 ]
 
@@ -87,6 +88,46 @@ def set_context(**kwargs: Any) -> None:
         _values.update(kwargs)
         if kwargs.get("runtime_num_threads") is not None:
             current_target().configure_threads(kwargs["runtime_num_threads"])
+
+
+def set_device(device_target: str, device_id: int | None = None) -> None:
+    """Choose the device to compute on, as MindSpore 2.5+'s `mindspore.set_device`.
+
+    The same as `set_context(device_target=..., device_id=...)` (`device_id` left as it
+    is when None). `device_target` is "CPU", "GPU", "Ascend" or a plugin's target;
+    unlike MindSpore, cadence also accepts it in lower case, as `set_context` does.
+
+    Raises:
+        TypeError: If `device_target` is not a str or `device_id` not an int or None.
+        ValueError: If `device_id` is negative.
+        TargetUnavailableError: (a ValueError) For an unknown target or one that cannot
+            run here (the message says what is missing).
+
+    Example:
+        >>> import cadence as ms
+        >>> ms.set_device("CPU")
+        >>> ms.get_context("device_target")
+        'CPU'
+    """
+    if not isinstance(device_target, str):
+        raise TypeError(
+            f"For 'set_device', the argument 'device_target' must be a str such as 'CPU', "
+            f"but got {device_target!r} of type {type(device_target).__name__!r}."
+        )
+    if device_id is None:
+        set_context(device_target=device_target)
+        return
+    given: Any = device_id  # checked at run time: callers may pass anything
+    if not isinstance(given, int) or isinstance(given, bool):
+        raise TypeError(
+            f"For 'set_device', the argument 'device_id' must be an int >= 0 or None, "
+            f"but got {device_id!r} of type {type(device_id).__name__!r}."
+        )
+    if device_id < 0:
+        raise ValueError(
+            f"For 'set_device', the argument 'device_id' must be an int >= 0 or None, but got {device_id!r}."
+        )
+    set_context(device_target=device_target, device_id=device_id)
 
 
 def get_context(attr_key: str) -> Any:

@@ -10,7 +10,7 @@ from ._tensor import Parameter, Tensor
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
-__all__ = ["grad", "tracked_leaf", "value_and_grad"]
+__all__ = ["get_grad", "grad", "tracked_leaf", "value_and_grad"]
 
 
 def tracked_leaf(x: Tensor) -> Tensor:
@@ -55,6 +55,7 @@ def value_and_grad(
     grad_position: Any = 0,
     weights: Any = None,
     has_aux: bool = False,
+    return_ids: bool = False,
 ) -> Callable[..., tuple[Any, Any]]:
     """Return a function computing `(fn(*args), gradients)`.
 
@@ -63,6 +64,8 @@ def value_and_grad(
         grad_position: Index or tuple of indices of the inputs to differentiate, or None.
         weights: Parameters to differentiate.
         has_aux: `fn` returns (loss, *aux); only the loss is differentiated.
+        return_ids: Pair each gradient with what it is for: `(position, grad)` for an
+            input, `(parameter name, grad)` for a weight; `get_grad` reads them.
 
     The gradients are: for inputs only, one Tensor (int position) or a tuple;
     for weights only, a tuple; for both, `(input grads, weight grads)`.
@@ -78,6 +81,10 @@ def value_and_grad(
     params = _weights(weights)
     if positions is None and params is None:
         raise ValueError("`grad_position` and `weights` cannot both be None.")
+    if not isinstance(return_ids, bool):
+        raise TypeError(
+            f"`return_ids` must be a bool, but got {return_ids!r} of type {type(return_ids).__name__!r}."
+        )
 
     def wrapped(*args: Any) -> tuple[Any, Any]:
         call_args = list(args)
@@ -94,7 +101,10 @@ def value_and_grad(
             out = fn(*call_args)
         loss = out[0] if has_aux else out
         targets: Sequence[Tensor] = [*leaves, *(params or ())]
-        grads = [Tensor._wrap(g) for g in backward(loss, targets)]
+        grads: list[Any] = [Tensor._wrap(g) for g in backward(loss, targets)]
+        if return_ids:
+            ids = [*(positions or ()), *(p.name for p in params or ())]
+            grads = [(i, g) for i, g in zip(ids, grads, strict=True)]
         input_grads: Any = tuple(grads[: len(leaves)])
         if isinstance(grad_position, int):
             input_grads = input_grads[0]
@@ -113,12 +123,67 @@ def grad(
     grad_position: Any = 0,
     weights: Any = None,
     has_aux: bool = False,
+    return_ids: bool = False,
 ) -> Callable[..., Any]:
     """Return a function computing the gradients of `fn` (see `value_and_grad`); with `has_aux`, `(grads, aux)`."""
-    vg = value_and_grad(fn, grad_position, weights, has_aux)
+    vg = value_and_grad(fn, grad_position, weights, has_aux, return_ids)
 
     def wrapped(*args: Any) -> Any:
         out, grads = vg(*args)
         return (grads, tuple(out[1:])) if has_aux else grads
 
     return wrapped
+
+
+def _pairs(gradients: Any) -> list[tuple[Any, Any]]:
+    """The `(id, gradient)` pairs in `return_ids` results, however they are nested."""
+    is_pair = isinstance(gradients, tuple) and len(gradients) == 2
+    if (
+        is_pair
+        and isinstance(gradients[1], Tensor)
+        and isinstance(gradients[0], int | str)
+        and not isinstance(gradients[0], bool)
+    ):
+        return [gradients]
+    if isinstance(gradients, tuple | list):
+        return [pair for item in gradients for pair in _pairs(item)]
+    return []
+
+
+def get_grad(gradients: Any, identifier: Any) -> Tensor:
+    """Return one gradient from the results of `grad(..., return_ids=True)`, as `mindspore.get_grad`.
+
+    Args:
+        gradients: What the function made by `grad` or `value_and_grad` with
+            `return_ids=True` returned (its gradients part).
+        identifier: An input's position (int), or a Parameter (found by its name).
+
+    Raises:
+        TypeError: If `identifier` is neither an int nor a Parameter.
+        ValueError: If `gradients` holds no gradient for it (MindSpore: RuntimeError);
+            the message lists the ids it does hold.
+
+    Example:
+        >>> import cadence as ms
+        >>> grads = ms.grad(lambda x, y: (x * y).sum(), (0, 1), return_ids=True)(
+        ...     ms.Tensor([1.0]), ms.Tensor([3.0]))
+        >>> ms.get_grad(grads, 1)
+        Tensor(shape=[1], dtype=Float32, value= [ 1.00000000e+00])
+    """
+    if isinstance(identifier, Parameter):
+        key: Any = identifier.name
+    elif isinstance(identifier, int) and not isinstance(identifier, bool):
+        key = identifier
+    else:
+        raise TypeError(
+            f"For 'get_grad', the argument 'identifier' must be an int (an input's position) or a "
+            f"Parameter, but got {identifier!r} of type {type(identifier).__name__!r}."
+        )
+    pairs = _pairs(gradients)
+    for found, grad_value in pairs:
+        if found == key:
+            return grad_value  # type: ignore[no-any-return]
+    raise ValueError(
+        f"For 'get_grad', no gradient for {identifier!r} in 'gradients' (its ids: "
+        f"{[found for found, _ in pairs]}); were they made by `grad(..., return_ids=True)`?"
+    )

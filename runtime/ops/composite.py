@@ -2,7 +2,8 @@
 
 `C.GradOperation` builds gradient functions for custom training cells;
 `C.MultitypeFuncGraph`, `C.HyperMap` and `C.Map` apply a function to every
-gradient; `C.clip_by_global_norm` rescales a tuple of gradients.
+gradient; `C.clip_by_global_norm` rescales a tuple of gradients; `C.vmap` maps a
+function over an axis of its inputs.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from . import _functional as f
 from ._functional import clip as clip_by_value
 from ._grad_operation import GradOperation
 from ._multitype import HyperMap, Map, MultitypeFuncGraph
+from ._vmap import vmap
 
 __all__ = [
     "GradOperation",
@@ -25,6 +27,7 @@ __all__ = [
     "clip_by_value",
     "grad",
     "value_and_grad",
+    "vmap",
 ]
 
 

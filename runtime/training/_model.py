@@ -36,7 +36,6 @@ _KWARGS = (
     "boost_config_dict",
     "acc_level",
 )
-_AMP_LEVELS = ("O0", "O1", "O2", "O3", "auto")
 DEFAULT_DRAIN_TIMEOUT = 600.0
 """Seconds a run waits at its end for worker subscribers, unless `Model(drain_timeout=...)` says otherwise."""
 
@@ -120,10 +119,9 @@ class Model:
                     f"For 'Model', unexpected keyword argument {key!r}; the accepted extra arguments are "
                     f"{', '.join(repr(k) for k in _KWARGS)}."
                 )
-        if amp_level not in _AMP_LEVELS:
-            raise ValueError(
-                f"For 'Model', the argument 'amp_level' must be one of {_AMP_LEVELS}, but got {amp_level!r}."
-            )
+        from cadence.nn._amp import check_amp_level
+
+        check_amp_level(amp_level, "amp_level", "Model")
         if amp_level != "O0" and optimizer is None:
             raise ValueError(
                 f"For 'Model', auto mixed precision (amp_level={amp_level!r}) needs an 'optimizer', but got None. "
@@ -175,38 +173,16 @@ class Model:
     # --- construction ----------------------------------------------------------------
 
     def _build_train_network(self) -> Callable[..., Any]:
-        net: Any = self._network  # any callable; nn cells accept duck-typed cells
-        loss_fn: Any = self._loss_fn
-        opt = self._optimizer
-        if loss_fn is not None or opt is not None:
-            from cadence import nn
+        if self._loss_fn is None and self._optimizer is None:
+            return self._network
+        # The same builder as `amp.build_train_network`, so both make the same network.
+        from cadence.nn._amp import train_network
 
-            if loss_fn is not None:
-                net = nn.WithLossCell(net, loss_fn)
-            if opt is not None:
-                net = self._train_step(nn, net, opt)
-        built: Callable[..., Any] = net
-        return built
-
-    def _train_step(self, nn: Any, net: Any, opt: Any) -> Any:
-        """`TrainOneStepCell`, or with a `loss_scale_manager` the loss-scaled step it asks for (as MindSpore)."""
         manager = self._kwargs.get("loss_scale_manager")
-        if manager is None:
-            return nn.TrainOneStepCell(net, opt)
-        for method in ("get_loss_scale", "get_update_cell"):
-            if not callable(getattr(manager, method, None)):
-                raise TypeError(
-                    "For 'Model', the argument 'loss_scale_manager' must be a LossScaleManager "
-                    f"(e.g. `cadence.amp.DynamicLossScaleManager()`), but got {manager!r} of type "
-                    f"{type(manager).__name__!r}."
-                )
-        update_cell = manager.get_update_cell()
-        if update_cell is None:
-            return nn.TrainOneStepCell(net, opt, sens=manager.get_loss_scale())
-        step = nn.TrainOneStepWithLossScaleCell(net, opt, scale_sense=update_cell)
-        if manager.get_drop_overflow_update():
-            step._host_manager = manager
-        return step
+        built: Callable[..., Any] = train_network(
+            self._network, self._loss_fn, self._optimizer, manager, "Model"
+        )
+        return built
 
     def _build_eval_network(
         self, eval_network: Callable[..., Any] | None, eval_indexes: list[int] | None
