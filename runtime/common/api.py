@@ -66,7 +66,7 @@ def jit_class(cls: C) -> C:
     """Mark a class usable in graph code, as `mindspore.jit_class`; cadence returns the class as it is.
 
     Raises:
-        TypeError: If `cls` is not a class (MindSpore checks the same).
+        TypeError: If `cls` is not a class, or is a Cell (MindSpore checks the same).
 
     Example:
         >>> import cadence as ms
@@ -80,5 +80,11 @@ def jit_class(cls: C) -> C:
     if not isinstance(cls, type):
         raise TypeError(
             f"For 'jit_class', the argument 'cls' must be a class, but got {cls!r} of type {type(cls).__name__!r}."
+        )
+    from ..nn import Cell
+
+    if issubclass(cls, Cell):
+        raise TypeError(
+            f"For 'jit_class', the argument 'cls' must be a user-defined class, not a Cell, but got {cls!r}."
         )
     return cls

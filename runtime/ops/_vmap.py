@@ -68,8 +68,9 @@ def _zip_spec(spec: Any, value: Any, name: str, leaf: Callable[[Any, Any], Any])
     return leaf(spec, value)
 
 
-def _mapped_size(in_axes: Any, args: tuple[Any, ...]) -> int:
-    sizes: list[int] = []
+def _mapped_size(in_axes: Any, args: tuple[Any, ...], models: int | None) -> int:
+    """The length of the mapped axis; with a CellList (`models` cells), that number of cells."""
+    sizes: list[int] = [] if models is None else [models]
 
     def measure(axis: Any, value: Any) -> None:
         if axis is None:
@@ -84,7 +85,8 @@ def _mapped_size(in_axes: Any, args: tuple[Any, ...]) -> int:
     _zip_spec(in_axes, args, "in_axes", measure)
     if not sizes:
         raise ValueError(
-            f"For 'vmap', 'in_axes' must map at least one Tensor argument, but got {in_axes!r}."
+            f"For 'vmap', 'in_axes' must map at least one Tensor argument (or 'fn' be a CellList), "
+            f"but got {in_axes!r}."
         )
     if len(set(sizes)) > 1:
         raise ValueError(
@@ -156,7 +158,9 @@ def vmap(
     """Map `fn` over an axis of its inputs, as `mindspore.vmap`, by calling it once per element.
 
     Args:
-        fn: The function (or Cell) to map.
+        fn: The function (or Cell) to map; or a CellList of cells of the same structure
+            (a model ensemble), whose cell i computes element i: then every argument may be
+            passed whole (`in_axes=None`), and the mapped axes have one element per cell.
         in_axes: Per argument, the axis to map over, or None for an argument passed whole
             to every call; an int or None applies to all arguments; tuples and lists
             nest to match tuple and list arguments.
@@ -179,6 +183,8 @@ def vmap(
         >>> ms.vmap(lambda row, w: (row * w).sum(), in_axes=(0, None))(x, ms.Tensor([1.0, 10.0]))
         Tensor(shape=[2], dtype=Float32, value= [ 2.10000000e+01,  4.30000000e+01])
     """
+    from ..nn import CellList  # a model ensemble: cell i computes element i
+
     if not callable(fn):
         raise TypeError(
             f"For 'vmap', the argument 'fn' must be callable, but got {fn!r} of type {type(fn).__name__!r}."
@@ -192,9 +198,12 @@ def vmap(
                 f"For 'vmap', the argument 'in_axes' has {len(in_axes)} elements {in_axes!r} "
                 f"but the function got {len(args)} arguments."
             )
-        size = _mapped_size(in_axes, args)
+        models = list(fn) if isinstance(fn, CellList) else None
+        size = _mapped_size(in_axes, args, None if models is None else len(models))
+        calls: list[Any] = [fn] * size if models is None else models
         results = [
-            fn(*_zip_spec(in_axes, args, "in_axes", _take(i))) for i in range(size)
+            call(*_zip_spec(in_axes, args, "in_axes", _take(i)))
+            for i, call in enumerate(calls)
         ]
         return _gather(out_axes, results)
 

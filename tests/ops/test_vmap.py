@@ -73,6 +73,18 @@ def test_vmap_maps_a_cell_and_is_in_ops():
     assert np.allclose(ops.vmap(dense)(x).asnumpy(), dense(x).asnumpy(), atol=1e-6)
 
 
+def test_vmap_of_a_cell_list_calls_cell_i_for_element_i():
+    ms.set_seed(2)
+    models = nn.CellList([nn.Dense(3, 1), nn.Dense(3, 1)])
+    x = Tensor(A)
+    shared = ms.vmap(models, in_axes=None)(x)  # every model on the whole input
+    assert np.array_equal(shared.asnumpy(), np.stack([m(x).asnumpy() for m in models]))
+    split = ms.vmap(models, in_axes=0)(x)  # model i on row i
+    assert np.array_equal(
+        split.asnumpy(), np.stack([models[i](x[i]).asnumpy() for i in range(2)])
+    )
+
+
 def test_grad_through_vmap_matches_grad_of_the_unmapped_function():
     x = Tensor(A)
     w = Tensor(W)

@@ -85,6 +85,7 @@ BAD_CALLS: BadCalls = {
         lambda: unchecked.mutable(unchecked.Tensor(1), dynamic_len=True), TypeError, "needs a tuple or list",
     ),
     "mutable-dynamic_len-type": (lambda: unchecked.mutable([1], dynamic_len=1), TypeError, "'dynamic_len' must be a bool"),
+    "jit_class-cell": (lambda: unchecked.jit_class(nn.Dense), TypeError, "not a Cell"),
     "jit_class-function": (lambda: unchecked.jit_class(len), TypeError, "'cls' must be a class"),
     "recompute-function": (lambda: unchecked.recompute(abs, unchecked.Tensor(1.0)), TypeError, "must be a Cell"),
     "recompute-not-callable": (
