@@ -65,11 +65,11 @@ from .checkpoint._serialization import (
     save_checkpoint,
 )
 from .checkpoint._snapshot import CheckpointSnapshot
+from .common._mutable import mutable
+from .common._recompute import recompute
 from .common._tensor_functions import from_numpy, is_tensor, tensor
 from .common.api import jit, jit_class, ms_function
 from .common.jit_config import JitConfig
-from .common.mutable import mutable
-from .common.recompute import recompute
 from .communication._parallel_context import (
     ParallelMode,
     get_auto_parallel_context,

@@ -149,3 +149,12 @@ def test_recompute_takes_any_callable_without_reentrance():
         ms.recompute(lambda a, b=0: a + b, 1, b=2, use_reentrant=False, early_stop=True)
         == 3
     )
+
+
+@pytest.mark.parametrize(
+    "name", ["from_numpy", "is_tensor", "jit_class", "mutable", "recompute"]
+)
+def test_common_exports_the_same_functions_as_mindspore_common(name):
+    import cadence.common
+
+    assert getattr(cadence.common, name) is getattr(ms, name)

@@ -1,4 +1,4 @@
-"""MindSpore's `mindspore.common.recompute` path: the function form `recompute(block, *args)`.
+"""The function form `recompute(block, *args)` (`mindspore.recompute`, also `mindspore.common.recompute`).
 
 MindSpore frees a block's activations after the forward pass and computes them
 again during the backward pass, trading time for memory. cadence's tape keeps

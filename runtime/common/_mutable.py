@@ -1,4 +1,4 @@
-"""MindSpore's `mindspore.common.mutable` path: `mutable`.
+"""`mutable` (`mindspore.mutable`, also `mindspore.common.mutable`).
 
 In graph mode MindSpore compiles a graph per constant value of a scalar or
 sequence argument; `mutable` marks the argument as a variable so one graph
