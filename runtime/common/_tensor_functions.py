@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from ..compute._context import current_target
 from ..compute._tensor import Tensor
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from ..compute._dtype import Type
 
 __all__ = ["from_numpy", "is_tensor", "tensor"]
@@ -23,6 +23,8 @@ def from_numpy(array: np.ndarray[Any, Any]) -> Tensor:
 
     The dtype is the array's (float64 stays float64, unlike `Tensor([1.0])`). On a device
     target the first operation copies the data to the device, as any host tensor.
+
+    The same as `Tensor.from_numpy`.
 
     Raises:
         TypeError: If `array` is not a numpy array, or its dtype has no cadence type.
@@ -36,12 +38,7 @@ def from_numpy(array: np.ndarray[Any, Any]) -> Tensor:
         >>> t
         Tensor(shape=[2], dtype=Float32, value= [ 5.00000000e+00,  0.00000000e+00])
     """
-    if not isinstance(array, np.ndarray):
-        raise TypeError(
-            f"For 'from_numpy', the argument 'array' must be a numpy.ndarray, "
-            f"but got {array!r} of type {type(array).__name__!r}."
-        )
-    return Tensor(array)
+    return Tensor.from_numpy(array)
 
 
 def tensor(

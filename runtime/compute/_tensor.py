@@ -128,6 +128,23 @@ class Tensor:
         self._node: Node | None = None
         self._tracked = False
 
+    @staticmethod
+    def from_numpy(array: NDArray) -> Tensor:
+        """Return a Tensor over `array`'s memory (writes show in both; the dtype is kept), as MindSpore's.
+
+        Also `cadence.from_numpy`.
+
+        Raises:
+            TypeError: If `array` is not a numpy array, or its dtype has no cadence type.
+        """
+        given: Any = array  # checked at run time: callers may pass anything
+        if not isinstance(given, np.ndarray):
+            raise TypeError(
+                f"For 'from_numpy', the argument 'array' must be a numpy.ndarray, "
+                f"but got {array!r} of type {type(array).__name__!r}."
+            )
+        return Tensor(array)
+
     @classmethod
     def _wrap(cls, data: NDArray) -> Tensor:
         """Wrap an array without copying or checking (internal fast path)."""

@@ -12,9 +12,12 @@ from cadence import nn
 from tests.helpers.bad_calls import BadCalls, bad_calls_test
 
 
-def test_from_numpy_shares_memory_both_ways_and_keeps_the_dtype():
+@pytest.mark.parametrize(
+    "make", [ms.from_numpy, ms.Tensor.from_numpy], ids=["function", "static"]
+)
+def test_from_numpy_shares_memory_both_ways_and_keeps_the_dtype(make):
     a = np.zeros((2, 2), np.float64)
-    t = ms.from_numpy(a)
+    t = make(a)
     assert t.dtype == ms.float64  # unlike Tensor([...]) of Python floats, no float32
     a[0, 0] = 5.0
     assert t.asnumpy()[0, 0] == 5.0
@@ -71,6 +74,7 @@ class _Plain:
 unchecked: Any = ms
 BAD_CALLS: BadCalls = {
     "from_numpy-list": (lambda: unchecked.from_numpy([1.0]), TypeError, "'array' must be a numpy.ndarray"),
+    "Tensor.from_numpy-list": (lambda: unchecked.Tensor.from_numpy(1), TypeError, "'array' must be a numpy.ndarray"),
     "from_numpy-strings": (lambda: unchecked.from_numpy(np.array(["a"])), TypeError, "dtype('<U1') has no cadence type"),
     "tensor-device-type": (lambda: unchecked.tensor([1], device=0), TypeError, "'device' must be a str"),
     "tensor-device-other": (lambda: unchecked.tensor([1], device="GPU"), ValueError, "device target 'CPU'"),
