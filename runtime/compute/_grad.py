@@ -56,6 +56,7 @@ def value_and_grad(
     weights: Any = None,
     has_aux: bool = False,
     return_ids: bool = False,
+    sens_param: bool = False,
 ) -> Callable[..., tuple[Any, Any]]:
     """Return a function computing `(fn(*args), gradients)`.
 
@@ -66,8 +67,11 @@ def value_and_grad(
         has_aux: `fn` returns (loss, *aux); only the loss is differentiated.
         return_ids: Pair each gradient with what it is for: `(position, grad)` for an
             input, `(parameter name, grad)` for a weight; `get_grad` reads them.
+        sens_param: The function takes one more argument, last: the gradient with respect
+            to the output (a tuple of them for a tuple output), instead of ones.
 
-    The gradients are: for inputs only, one Tensor (int position) or a tuple;
+    A function returning a tuple (without `has_aux`) is differentiated as the sum of its
+    outputs, as in MindSpore. The gradients are: for inputs only, one Tensor (int position) or a tuple;
     for weights only, a tuple; for both, `(input grads, weight grads)`.
 
     Example:
@@ -81,12 +85,20 @@ def value_and_grad(
     params = _weights(weights)
     if positions is None and params is None:
         raise ValueError("`grad_position` and `weights` cannot both be None.")
-    if not isinstance(return_ids, bool):
-        raise TypeError(
-            f"`return_ids` must be a bool, but got {return_ids!r} of type {type(return_ids).__name__!r}."
-        )
+    for name, flag in (("return_ids", return_ids), ("sens_param", sens_param)):
+        if not isinstance(flag, bool):
+            raise TypeError(
+                f"`{name}` must be a bool, but got {flag!r} of type {type(flag).__name__!r}."
+            )
 
     def wrapped(*args: Any) -> tuple[Any, Any]:
+        sens = None
+        if sens_param:
+            if not args:
+                raise ValueError(
+                    "With `sens_param=True` the last argument must be the output's gradient, but got no arguments."
+                )
+            *args, sens = args  # type: ignore[assignment]
         call_args = list(args)
         leaves: list[Tensor] = []
         for i in positions or ():
@@ -99,9 +111,18 @@ def value_and_grad(
             leaves.append(leaf)
         with enable_grad():
             out = fn(*call_args)
-        loss = out[0] if has_aux else out
+            differentiated = out[0] if has_aux else out
+            loss = _as_root(differentiated, sens)
         targets: Sequence[Tensor] = [*leaves, *(params or ())]
-        grads: list[Any] = [Tensor._wrap(g) for g in backward(loss, targets)]
+        # A single output is seeded with `sens`; a tuple's sens went into `_as_root`.
+        seed = sens if loss is differentiated else None
+        if isinstance(seed, tuple | list):
+            raise ValueError(
+                f"With `sens_param=True` and one output, the last argument must be its gradient, "
+                f"not a sequence, but got {seed!r}."
+            )
+        seed = seed._data if isinstance(seed, Tensor) else seed
+        grads: list[Any] = [Tensor._wrap(g) for g in backward(loss, targets, seed)]
         if return_ids:
             ids = [*(positions or ()), *(p.name for p in params or ())]
             grads = [(i, g) for i, g in zip(ids, grads, strict=True)]
@@ -118,15 +139,43 @@ def value_and_grad(
     return wrapped
 
 
+def _as_root(loss: Any, sens: Any) -> Any:
+    """The tensor backward starts from; for a tuple of outputs, the sum of their sums.
+
+    Each output's sum is weighted by its `sens` when given, so the gradient is the sum of
+    the outputs' gradients, as MindSpore differentiates a tuple.
+    """
+    if not isinstance(loss, tuple | list):
+        return loss
+    if sens is not None and (
+        not isinstance(sens, tuple | list) or len(sens) != len(loss)
+    ):
+        raise ValueError(
+            f"With `sens_param=True` and {len(loss)} outputs, the last argument must be a tuple of "
+            f"{len(loss)} gradients, but got {sens!r}."
+        )
+    weights = sens if sens is not None else (None,) * len(loss)
+    parts = [
+        (o if w is None else o * w).sum()
+        for o, w in zip(loss, weights, strict=True)
+        if isinstance(o, Tensor)
+    ]
+    root = parts[0]
+    for part in parts[1:]:
+        root = root + part
+    return root
+
+
 def grad(
     fn: Callable[..., Any],
     grad_position: Any = 0,
     weights: Any = None,
     has_aux: bool = False,
     return_ids: bool = False,
+    sens_param: bool = False,
 ) -> Callable[..., Any]:
     """Return a function computing the gradients of `fn` (see `value_and_grad`); with `has_aux`, `(grads, aux)`."""
-    vg = value_and_grad(fn, grad_position, weights, has_aux, return_ids)
+    vg = value_and_grad(fn, grad_position, weights, has_aux, return_ids, sens_param)
 
     def wrapped(*args: Any) -> Any:
         out, grads = vg(*args)
