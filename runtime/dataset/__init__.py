@@ -3,8 +3,8 @@
 Sources: `NumpySlicesDataset`, `GeneratorDataset`, `MnistDataset` (IDX files),
 `Cifar10Dataset` (CIFAR-10's binary batches), `ImageFolderDataset` (one folder
 of images per class), `DigitsDataset` (scikit-learn's bundled digits),
-`NpzDataset` (`.npz` files) and `MindDataset` (MindRecord files, see
-`cadence.mindrecord`).
+`NpzDataset` (`.npz` files), `MindDataset` (MindRecord files, see
+`cadence.mindrecord`), `TextFileDataset` and `CSVDataset` (lines of text files).
 Operations (`batch`, `shuffle`, `map`, `repeat`, `take`, `skip`, `project`,
 `rename`) return new datasets; `create_tuple_iterator`, `create_dict_iterator`
 and plain iteration yield rows of `cadence.Tensor`. Image and general
@@ -36,9 +36,11 @@ from ._pipeline import (
 )
 from ._samplers import DistributedSampler, RandomSampler, Sampler, SequentialSampler
 from ._sources import GeneratorDataset, NumpySlicesDataset
+from ._text_files import CSVDataset, Shuffle, TextFileDataset
 
 __all__ = [
     "BatchDataset",
+    "CSVDataset",
     "Cifar10Dataset",
     "Dataset",
     "DictIterator",
@@ -56,9 +58,11 @@ __all__ = [
     "RepeatDataset",
     "Sampler",
     "SequentialSampler",
+    "Shuffle",
     "ShuffleDataset",
     "SkipDataset",
     "TakeDataset",
+    "TextFileDataset",
     "TupleIterator",
     "config",
     "text",
