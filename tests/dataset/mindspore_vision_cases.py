@@ -88,6 +88,12 @@ def cases(ms: Any, vision: Any, transforms: Any, to_pil: Any) -> dict[str, Any]:
             saturation=(0.3, 0.3)
         )(rgb),
         "RandomColorAdjust hue": lambda: vision.RandomColorAdjust(hue=(0.2, 0.2))(rgb),
+        "RandomColorAdjust negative hue": lambda: vision.RandomColorAdjust(
+            hue=(-0.3, -0.3)
+        )(rgb),
+        "RandomColorAdjust all four": lambda: vision.RandomColorAdjust(
+            (0.7, 0.7), (1.3, 1.3), (0.6, 0.6), (0.1, 0.1)
+        )(rgb),
         "RandomSharpness": lambda: vision.RandomSharpness((0.3, 0.3))(rgb),
         "RandomSharpness gray": lambda: vision.RandomSharpness((1.7, 1.7))(gray),
         "RandomSolarize": lambda: vision.RandomSolarize((100, 100))(rgb),

@@ -11,13 +11,14 @@ tests/dataset/mindspore_vision.json.
 from __future__ import annotations
 
 import enum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
 from ...validation import check_int, check_number
 from .._random import augmentation_rng
 from .._transform import UnaryOperation
+from ._hsv import shift_hue
 from ._ops import sample_ndim
 from ._params import (
     check_range,
@@ -323,44 +324,32 @@ def _blend(image: Array, other: Array | float, factor: float) -> Array:
     ) * np.asarray(other, np.float32)
 
 
-def _rgb_to_hsv(rgb: Array) -> tuple[Array, Array, Array]:
-    """Hue in [0, 1), saturation and value of float RGB in [0, 1]."""
-    r, g, b = rgb[..., 0], rgb[..., 1], rgb[..., 2]
-    v = rgb.max(axis=-1)
-    delta = v - rgb.min(axis=-1)
-    s = np.where(v > 0, delta / np.where(v > 0, v, 1), 0)
-    safe = np.where(delta > 0, delta, 1)
-    h = np.where(
-        v == r, (g - b) / safe, np.where(v == g, 2 + (b - r) / safe, 4 + (r - g) / safe)
+def _brightness(image: Array, factor: float) -> Array:
+    return _blend(image, 0.0, factor)
+
+
+def _contrast(image: Array, factor: float) -> Array:
+    gray = opencv_gray(image) if image.ndim == 3 else image
+    mean = float(gray.mean())
+    # MindSpore blends with the mean rounded to a whole level (for uint8 images)
+    return _blend(
+        image, float(np.rint(mean)) if image.dtype == np.uint8 else mean, factor
     )
-    h = np.where(delta > 0, (h / 6) % 1.0, 0)
-    return h, s, v
 
 
-def _hsv_to_rgb(h: Array, s: Array, v: Array) -> Array:
-    sector = np.floor(h * 6) % 6
-    f = h * 6 - np.floor(h * 6)
-    p, q, t = v * (1 - s), v * (1 - s * f), v * (1 - s * (1 - f))
-    table = [(v, t, p), (q, v, p), (p, v, t), (p, q, v), (t, p, v), (v, p, q)]
-    out = np.zeros((*h.shape, 3))
-    for i, channels in enumerate(table):
-        chosen = sector == i
-        for c in range(3):
-            out[..., c] = np.where(chosen, channels[c], out[..., c])
-    return out
+def _saturation(image: Array, factor: float) -> Array:
+    return _blend(image, opencv_gray(image)[..., np.newaxis], factor)
 
 
-def _adjust_hue(image: Array, shift: float) -> Array:
-    scale = 255.0 if image.dtype == np.uint8 else 1.0
-    h, s, v = _rgb_to_hsv(image.astype(np.float64) / scale)
-    return _hsv_to_rgb((h + shift) % 1.0, s, v) * scale
+_ADJUSTMENTS: Final = (_brightness, _contrast, _saturation, shift_hue)
+_NEUTRAL: Final = ((1.0, 1.0), (1.0, 1.0), (1.0, 1.0), (0.0, 0.0))
 
 
 class RandomColorAdjust(UnaryOperation):
     """Change brightness, contrast, saturation and hue of RGB images by random factors.
 
-    Each image draws one factor per property from its range, then: brightness
-    scales the pixels; contrast blends with the mean of the gray image;
+    Each image applies the four changes in a random order (as MindSpore), each
+    with a factor drawn from its range: brightness scales the pixels; contrast blends with the mean of the gray image;
     saturation blends with the gray image; hue shifts the hue by a fraction of
     the color circle. A property whose range is (1, 1) (hue: (0, 0)) is left out.
 
@@ -413,26 +402,20 @@ class RandomColorAdjust(UnaryOperation):
         return each_image(x, batched, self._adjust, augmentation_rng())
 
     def _adjust(self, image: Array, rng: np.random.Generator) -> Array:
-        factors = [
-            rng.uniform(*r)
-            for r in (self.brightness, self.contrast, self.saturation, self.hue)
-        ]
+        # As MindSpore: the four adjustments in a random order, each with its own factor.
         out = image
-        if self.brightness != (1.0, 1.0):
-            out = to_dtype_of(_blend(out, 0.0, factors[0]), image)
-        if self.contrast != (1.0, 1.0):
-            gray = opencv_gray(out) if out.ndim == 3 else out
-            # MindSpore blends with the mean rounded to a whole level (for uint8 images)
-            mean = float(gray.mean())
-            mean = float(np.rint(mean)) if image.dtype == np.uint8 else mean
-            out = to_dtype_of(_blend(out, mean, factors[1]), image)
-        if self.saturation != (1.0, 1.0):
-            out = to_dtype_of(
-                _blend(out, opencv_gray(out)[..., np.newaxis], factors[2]), image
-            )
-        if self.hue != (0.0, 0.0):
-            out = to_dtype_of(_adjust_hue(out, factors[3]), image)
+        for step in rng.permutation(4).tolist():
+            low, high = self._ranges[step]
+            if (low, high) != _NEUTRAL[step]:
+                factor = float(
+                    np.float32(rng.uniform(low, high))
+                )  # MindSpore's are float32
+                out = to_dtype_of(_ADJUSTMENTS[step](out, factor), image)
         return out
+
+    @property
+    def _ranges(self) -> tuple[tuple[float, float], ...]:
+        return (self.brightness, self.contrast, self.saturation, self.hue)
 
 
 class RandomSolarize(UnaryOperation):
