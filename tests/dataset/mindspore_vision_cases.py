@@ -27,6 +27,7 @@ def images() -> dict[str, np.ndarray]:
         "float": rgb.astype(np.float32) / 2,
         "dim": rng.integers(60, 120, (5, 4, 3), dtype=np.uint8),
         "rgba": rng.integers(0, 256, (3, 4, 4), dtype=np.uint8),
+        "rgb32": rng.integers(0, 256, (32, 32, 3), dtype=np.uint8),
     }
 
 
@@ -59,6 +60,9 @@ def cases(ms: Any, vision: Any, transforms: Any, to_pil: Any) -> dict[str, Any]:
         "GaussianBlur 3x5 sigma": lambda: vision.GaussianBlur((3, 5), (0.8, 1.5))(rgb),
         "GaussianBlur float": lambda: vision.GaussianBlur(5, 1.2)(flt),
         "GaussianBlur gray": lambda: vision.GaussianBlur(3)(gray),
+        "GaussianBlur wide sigma": lambda: vision.GaussianBlur((7, 5), (2.0, 3.0))(
+            gray
+        ),
         "ConvertColor RGB2GRAY": lambda: vision.ConvertColor(mode.COLOR_RGB2GRAY)(rgb),
         "ConvertColor BGR2GRAY": lambda: vision.ConvertColor(mode.COLOR_BGR2GRAY)(rgb),
         "ConvertColor RGB2BGR": lambda: vision.ConvertColor(mode.COLOR_RGB2BGR)(rgb),
@@ -88,6 +92,9 @@ def cases(ms: Any, vision: Any, transforms: Any, to_pil: Any) -> dict[str, Any]:
             saturation=(0.3, 0.3)
         )(rgb),
         "RandomColorAdjust hue": lambda: vision.RandomColorAdjust(hue=(0.2, 0.2))(rgb),
+        "RandomColorAdjust hue 32x32": lambda: vision.RandomColorAdjust(hue=(0.1, 0.1))(
+            im["rgb32"]
+        ),
         "RandomColorAdjust negative hue": lambda: vision.RandomColorAdjust(
             hue=(-0.3, -0.3)
         )(rgb),

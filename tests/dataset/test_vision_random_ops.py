@@ -314,3 +314,19 @@ ERRORS: dict[str, tuple[Any, type[Exception], str]] = {
 def test_bad_arguments_name_the_problem(make, error, message):
     with pytest.raises(error, match=message):
         make()
+
+
+@pytest.mark.parametrize(
+    "op",
+    [
+        vision.RandomRotation((45, 45), fill_value=(9, 8, 7)),
+        vision.RandomAffine(
+            (0, 0), translate=(0.5, 0.5, 0.5, 0.5), fill_value=(9, 8, 7)
+        ),
+    ],
+    ids=["rotation", "affine"],
+)
+def test_three_fill_values_are_red_green_blue(op):
+    # MindSpore 2.10's RandomRotation fills them reversed (docs/mindspore-differences.md)
+    corner = op(np.full((5, 5, 3), 100, np.uint8))[0, 0]
+    assert corner.tolist() == [9, 8, 7]

@@ -3,8 +3,10 @@
 For uint8 images MindSpore goes through OpenCV's 8-bit "full range" HSV: the
 hue in 256 steps (forward with 256 to the circle, backward with 255, an
 asymmetry OpenCV has), shifted by `int(hue * 255)` with uint8 wrap-around. The
-integer arithmetic here is OpenCV's (12-bit fixed-point divisions), so the
-pixels agree exactly. Float images go through float HSV.
+integer arithmetic here is OpenCV's (12-bit fixed-point divisions) and the
+way back truncates or rounds where MindSpore's OpenCV does, so the pixels agree
+(of 300,000 random ones, two differ by one level: float32 rounding inside
+OpenCV's vector code). Float images go through float HSV.
 """
 
 from __future__ import annotations
@@ -19,11 +21,12 @@ if TYPE_CHECKING:
 __all__ = ["shift_hue"]
 
 _SHIFT: Final = 12  # OpenCV's fixed-point bits for the HSV divisions
+_VECTOR: Final = 32  # pixels per vector in OpenCV's HSV-to-RGB conversion
 _STEPS: Final = np.arange(1, 256, dtype=np.float64)
 # OpenCV's division tables: 255 / v for the saturation, 256 / (6 diff) for the hue.
-_SDIV: Final = np.concatenate([[0], np.rint((255 << _SHIFT) / _STEPS)]).astype(np.int64)
+_SDIV: Final = np.concatenate([[0], np.rint((255 << _SHIFT) / _STEPS)]).astype(np.int32)
 _HDIV: Final = np.concatenate([[0], np.rint((256 << _SHIFT) / (6 * _STEPS))]).astype(
-    np.int64
+    np.int32
 )
 # Which of (v, p, t, q) is blue, green and red in each sixth of the circle.
 _SECTORS: Final = np.array(
@@ -45,32 +48,44 @@ def _hue_sat_value(rgb: Array) -> tuple[Array, Array, Array]:
 
 
 def _to_rgb(sixths: Array, s: Array, v: Array) -> Array:
-    """RGB from the hue in sixths of the circle [0, 6), saturation and value (OpenCV's formulas)."""
-    sector = np.floor(sixths).astype(np.int64) % 6
-    f = sixths - np.floor(sixths)
-    tab = np.stack([v, v * (1 - s), v * (1 - s * f), v * (1 - s * (1 - f))], axis=-1)
-    bgr = np.take_along_axis(tab, _SECTORS[sector], axis=-1)
-    gray = np.repeat(v[..., np.newaxis], 3, axis=-1)
-    out: Array = np.where((s == 0)[..., np.newaxis], gray, bgr)[..., ::-1]
+    """RGB from the hue in sixths of the circle [0, 6), saturation and value (OpenCV's formulas).
+
+    Gray pixels (s == 0) need no case of their own: all four candidates are then `v`.
+    """
+    sector = np.floor(sixths)
+    f = sixths - sector
+    candidates = (v, v * (1 - s), v * (1 - s * f), v * (1 - s * (1 - f)))
+    which = sector.astype(np.intp) % 6
+    channels = [
+        np.choose(which, [candidates[k] for k in _SECTORS[:, c]]) for c in (2, 1, 0)
+    ]
+    out: Array = np.stack(channels, axis=-1)
     return out
 
 
 def _shift_uint8(image: Array, shift: float) -> Array:
-    r, g, b = (image[..., i].astype(np.int64) for i in range(3))
+    r, g, b = (image[..., i].astype(np.int32) for i in range(3))
     v = np.maximum(np.maximum(r, g), b)
     diff = v - np.minimum(np.minimum(r, g), b)
     half = 1 << (_SHIFT - 1)
     s = (diff * _SDIV[v] + half) >> _SHIFT
     h = np.where(v == r, g - b, np.where(v == g, b - r + 2 * diff, r - g + 4 * diff))
     h = (h * _HDIV[diff] + half) >> _SHIFT
-    h = np.clip(np.where(h < 0, h + 256, h), 0, 255)
+    h = np.minimum(np.where(h < 0, h + 256, h), 255)
     h = (h + int(shift * 255)) % 256  # MindSpore adds to the uint8 hue, wrapping around
+    # OpenCV goes back in float32, with the hue in 255 steps (not the 256 it came in)
+    scale = np.float32(1 / 255)
     rgb = _to_rgb(
         h.astype(np.float32) * np.float32(6 / 255),
-        s / np.float32(255),
-        v / np.float32(255),
+        s.astype(np.float32) * scale,
+        v.astype(np.float32) * scale,
     )
-    out: Array = rgb * 255
+    rgb *= np.float32(255)
+    # MindSpore's OpenCV converts back to uint8 in vectors of 32 pixels per row, which
+    # truncate, and the pixels after the last whole vector one by one, which round.
+    width = image.shape[-2]
+    vectorized = np.arange(width) < width - width % _VECTOR
+    out: Array = np.where(vectorized[:, np.newaxis], np.trunc(rgb), np.rint(rgb))
     return out
 
 
