@@ -121,8 +121,9 @@ class Dataset:
             drop_remainder: Drop the last batch if it has fewer than `batch_size` rows.
             num_parallel_workers: Accepted for compatibility; batching runs in the
                 calling thread.
-            **kwargs: MindSpore's `per_batch_map`, `input_columns`, `output_columns`
-                and `pad_info` are not supported (must stay None);
+            **kwargs: `pad_info` (MindSpore 1.x's) pads as `padded_batch` does;
+                `per_batch_map`, `input_columns` and `output_columns` are not
+                supported (must stay None);
                 `python_multiprocessing` and `max_rowsize` are accepted and ignored.
 
         Returns:
@@ -140,8 +141,15 @@ class Dataset:
             >>> data.batch(4, drop_remainder=True).get_dataset_size()
             2
         """
+        from ._padded_batch import PaddedBatchDataset
         from ._pipeline import BatchDataset
 
+        pad_info = kwargs.pop("pad_info", None)
+        if pad_info is not None:  # MindSpore 1.x's spelling of padded_batch
+            kwargs["num_parallel_workers"] = num_parallel_workers
+            return PaddedBatchDataset(
+                self, batch_size, drop_remainder, kwargs, pad_info
+            )
         return BatchDataset(self, batch_size, drop_remainder, kwargs)
 
     def padded_batch(
@@ -180,7 +188,11 @@ class Dataset:
         from ._padded_batch import PaddedBatchDataset
 
         return PaddedBatchDataset(
-            self, batch_size, drop_remainder, num_parallel_workers, pad_info
+            self,
+            batch_size,
+            drop_remainder,
+            {"num_parallel_workers": num_parallel_workers},
+            pad_info,
         )
 
     def zip(self, datasets: Dataset | tuple[Dataset, ...]) -> ZipDataset:

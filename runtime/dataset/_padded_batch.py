@@ -68,15 +68,10 @@ class PaddedBatchDataset(BatchDataset):
         child: Dataset,
         batch_size: int,
         drop_remainder: bool,
-        num_parallel_workers: Any,
+        kwargs: dict[str, Any],
         pad_info: Any,
     ) -> None:
-        super().__init__(
-            child,
-            batch_size,
-            drop_remainder,
-            {"num_parallel_workers": num_parallel_workers},
-        )
+        super().__init__(child, batch_size, drop_remainder, kwargs)
         names = child._names()
         specs = (
             {}

@@ -299,6 +299,14 @@ def test_padded_batch_matches_mindspore(case):
     assert typed_rows(ragged().padded_batch(size, pad_info=pad_info)) == expected
 
 
+def test_batch_with_pad_info_is_padded_batch():
+    # MindSpore 1.x scripts spell padded_batch as batch(..., pad_info=...)
+    info = {"a": ([None], 7), "b": ([None, 3], 0.5)}
+    old = ragged().batch(3, num_parallel_workers=2, pad_info=info)
+    assert typed_rows(old) == typed_rows(ragged().padded_batch(3, pad_info=info))
+    assert typed_rows(old) == PADDED["fixed and open dims"][2]
+
+
 def test_padded_batch_pads_beyond_the_longest_and_pads_strings():
     data = ragged().project("a").padded_batch(4, pad_info={"a": ([6], -1)})
     (batch,) = rows(data)
