@@ -148,7 +148,7 @@ class Dataset:
         if pad_info is not None:  # MindSpore 1.x's spelling of padded_batch
             kwargs["num_parallel_workers"] = num_parallel_workers
             return PaddedBatchDataset(
-                self, batch_size, drop_remainder, kwargs, pad_info
+                self, pad_info, (batch_size, drop_remainder, kwargs)
             )
         return BatchDataset(self, batch_size, drop_remainder, kwargs)
 
@@ -187,13 +187,12 @@ class Dataset:
         """
         from ._padded_batch import PaddedBatchDataset
 
-        return PaddedBatchDataset(
-            self,
+        batching = (
             batch_size,
             drop_remainder,
             {"num_parallel_workers": num_parallel_workers},
-            pad_info,
         )
+        return PaddedBatchDataset(self, pad_info, batching)
 
     def zip(self, datasets: Dataset | tuple[Dataset, ...]) -> ZipDataset:
         """Put the columns of `datasets` after this dataset's, row by row; as long as the shortest.

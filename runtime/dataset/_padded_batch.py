@@ -64,14 +64,10 @@ class PaddedBatchDataset(BatchDataset):
     """`Dataset.padded_batch`: `batch`, with the columns of `pad_info` padded (at the end of each dimension)."""
 
     def __init__(
-        self,
-        child: Dataset,
-        batch_size: int,
-        drop_remainder: bool,
-        kwargs: dict[str, Any],
-        pad_info: Any,
+        self, child: Dataset, pad_info: Any, batching: tuple[int, bool, dict[str, Any]]
     ) -> None:
-        super().__init__(child, batch_size, drop_remainder, kwargs)
+        """Batch `child` as `BatchDataset(child, *batching)` does, padding as `pad_info` says."""
+        super().__init__(child, *batching)
         names = child._names()
         specs = (
             {}
