@@ -49,11 +49,14 @@ def warp_affine(
     h, w = image.shape[:2]
     channels = image.shape[2:]
     per_channel = len(fill) == 3 and channels == (3,)
-    background = np.asarray(fill if per_channel else fill[0], np.float64)
+    # uint8 sums are exact in float32 (weights are multiples of 1/1024); floats keep float64
+    dtype = np.float32 if image.dtype == np.uint8 else np.float64
+    background = np.asarray(fill if per_channel else fill[0], dtype)
     # One pixel of background around the image: samples at the edge blend into it.
-    framed = np.empty((h + 2, w + 2, *channels), np.float64)
+    framed = np.empty((h + 2, w + 2, *channels), dtype)
     framed[...] = background
     framed[1:-1, 1:-1] = image
+    flat = framed.reshape((h + 2) * (w + 2), *channels)
     # OpenCV's fixed point: each term of the source position in 1/1024 pixel, rounded,
     # then truncated to whole pixels (NEAREST, after adding one half) or to 1/32 (BILINEAR).
     nearest = mode is Inter.NEAREST
@@ -67,28 +70,23 @@ def warp_affine(
     if nearest:
         col, row = (f >> 10 for f in fixed)
         inside = (col >= 0) & (col < w) & (row >= 0) & (row < h)
-        out = framed[np.where(inside, row + 1, 0), np.where(inside, col + 1, 0)]
-        return to_dtype_of(out, image)
+        index = np.where(inside, (row + 1) * (w + 2) + col + 1, 0)
+        return to_dtype_of(np.take(flat, index, axis=0), image)
     col32, row32 = (f >> 5 for f in fixed)
-    fx, fy = (col32 & 31) / 32, (row32 & 31) / 32
-    x0 = np.clip((col32 >> 5) + 1, 0, w + 1)
-    y0 = np.clip((row32 >> 5) + 1, 0, h + 1)
-    x1, y1 = np.clip(x0 + 1, 0, w + 1), np.clip(y0 + 1, 0, h + 1)
-    far = (
-        ((col32 >> 5) < -1)
-        | ((col32 >> 5) > w - 1)
-        | ((row32 >> 5) < -1)
-        | ((row32 >> 5) > h - 1)
-    )
-    x0, x1 = np.where(far, 0, x0), np.where(far, 0, x1)
+    fx, fy = (col32 & 31).astype(dtype) / 32, (row32 & 31).astype(dtype) / 32
+    col, row = col32 >> 5, row32 >> 5
+    far = (col < -1) | (col > w - 1) | (row < -1) | (row > h - 1)
+    x0 = np.where(far, 0, np.clip(col + 1, 0, w + 1))
+    x1 = np.where(far, 0, np.clip(col + 2, 0, w + 1))
+    y0 = np.clip(row + 1, 0, h + 1) * (w + 2)
+    y1 = np.clip(row + 2, 0, h + 1) * (w + 2)
     if channels:
         fx, fy = fx[..., np.newaxis], fy[..., np.newaxis]
     out = (
-        framed[y0, x0] * (1 - fx) * (1 - fy)
-        + framed[y0, x1] * fx * (1 - fy)
-        + framed[y1, x0] * (1 - fx) * fy
-        + framed[y1, x1] * fx * fy
-    )
+        np.take(flat, y0 + x0, axis=0) * (1 - fx) + np.take(flat, y0 + x1, axis=0) * fx
+    ) * (1 - fy) + (
+        np.take(flat, y1 + x0, axis=0) * (1 - fx) + np.take(flat, y1 + x1, axis=0) * fx
+    ) * fy
     if image.dtype == np.uint8:  # OpenCV's integer weights round halves up
         out = np.floor(out + 0.5)
     return to_dtype_of(out, image)
