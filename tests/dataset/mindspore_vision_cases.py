@@ -28,6 +28,7 @@ def images() -> dict[str, np.ndarray]:
         "dim": rng.integers(60, 120, (5, 4, 3), dtype=np.uint8),
         "rgba": rng.integers(0, 256, (3, 4, 4), dtype=np.uint8),
         "rgb32": rng.integers(0, 256, (32, 32, 3), dtype=np.uint8),
+        "rgb40": rng.integers(0, 256, (2, 40, 3), dtype=np.uint8),
     }
 
 
@@ -94,6 +95,10 @@ def cases(ms: Any, vision: Any, transforms: Any, to_pil: Any) -> dict[str, Any]:
         "RandomColorAdjust hue": lambda: vision.RandomColorAdjust(hue=(0.2, 0.2))(rgb),
         "RandomColorAdjust hue 32x32": lambda: vision.RandomColorAdjust(hue=(0.1, 0.1))(
             im["rgb32"]
+        ),
+        # rows of 40: 32 pixels go through OpenCV's vector code, the last 8 one by one
+        "RandomColorAdjust hue 2x40": lambda: vision.RandomColorAdjust(hue=(0.1, 0.1))(
+            im["rgb40"]
         ),
         "RandomColorAdjust negative hue": lambda: vision.RandomColorAdjust(
             hue=(-0.3, -0.3)
