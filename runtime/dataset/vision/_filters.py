@@ -129,14 +129,15 @@ class GaussianBlur(UnaryOperation):
     def _apply(self, x: Array, batched: bool) -> Array:
         ndim = sample_ndim(x, batched, "GaussianBlur", _LAYOUTS)
         h_axis = x.ndim - ndim
-        width, height = self._fixed if x.dtype == np.uint8 else self._kernels
-        rows = correlate_axis(x.astype(np.float64), width, h_axis + 1)
-        blurred = correlate_axis(rows, height, h_axis)
-        if (
-            x.dtype == np.uint8
-        ):  # exact multiples of 1/65536: round halves up, as OpenCV
-            blurred = np.floor(blurred + 0.5)
-        return to_dtype_of(blurred, x)
+        if x.dtype != np.uint8:
+            rows = correlate_axis(x.astype(np.float64), self._kernels[0], h_axis + 1)
+            return to_dtype_of(correlate_axis(rows, self._kernels[1], h_axis), x)
+        # Fixed-point weights (multiples of 1/256) keep every sum a multiple of 1/65536
+        # below 256: exact in float32. OpenCV rounds the halves up.
+        rows = correlate_axis(x.astype(np.float32), self._fixed[0], h_axis + 1)
+        blurred = correlate_axis(rows, self._fixed[1], h_axis)
+        blurred += np.float32(0.5)
+        return np.floor(blurred).astype(np.uint8)
 
 
 # Pillow's SMOOTH kernel, which its (and MindSpore's) sharpness blends against.
