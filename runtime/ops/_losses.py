@@ -1,7 +1,7 @@
 """Functional losses of issue 23 with MindSpore's signatures, composed from differentiable ops.
 
 `binary_cross_entropy_with_logits`, `nll_loss`, `cross_entropy`,
-`smooth_l1_loss` and `kl_div`: each is a short formula over `_functional`,
+`smooth_l1_loss`, `kl_div`, `mse_loss` and `l2_loss` (`ops.L2Loss`): each is a short formula over `_functional`,
 `_elementwise`, `_activations` and `_nn`, so its gradient comes from theirs
 and it runs on every target those run on. Class-index targets become
 constant one-hot weights (no gradient flows to a target that is an index).
@@ -22,6 +22,8 @@ __all__ = [
     "binary_cross_entropy_with_logits",
     "cross_entropy",
     "kl_div",
+    "l2_loss",
+    "mse_loss",
     "nll_loss",
     "smooth_l1_loss",
 ]
@@ -236,3 +238,25 @@ def kl_div(logits: Any, labels: Any, reduction: str = "mean") -> Tensor:
     if how == "batchmean":
         return f.div(f.sum(loss), float(x.shape[0]) if x.ndim else 1.0)
     return _reduce(loss, how)
+
+
+def mse_loss(input: Any, target: Any, reduction: str = "mean") -> Tensor:
+    """Squared error (input - target)², the two broadcast; integer inputs give Float32."""
+    owner = "mse_loss"
+    x = _tensor(owner, "input", input)
+    t = _tensor(owner, "target", target)
+    how = _reduction(owner, reduction)
+    if x._data.dtype.kind not in "f":
+        x, t = f.cast(x, np.float32), f.cast(t, np.float32)
+    return _reduce(f.square(f.sub(x, t)), how)
+
+
+def l2_loss(x: Any) -> Tensor:
+    """Half the sum of squares, sum(x²) / 2, of a float tensor (`ops.L2Loss()(x)`)."""
+    owner = "L2Loss"
+    t = _tensor(owner, "x", x)
+    if t._data.dtype.kind != "f":
+        raise TypeError(
+            f"For '{owner}', the argument 'x' must be a Float16, Float32 or Float64 tensor, but got {t.dtype!r}."
+        )
+    return f.mul(f.sum(f.square(t)), 0.5)

@@ -11,19 +11,15 @@ from typing import Any
 import numpy as np
 import pytest
 from hypothesis import given, strategies as st
-from hypothesis.extra import numpy as hnp
 
 import cadence as ms
 from cadence import Tensor, nn, ops
 from cadence.ops.primitive import constexpr
 from cadence.train.train_thor import ConvertModelUtils
+from tests.helpers.strategies import small_float32_arrays
 
 NOT_A_STR: Any = 2
-floats = hnp.arrays(
-    np.float32,
-    hnp.array_shapes(min_dims=1, max_dims=3, max_side=4),
-    elements=st.floats(-9, 9, width=32),
-)
+floats = small_float32_arrays(9)
 
 
 @given(x=floats, data=st.data())
