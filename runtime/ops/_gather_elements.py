@@ -11,7 +11,9 @@ goes to that one element.
 from __future__ import annotations
 
 import builtins
-from typing import Any, Protocol
+import inspect
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
 
 import numpy as np
 
@@ -22,6 +24,8 @@ from ._elementwise import select
 from ._indexing import fits_off_axis
 
 __all__ = ["gather_elements", "max", "min"]
+
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 
 def _axis(op: str, dim: Any, ndim: int) -> int:
@@ -96,42 +100,39 @@ def _extreme(
     return value, Tensor._wrap(pos)
 
 
-class _ExtremeWithIndex(Protocol):
-    def __call__(
-        self,
-        input: Any,
-        axis: int | None = None,
-        keepdims: bool = False,
-        *,
-        initial: Any = None,
-        where: Any = None,
-    ) -> tuple[Tensor, Tensor]: ...
-
-
-def _with_index(op: str, doc: str) -> _ExtremeWithIndex:
-    def extreme(
-        input: Any,
-        axis: int | None = None,
-        keepdims: bool = False,
-        *,
-        initial: Any = None,
-        where: Any = None,
-    ) -> tuple[Tensor, Tensor]:
-        return _extreme(op, input, axis, keepdims, initial, where)
-
-    extreme.__name__ = extreme.__qualname__ = op
-    extreme.__doc__ = doc
-    return extreme
-
-
-max = _with_index(
-    "max",
+def max(
+    input: Any,
+    axis: int | None = None,
+    keepdims: bool = False,
+    *,
+    initial: Any = None,
+    where: Any = None,
+) -> tuple[Tensor, Tensor]:
     """(maxima, Int64 indices) along `axis`; over all elements (index 0) without one.
 
     `initial` is a floor on the result; `where` (with `initial`) leaves out the
     elements where it is False. The gradient goes to the chosen element.
-    """,
-)
-min = _with_index(
-    "min", "(minima, Int64 indices) along `axis`; as `max`, with `initial` a ceiling."
+    """
+    return _extreme("max", input, axis, keepdims, initial, where)
+
+
+def _same_signature(template: _F, op: str, doc: str) -> _F:
+    """`template`'s signature, computing `_extreme(op, ...)`: `min` is `max` with the other comparison."""
+    signature = inspect.signature(template)
+
+    def extreme(*args: Any, **kwargs: Any) -> tuple[Tensor, Tensor]:
+        bound = signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        return _extreme(op, **bound.arguments)
+
+    extreme.__signature__ = signature  # type: ignore[attr-defined]
+    extreme.__name__ = extreme.__qualname__ = op
+    extreme.__doc__ = doc
+    return cast("_F", extreme)
+
+
+min = _same_signature(
+    max,
+    "min",
+    "(minima, Int64 indices) along `axis`; as `max`, with `initial` a ceiling.",
 )

@@ -19,6 +19,7 @@ from cadence.train.train_thor import ConvertModelUtils
 from tests.helpers.strategies import small_float32_arrays
 
 NOT_A_STR: Any = 2
+NOT_A_BOOL: Any = 1
 floats = small_float32_arrays(9)
 
 
@@ -143,6 +144,23 @@ ERRORS = {
     "clamp no bound": (lambda: ops.clamp(Tensor(np.ones(2))), ValueError, r"'clamp'.*at least one of the arguments 'min' and 'max'"),
     "tril rank": (lambda: ops.tril(Tensor(np.ones(3))), ValueError, r"'tril'.*at least 2 dimensions, but got shape \(3,\)"),
     "triu diagonal": (lambda: ops.triu(Tensor(np.ones((2, 2))), 1.0), TypeError, r"'triu'.*'diagonal' must be an int, but got 1.0"),  # type: ignore[arg-type]
+    "gather_elements dim": (lambda: ops.gather_elements(Tensor(np.ones((2, 3))), 2, Tensor(np.zeros((2, 3), np.int32))), ValueError, r"'gather_elements'.*'dim' must be an int in \[-2, 1\], but got 2"),
+    "gather_elements float index": (lambda: ops.GatherD()(Tensor(np.ones((2, 3))), 1, Tensor(np.zeros((2, 3)))), TypeError, r"'index' must be an Int32 or Int64 tensor, but got Float64"),
+    "gather_elements index range": (lambda: ops.gather_elements(Tensor(np.ones((2, 3))), 1, Tensor(np.array([[0, 3]]))), ValueError, r"'index' must be in \[-3, 3\) \(axis 1 of the input\), but got 0 to 3"),
+    "gather_elements index shape": (lambda: Tensor(np.ones((2, 3))).gather_elements(1, Tensor(np.zeros((3, 1), np.int32))), ValueError, r"no larger than its shape \(2, 3\) off the gathered axis, but got shape \(3, 1\)"),
+    "max where without initial": (lambda: ops.max(Tensor(np.ones((2, 3))), 1, where=Tensor(np.ones(3, bool))), ValueError, r"'max'.*'initial' must be given with 'where'"),
+    "min keepdims": (lambda: ops.min(Tensor(np.ones((2, 3))), 1, NOT_A_BOOL), TypeError, r"'min'.*'keepdims' must be a bool, but got 1"),
+    "max input": (lambda: ops.max(np.ones(3)), TypeError, r"'max'.*'input' must be of type 'Tensor'"),
+    "chunk chunks": (lambda: ops.chunk(Tensor(np.ones(3)), 0), ValueError, r"'chunk'.*'chunks' must be an int > 0, but got 0"),
+    "chunk 0-D": (lambda: ops.chunk(Tensor(1.0), 1), ValueError, r"'chunk'.*at least one axis"),
+    "tensor_dot sizes": (lambda: ops.tensor_dot(Tensor(np.ones((3, 4))), Tensor(np.ones((2, 3))), 1), ValueError, r"'tensor_dot'.*equal sizes, but got \(3, 4\) and \(2, 3\) contracted over \[1\] and \[0\]"),
+    "tensor_dot axes": (lambda: ops.tensor_dot(Tensor(np.ones((3, 4))), Tensor(np.ones((4, 3))), ((1,), (0, 1))), ValueError, r"'tensor_dot'.*one length"),
+    "tensor_dot negative axes": (lambda: ops.tensor_dot(Tensor(np.ones((3, 4))), Tensor(np.ones((4, 3))), -1), ValueError, r"'axes' must be in \[0, 2\], but got -1"),
+    "tensor_dot dtypes": (lambda: ops.tensor_dot(Tensor(np.ones((3, 4), np.float32)), Tensor(np.ones((4, 3), np.float16)), 1), TypeError, r"one dtype, but got Float32 and Float16"),
+    "isclose dtypes": (lambda: ops.isclose(Tensor(np.ones(2, np.float32)), Tensor(np.ones(2))), TypeError, r"'isclose'.*one dtype, but got Float32 and Float64"),
+    "isclose other": (lambda: ops.isclose(Tensor(np.ones(2)), 1.0), TypeError, r"'isclose'.*'other' must be of type 'Tensor'"),
+    "mse_loss reduction": (lambda: ops.mse_loss(Tensor(np.ones(2)), Tensor(np.ones(2)), "avg"), ValueError, r"'mse_loss'.*'reduction' must be one of 'mean', 'sum', 'none', but got 'avg'"),
+    "L2Loss int": (lambda: ops.L2Loss()(Tensor(np.ones(2, np.int32))), TypeError, r"'L2Loss'.*Float16, Float32 or Float64 tensor, but got Int32"),
 }  # fmt: skip
 
 
