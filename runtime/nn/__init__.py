@@ -44,7 +44,16 @@ from ._loss import (
     MSELoss,
     SoftmaxCrossEntropyWithLogits,
 )
-from ._loss_functional import BCEWithLogitsLoss, KLDivLoss, NLLLoss, SmoothL1Loss
+from ._loss_functional import (
+    BCELoss,
+    BCEWithLogitsLoss,
+    CosineEmbeddingLoss,
+    FocalLoss,
+    HuberLoss,
+    KLDivLoss,
+    NLLLoss,
+    SmoothL1Loss,
+)
 from ._loss_scale import (
     DynamicLossScaleUpdateCell,
     FixedLossScaleUpdateCell,
@@ -127,6 +136,7 @@ __all__ = [
     "Adam",
     "AdamWeightDecay",
     "AvgPool2d",
+    "BCELoss",
     "BCEWithLogitsLoss",
     "BatchNorm1d",
     "BatchNorm2d",
@@ -137,6 +147,7 @@ __all__ = [
     "ConfusionMatrixMetric",
     "Conv2d",
     "CosineDecayLR",
+    "CosineEmbeddingLoss",
     "CosineSimilarity",
     "CrossEntropyLoss",
     "Dense",
@@ -149,9 +160,11 @@ __all__ = [
     "Fbeta",
     "FixedLossScaleUpdateCell",
     "Flatten",
+    "FocalLoss",
     "GRUCell",
     "GroupNorm",
     "HausdorffDistance",
+    "HuberLoss",
     "Identity",
     "KLDivLoss",
     "L1Loss",

@@ -25,6 +25,7 @@ __all__ = [
     "l2_loss",
     "mse_loss",
     "nll_loss",
+    "smooth_l1_elements",
     "smooth_l1_loss",
 ]
 
@@ -213,10 +214,15 @@ def smooth_l1_loss(
     _same_shape(owner, x, "target", t)
     check_number(beta, "beta", owner, minimum=0.0, inclusive=False)
     how = _reduction(owner, reduction)
-    d = f.abs(f.sub(x, t))
-    quadratic = f.div(f.mul(f.square(d), 0.5), float(beta))
+    return _reduce(smooth_l1_elements(f.sub(x, t), float(beta)), how)
+
+
+def smooth_l1_elements(diff: Tensor, beta: float) -> Tensor:
+    """0.5 d² / beta where d = |diff| < beta, else d - 0.5 beta, per element."""
+    d = f.abs(diff)
+    quadratic = f.div(f.mul(f.square(d), 0.5), beta)
     linear = f.sub(d, 0.5 * beta)
-    return _reduce(e.select(f.less(d, float(beta)), quadratic, linear), how)
+    return e.select(f.less(d, beta), quadratic, linear)
 
 
 def kl_div(logits: Any, labels: Any, reduction: str = "mean") -> Tensor:

@@ -97,6 +97,7 @@ from ._norms import norm
 from ._random import normal, rand, randint, randn, uniform
 from ._ranking import argmax, argsort, sort, topk, unique
 from ._reordering import flip, roll
+from ._script_losses import binary_cross_entropy, cosine_embedding_loss, huber_loss
 from ._slicing import chunk, cumprod, cumsum, strided_slice, tile, unstack
 
 # issue 23, convolutional networks (zoo-conv)
@@ -261,3 +262,8 @@ __all__ += [
     "tensor_dot",
     "uniform",
 ]  # what public scripts stopped at (the random ops, gather_elements, ...)
+__all__ += [
+    "binary_cross_entropy",
+    "cosine_embedding_loss",
+    "huber_loss",
+]  # the losses of nn.BCELoss, nn.CosineEmbeddingLoss, nn.HuberLoss

@@ -127,6 +127,47 @@ def cases(ms: Any, ops: Any, Tensor: Any) -> dict[str, Any]:  # noqa: N803 (the 
         **_model_zoo_op_cases(ms, ops, Tensor),
         **_creation_cases(ms, ops, Tensor),
         **_script_gap_cases(ms, ops, Tensor),
+        **_script_loss_cases(ms, ops, Tensor),
+    }  # fmt: skip
+
+
+def _script_loss_cases(ms: Any, ops: Any, Tensor: Any) -> dict[str, Any]:  # noqa: N803
+    """The loss cells public scripts stopped at: BCELoss, HuberLoss, CosineEmbeddingLoss, FocalLoss."""
+    rng = np.random.default_rng(1127)  # its own stream, as `_zoo_conv_cases`
+    nn = ms.nn
+    p = Tensor(rng.uniform(0.02, 0.98, size=(3, 4)).astype(np.float32))
+    y = Tensor((rng.uniform(size=(3, 4)) > 0.5).astype(np.float32))
+    w = Tensor(
+        rng.uniform(0.5, 2.0, size=(3, 4)).astype(np.float32)
+    )  # full shape: MindSpore 2.10 mis-broadcasts a (4,) weight
+    x1 = Tensor(rng.normal(size=(4, 3)).astype(np.float32))
+    x2 = Tensor(rng.normal(size=(4, 3)).astype(np.float32))
+    pairs = Tensor(np.array([1, -1, -1, 1], np.int32))
+    logits = Tensor(rng.normal(size=(2, 3, 2, 2)).astype(np.float32))
+    classes = Tensor(rng.integers(0, 3, size=(2, 1, 2, 2)).astype(np.int32))
+    soft = Tensor(rng.uniform(size=(4, 3)).astype(np.float32))
+    hot = Tensor(np.eye(3, dtype=np.float32)[[0, 2, 1, 1]])
+    cw = Tensor(np.array([1.0, 2.0, 0.5], np.float32))
+
+    def grads(a: Any, b: Any, c: Any) -> Any:
+        return (
+            nn.BCELoss(w)(a, y)
+            + nn.HuberLoss(delta=0.3)(a * 3, y)
+            + nn.CosineEmbeddingLoss(0.1)(b, x2, pairs)
+            + nn.FocalLoss(cw, 1.5)(c, classes)
+            + nn.FocalLoss(cw, reduction="sum")(b * 2, soft)
+        )
+
+    return {
+        "BCELoss binary_cross_entropy": lambda: (nn.BCELoss()(p, y), nn.BCELoss(w, "none")(p, y), nn.BCELoss(reduction="sum")(p, y),
+                                                 ops.binary_cross_entropy(p, y, w), nn.BCELoss(reduction="none")(Tensor(np.array([0.0, 1.0, 0.5], np.float32)), Tensor(np.array([1.0, 0.0, 1.0], np.float32)))),
+        "HuberLoss huber_loss": lambda: (nn.HuberLoss()(p * 3, y), nn.HuberLoss("none", 0.3)(p * 3, y), nn.HuberLoss("sum", 2.0)(x1, x2), ops.huber_loss(p, y[0], delta=0.1)),
+        "CosineEmbeddingLoss": lambda: (nn.CosineEmbeddingLoss()(x1, x2, pairs), nn.CosineEmbeddingLoss(-0.5, "none")(x1, x2, pairs), ops.cosine_embedding_loss(x1, x1 * 2, pairs, 0.2, "sum"),
+                                        nn.CosineEmbeddingLoss(reduction="none")(logits, logits[::-1], Tensor(np.array([[[1, -1], [-1, 1]], [[1, 1], [-1, -1]]], np.int32)))),
+        "FocalLoss": lambda: (nn.FocalLoss()(logits, classes), nn.FocalLoss(cw, 0.5, "none")(logits, classes), nn.FocalLoss(reduction="none")(x1, hot),
+                              nn.FocalLoss(cw, 1.0, "sum")(x1, Tensor(np.array([[0], [2], [1], [1]], np.int64))), nn.FocalLoss(gamma=0.0)(x1[:3, :2], Tensor(np.array([[1.0], [0.0], [1.0]], np.float32))),
+                              nn.FocalLoss(cw, reduction="none")(x1, soft)),
+        "GradOperation through BCELoss HuberLoss CosineEmbeddingLoss FocalLoss": lambda: ops.GradOperation(get_all=True)(grads)(p, x1, logits),
     }  # fmt: skip
 
 

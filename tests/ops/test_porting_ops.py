@@ -161,6 +161,16 @@ ERRORS = {
     "isclose other": (lambda: ops.isclose(Tensor(np.ones(2)), 1.0), TypeError, r"'isclose'.*'other' must be of type 'Tensor'"),
     "mse_loss reduction": (lambda: ops.mse_loss(Tensor(np.ones(2)), Tensor(np.ones(2)), "avg"), ValueError, r"'mse_loss'.*'reduction' must be one of 'mean', 'sum', 'none', but got 'avg'"),
     "L2Loss int": (lambda: ops.L2Loss()(Tensor(np.ones(2, np.int32))), TypeError, r"'L2Loss'.*Float16, Float32 or Float64 tensor, but got Int32"),
+    "BCELoss labels shape": (lambda: nn.BCELoss()(Tensor(np.ones((2, 3)) / 2), Tensor(np.ones(3))), ValueError, r"'binary_cross_entropy'.*'labels' must have the shape of the input \(2, 3\), but got \(3,\)"),
+    "BCELoss int input": (lambda: ops.binary_cross_entropy(Tensor(np.ones(2, np.int32)), Tensor(np.ones(2, np.int32))), TypeError, r"'logits' must be a float tensor, but got Int32"),
+    "BCELoss weight": (lambda: nn.BCELoss(weight=[1.0]), TypeError, r"'BCELoss'.*'weight' must be of type 'Tensor'"),
+    "HuberLoss delta": (lambda: nn.HuberLoss(delta=0.0), ValueError, r"'HuberLoss'.*'delta' must be in \(0.0, inf\), but got 0.0"),
+    "huber_loss reduction": (lambda: ops.huber_loss(Tensor(np.ones(2)), Tensor(np.ones(2)), "avg"), ValueError, r"'huber_loss'.*'reduction' must be one of"),
+    "CosineEmbeddingLoss margin": (lambda: nn.CosineEmbeddingLoss(2.0), ValueError, r"'margin' must be in \[-1.0, 1.0\], but got 2.0"),
+    "CosineEmbeddingLoss target": (lambda: nn.CosineEmbeddingLoss()(Tensor(np.ones((2, 3))), Tensor(np.ones((2, 3))), Tensor(np.ones((2, 3)))), ValueError, r"'target' their shape without it, but got \(2, 3\) and \(2, 3\)"),
+    "FocalLoss labels rank": (lambda: nn.FocalLoss()(Tensor(np.ones((2, 3))), Tensor(np.zeros(2, np.int32))), ValueError, r"'FocalLoss'.*one rank in \[2, 4\], but got shapes \(2, 3\) and \(2,\)"),
+    "FocalLoss classes": (lambda: nn.FocalLoss()(Tensor(np.ones((2, 3))), Tensor(np.zeros((2, 2), np.int32))), ValueError, r"'labels' 1 or as many, but got shapes \(2, 3\) and \(2, 2\)"),
+    "FocalLoss weight": (lambda: nn.FocalLoss(Tensor(np.ones((2, 3)))), ValueError, r"'FocalLoss'.*'weight' must be 1-D, but got shape \(2, 3\)"),
 }  # fmt: skip
 
 
