@@ -93,9 +93,10 @@ from ._mobile_activations import HSwish, ReLU6
 from ._norm import BatchNorm1d, BatchNorm2d
 from ._optim import SGD, Adam, Momentum, Optimizer
 from ._optim_adaptive import Adagrad, AdamWeightDecay, Lamb, RMSProp
+from ._pool1d import AvgPool1d, MaxPool1d
 from ._porting_cells import AdaptiveMaxPool2d, ClipByNorm
 from ._recurrent import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell
-from ._spatial import AdaptiveAvgPool2d, Dropout2d, Pad
+from ._spatial import AdaptiveAvgPool2d, Dropout2d, Pad, PixelShuffle, Upsample
 from ._transformer import (
     MultiheadAttention,
     TransformerEncoder,
@@ -244,6 +245,8 @@ __all__ += [
     "natural_exp_decay_lr",
     "polynomial_decay_lr",
 ]
+# what public scripts stopped at: 1-D pooling, sub-pixel and interpolating upsampling
+__all__ += ["AvgPool1d", "MaxPool1d", "PixelShuffle", "Upsample"]
 
 fixup_module_metadata(__name__, globals())
 del fixup_module_metadata

@@ -128,6 +128,36 @@ def cases(ms: Any, ops: Any, Tensor: Any) -> dict[str, Any]:  # noqa: N803 (the 
         **_creation_cases(ms, ops, Tensor),
         **_script_gap_cases(ms, ops, Tensor),
         **_script_loss_cases(ms, ops, Tensor),
+        **_script_cell_cases(ms, ops, Tensor),
+    }  # fmt: skip
+
+
+def _script_cell_cases(ms: Any, ops: Any, Tensor: Any) -> dict[str, Any]:  # noqa: N803
+    """The cells public scripts stopped at: AvgPool1d, MaxPool1d, PixelShuffle, Upsample."""
+    rng = np.random.default_rng(1128)  # its own stream, as `_zoo_conv_cases`
+    nn = ms.nn
+    line = Tensor(rng.normal(size=(2, 3, 7)).astype(np.float32))
+    image = Tensor(rng.normal(size=(1, 8, 2, 3)).astype(np.float32))
+    taps = Tensor(rng.normal(size=(2, 3, 4)).astype(np.float32))
+    weights = Tensor(rng.normal(size=(1, 2, 4, 6)).astype(np.float32))
+
+    def grads(a: Any, b: Any) -> Any:
+        return (
+            (nn.AvgPool1d(3, 2, "pad", 1, True, False)(a) * taps).sum()
+            + (nn.MaxPool1d(2, 2, "pad", 1, 2, ceil_mode=True)(a) * taps).sum()
+            + (nn.AvgPool1d(3, 2, "same")(a) ** 2).sum()
+            + (nn.PixelShuffle(2)(b) * weights).sum()
+            + (nn.Upsample((3, 5), mode="bilinear")(b) ** 2).sum()
+        )
+
+    return {
+        "AvgPool1d avg_pool1d": lambda: (nn.AvgPool1d(3, 2)(line), nn.AvgPool1d(3, 2, "same")(line), nn.AvgPool1d(3, 2, "pad", 1)(line), nn.AvgPool1d(3, 2, "pad", 1, True, False)(line),
+                                         nn.AvgPool1d(2)(line[0]), nn.AvgPool1d((4,), 3, ceil_mode=True)(line), ops.avg_pool1d(line, 3, 2, 1, True, False)),
+        "MaxPool1d": lambda: (nn.MaxPool1d(3, 2)(line), nn.MaxPool1d(3, 2, "same")(line), *nn.MaxPool1d(3, 2, "pad", 1, return_indices=True)(line),
+                              *nn.MaxPool1d(2, 2, "pad", 1, dilation=2, return_indices=True, ceil_mode=True)(line), nn.MaxPool1d(2, 2)(line[1])),
+        "PixelShuffle Upsample": lambda: (nn.PixelShuffle(2)(image), ops.pixel_shuffle(image[0], 2), nn.Upsample(size=(3, 5), mode="bilinear")(image),
+                                          nn.Upsample(size=(4, 5), mode="bilinear", align_corners=True)(image), nn.Upsample(size=(4, 6))(image)),
+        "GradOperation through AvgPool1d MaxPool1d PixelShuffle Upsample": lambda: ops.GradOperation(get_all=True)(grads)(line, image),
     }  # fmt: skip
 
 

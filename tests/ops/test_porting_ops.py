@@ -171,6 +171,17 @@ ERRORS = {
     "FocalLoss labels rank": (lambda: nn.FocalLoss()(Tensor(np.ones((2, 3))), Tensor(np.zeros(2, np.int32))), ValueError, r"'FocalLoss'.*one rank in \[2, 4\], but got shapes \(2, 3\) and \(2,\)"),
     "FocalLoss classes": (lambda: nn.FocalLoss()(Tensor(np.ones((2, 3))), Tensor(np.zeros((2, 2), np.int32))), ValueError, r"'labels' 1 or as many, but got shapes \(2, 3\) and \(2, 2\)"),
     "FocalLoss weight": (lambda: nn.FocalLoss(Tensor(np.ones((2, 3)))), ValueError, r"'FocalLoss'.*'weight' must be 1-D, but got shape \(2, 3\)"),
+    "AvgPool1d kernel": (lambda: nn.AvgPool1d(0), ValueError, r"'AvgPool1d'.*'kernel_size' must be an int >= 1, but got 0"),
+    "AvgPool1d pad_mode": (lambda: nn.AvgPool1d(2, pad_mode="full"), ValueError, r"'AvgPool1d'.*'pad_mode' must be one of 'valid', 'same', 'pad', but got 'full'"),
+    "AvgPool1d padding mode": (lambda: nn.AvgPool1d(3, padding=1), ValueError, r"'padding' must be 0 unless pad_mode is 'pad', but got 1"),
+    "avg_pool1d padding": (lambda: ops.avg_pool1d(Tensor(np.ones((1, 1, 5))), 2, 1, 2), ValueError, r"'avg_pool1d'.*at most half the kernel \(1\), but got 2"),
+    "AvgPool1d rank": (lambda: nn.AvgPool1d(2)(Tensor(np.ones((1, 1, 2, 5)))), ValueError, r"2-D \(C, L\) or 3-D \(N, C, L\), but got shape \(1, 1, 2, 5\)"),
+    "MaxPool1d too short": (lambda: nn.MaxPool1d(4)(Tensor(np.ones((1, 1, 3)))), ValueError, r"'MaxPool1d'.*input length 3 is shorter than the window \(4"),
+    "MaxPool1d return_indices mode": (lambda: nn.MaxPool1d(2, return_indices=True), ValueError, r"'MaxPool1d'.*need pad_mode 'pad', but got pad_mode 'valid'"),
+    "PixelShuffle factor": (lambda: nn.PixelShuffle(0), ValueError, r"'PixelShuffle'.*'upscale_factor' must be an int >= 1, but got 0"),
+    "pixel_shuffle channels": (lambda: ops.pixel_shuffle(Tensor(np.ones((1, 8, 2, 2))), 3), ValueError, r"divisible by upscale_factor\*\*2 = 9, but got shape \(1, 8, 2, 2\)"),
+    "Upsample nothing": (lambda: nn.Upsample(), ValueError, r"'Upsample'.*one of the arguments 'size' and 'scale_factor'"),
+    "Upsample mode": (lambda: nn.Upsample(2, mode="cubic"), ValueError, r"'Upsample'.*'mode' must be one of"),
 }  # fmt: skip
 
 
