@@ -25,7 +25,7 @@ from ._conv import AvgPool2d, Conv2d, MaxPool2d
 from ._conv_variants import Conv1d, Conv2dTranspose
 from ._distributed import DistributedGradReducer
 from ._embedding import Embedding
-from ._layer_norm import GroupNorm, LayerNorm
+from ._layer_norm import GroupNorm, InstanceNorm2d, LayerNorm
 from ._layers import (
     Dense,
     Dropout,
@@ -246,7 +246,7 @@ __all__ += [
     "polynomial_decay_lr",
 ]
 # what public scripts stopped at: 1-D pooling, sub-pixel and interpolating upsampling
-__all__ += ["AvgPool1d", "MaxPool1d", "PixelShuffle", "Upsample"]
+__all__ += ["AvgPool1d", "InstanceNorm2d", "MaxPool1d", "PixelShuffle", "Upsample"]
 
 fixup_module_metadata(__name__, globals())
 del fixup_module_metadata
