@@ -17,11 +17,15 @@ import math
 from typing import Any
 
 __all__ = [
+    "adadelta_element",
     "adagrad_element",
     "adam_amsgrad_element",
     "adam_weight_decay_element",
+    "asgd_element",
     "lamb_direction_element",
+    "proximal_adagrad_element",
     "rmsprop_element",
+    "rprop_element",
     "scaled_subtract_element",
 ]
 
@@ -104,3 +108,71 @@ def scaled_subtract_element(
 ) -> None:
     """P -= h[0] * r (Lamb's second pass, h[0] = lr * trust ratio; g unused)."""
     p[i] -= h[0] * r[i]
+
+
+def adadelta_element(
+    p: Any, g: Any, accum: Any, accum_update: Any, c: Any, h: Any, i: int
+) -> None:
+    """Adadelta, h = (lr, rho, eps, wd) (ApplyAdadelta): the step is g scaled by RMS(updates) / RMS(g)."""
+    lr, rho, eps, wd = h
+    gi = g[i] + wd * p[i]
+    a = rho * accum[i] + (1.0 - rho) * gi * gi
+    accum[i] = a
+    u = math.sqrt(accum_update[i] + eps) * gi / math.sqrt(a + eps)
+    accum_update[i] = rho * accum_update[i] + (1.0 - rho) * u * u
+    p[i] -= lr * u
+
+
+def proximal_adagrad_element(
+    p: Any, g: Any, accum: Any, b: Any, c: Any, h: Any, i: int
+) -> None:
+    """ProximalAdagrad, h = (lr, l1, l2, wd) (ApplyProximalAdagrad): an Adagrad step, then the L1/L2 proximal map.
+
+    Both use the element's Adagrad rate lr / sqrt(accum), as MindSpore's kernel does.
+    """
+    lr, l1, l2, wd = h
+    gi = g[i] + wd * p[i]
+    a = accum[i] + gi * gi
+    accum[i] = a
+    rate = lr / math.sqrt(a)
+    prox = p[i] - rate * gi
+    if l1 > 0.0:
+        # Shrink toward 0 by rate * l1, keeping the sign (0 where it would cross).
+        prox = math.copysign(max(abs(prox) - rate * l1, 0.0), prox)
+    p[i] = prox / (1.0 + rate * l2)
+
+
+def rprop_element(p: Any, g: Any, prev: Any, step: Any, c: Any, h: Any, i: int) -> None:
+    """Rprop, h = (eta_minus, eta_plus, min_step, max_step, first, lr, wd), as MindSpore's `nn.Rprop`.
+
+    Each element's step grows by eta_plus while its gradient keeps its sign and shrinks by
+    eta_minus when it flips (that gradient is then skipped); the first step is lr.
+    """
+    eta_minus, eta_plus, min_step, max_step, first, lr, wd = h
+    gi = g[i] + wd * p[i]
+    size = lr if first != 0.0 else step[i]
+    turn = gi * prev[i]
+    if turn > 0.0:
+        size = size * eta_plus
+    elif turn < 0.0:
+        size = size * eta_minus
+        gi = 0.0
+    size = min(max(size, min_step), max_step)
+    if gi > 0.0:
+        p[i] -= size
+    elif gi < 0.0:
+        p[i] += size
+    prev[i] = gi
+    step[i] = size
+
+
+def asgd_element(p: Any, g: Any, ax: Any, b: Any, c: Any, h: Any, i: int) -> None:
+    """ASGD, h = (eta, lambd, mu, wd): a decayed SGD step, and the running average `ax` of the weights."""
+    eta, lambd, mu, wd = h
+    gi = g[i] + wd * p[i]
+    w = p[i] * (1.0 - lambd * eta) - eta * gi
+    p[i] = w
+    if mu != 1.0:
+        ax[i] += (w - ax[i]) * mu
+    else:
+        ax[i] = w

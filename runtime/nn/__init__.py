@@ -92,7 +92,15 @@ from ._metrics import (
 from ._mobile_activations import HSwish, ReLU6
 from ._norm import BatchNorm1d, BatchNorm2d
 from ._optim import SGD, Adam, Momentum, Optimizer
-from ._optim_adaptive import Adagrad, AdamWeightDecay, Lamb, RMSProp
+from ._optim_adaptive import (
+    Adadelta,
+    Adagrad,
+    AdamWeightDecay,
+    Lamb,
+    ProximalAdagrad,
+    RMSProp,
+)
+from ._optim_step_size import ASGD, Rprop
 from ._pool1d import AvgPool1d, MaxPool1d
 from ._porting_cells import AdaptiveMaxPool2d, ClipByNorm
 from ._recurrent import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell
@@ -247,6 +255,8 @@ __all__ += [
 ]
 # what public scripts stopped at: 1-D pooling, sub-pixel and interpolating upsampling
 __all__ += ["AvgPool1d", "InstanceNorm2d", "MaxPool1d", "PixelShuffle", "Upsample"]
+# ... and the optimizers they train with
+__all__ += ["ASGD", "Adadelta", "ProximalAdagrad", "Rprop"]
 
 fixup_module_metadata(__name__, globals())
 del fixup_module_metadata

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -13,6 +15,9 @@ def _params():
 
 
 _X = Tensor(np.zeros((2, 3), np.float32))
+_ONE: Any = 1
+_A_LIST: Any = [0.5, 1.2]
+_THREE: Any = (0.5, 1.2, 2.0)
 CASES = {
     "AdamWeightDecay beta1 out of range": (
         lambda: nn.AdamWeightDecay(_params(), beta1=1.0),
@@ -59,6 +64,16 @@ CASES = {
         TypeError,
         "learning_rate",
     ),
+    "Adadelta rho above 1": (lambda: nn.Adadelta(_params(), rho=1.5), ValueError, "'rho' must be in"),
+    "Adadelta epsilon an int": (lambda: nn.Adadelta(_params(), epsilon=0), TypeError, "'epsilon' must be of type 'float'"),
+    "ProximalAdagrad negative l1": (lambda: nn.ProximalAdagrad(_params(), l1=-0.1), ValueError, "'l1' must be in"),
+    "ProximalAdagrad use_locking": (lambda: nn.ProximalAdagrad(_params(), use_locking=_ONE), TypeError, "'use_locking' must be a bool"),
+    "Rprop etas a list": (lambda: nn.Rprop(_params(), etas=_A_LIST), TypeError, "'etas' must be of type 'tuple'"),
+    "Rprop eta_plus at most 1": (lambda: nn.Rprop(_params(), etas=(0.5, 1.0)), ValueError, r"eta_plus > 1\), but got \(0.5, 1.0\)"),
+    "Rprop step sizes reversed": (lambda: nn.Rprop(_params(), step_sizes=(1.0, 0.1)), ValueError, "minimum <= maximum, but got"),
+    "Rprop three etas": (lambda: nn.Rprop(_params(), etas=_THREE), ValueError, "'etas' must be a tuple of 2 floats"),
+    "ASGD t0 an int": (lambda: nn.ASGD(_params(), t0=10), TypeError, "'t0' must be of type 'float'"),
+    "ASGD negative weight decay": (lambda: nn.ASGD(_params(), weight_decay=-1.0), ValueError, "weight_decay"),
     "Adam unknown keyword": (
         lambda: nn.Adam(_params(), use_fast=True),
         KeyError,
@@ -136,7 +151,7 @@ CASES = {
         RuntimeError,
         "non-finite",
     ),
-}
+}  # fmt: skip
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
