@@ -50,6 +50,7 @@ from ._optim_cpu import (
     adam_weight_decay_update as adam_weight_decay_update,
     asgd_update as asgd_update,
     flat_state,
+    ftrl_update as ftrl_update,
     lamb_update as lamb_update,
     proximal_adagrad_update as proximal_adagrad_update,
     rmsprop_update as rmsprop_update,

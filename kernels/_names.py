@@ -12,6 +12,7 @@ KERNEL_NAMES: tuple[str, ...] = (
     "adam_amsgrad_update",
     "adam_weight_decay_update",
     "asgd_update",
+    "ftrl_update",
     "lamb_update",
     "proximal_adagrad_update",
     "rmsprop_update",

@@ -26,6 +26,7 @@ __all__ = [
     "adam_weight_decay_update",
     "asgd_update",
     "flat_state",
+    "ftrl_update",
     "lamb_update",
     "proximal_adagrad_update",
     "rmsprop_update",
@@ -110,4 +111,4 @@ _TARGET = OptimizerTarget(
     _loop, run_loop, flat_state, _grad, lambda p: float, np.empty_like, _sum_of_squares
 )
 (adam_weight_decay_update, adam_amsgrad_update, rmsprop_update, adagrad_update, lamb_update,
- adadelta_update, proximal_adagrad_update, rprop_update, asgd_update) = optimizer_updates(_TARGET)  # fmt: skip
+ adadelta_update, proximal_adagrad_update, rprop_update, asgd_update, ftrl_update) = optimizer_updates(_TARGET)  # fmt: skip

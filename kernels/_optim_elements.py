@@ -22,6 +22,7 @@ __all__ = [
     "adam_amsgrad_element",
     "adam_weight_decay_element",
     "asgd_element",
+    "ftrl_element",
     "lamb_direction_element",
     "proximal_adagrad_element",
     "rmsprop_element",
@@ -176,3 +177,25 @@ def asgd_element(p: Any, g: Any, ax: Any, b: Any, c: Any, h: Any, i: int) -> Non
         ax[i] += (w - ax[i]) * mu
     else:
         ax[i] = w
+
+
+def ftrl_element(
+    p: Any, g: Any, accum: Any, linear: Any, c: Any, h: Any, i: int
+) -> None:
+    """FTRL-proximal, h = (lr, l1, l2, lr_power, wd) (ApplyFtrl).
+
+    accum' = accum + g²; linear += g - (accum'^-lr_power - accum^-lr_power) / lr * p;
+    p = (sign(linear) l1 - linear) / (accum'^-lr_power / lr + 2 l2) where |linear| > l1, else 0.
+    """
+    lr, l1, l2, lr_power, wd = h
+    gi = g[i] + wd * p[i]
+    old = accum[i]
+    new = old + gi * gi
+    accum[i] = new
+    grown = math.pow(new, -lr_power)
+    lin = linear[i] + gi - (grown - math.pow(old, -lr_power)) / lr * p[i]
+    linear[i] = lin
+    if abs(lin) > l1:
+        p[i] = (math.copysign(l1, lin) - lin) / (grown / lr + 2.0 * l2)
+    else:
+        p[i] = 0.0 * p[i]

@@ -1,4 +1,4 @@
-"""The public optimizer updates (AdamWeightDecay, RMSProp, Adagrad, Lamb, Adadelta, ProximalAdagrad, Rprop, ASGD), built per target.
+"""The public optimizer updates (AdamWeightDecay, RMSProp, Adagrad, Lamb, Adadelta, ProximalAdagrad, Rprop, ASGD, FTRL), built per target.
 
 A target supplies `OptimizerTarget`: how to compile an `_optim_elements` body
 into a loop over a parameter's elements, and a few primitives;
@@ -24,6 +24,7 @@ _BODIES = (
     "asgd",
     "proximal_adagrad",
     "rprop",
+    "ftrl",
     "adam_weight_decay",
     "adam_amsgrad",
     "rmsprop",
@@ -65,6 +66,7 @@ class OptimizerUpdates(NamedTuple):
     proximal_adagrad_update: Callable[..., None]
     rprop_update: Callable[..., None]
     asgd_update: Callable[..., None]
+    ftrl_update: Callable[..., None]
 
 
 def optimizer_updates(t: OptimizerTarget) -> OptimizerUpdates:
@@ -183,6 +185,12 @@ def optimizer_updates(t: OptimizerTarget) -> OptimizerUpdates:
         """MindSpore's ASGD rule in one pass; hyper = eta, lambd, mu, weight_decay."""
         step("asgd", param, grad, {"ax": ax}, hyper)
 
+    def ftrl_update(
+        param: Any, grad: Any, accum: Any, linear: Any, *hyper: float
+    ) -> None:
+        """MindSpore's FTRL rule (ApplyFtrl) in one pass; hyper = lr, l1, l2, lr_power, weight_decay."""
+        step("ftrl", param, grad, {"accum": accum, "linear": linear}, hyper)
+
     return OptimizerUpdates(
         adam_weight_decay_update,
         adam_amsgrad_update,
@@ -193,4 +201,5 @@ def optimizer_updates(t: OptimizerTarget) -> OptimizerUpdates:
         proximal_adagrad_update,
         rprop_update,
         asgd_update,
+        ftrl_update,
     )

@@ -699,6 +699,23 @@ def asgd_update(param: Array, grad: Array, ax: Array, *hyper: float) -> None:
         ax[...] = param
 
 
+def ftrl_update(
+    param: Array, grad: Array, accum: Array, linear: Array, *hyper: float
+) -> None:
+    """MindSpore's ApplyFtrl after the L2 decay, hyper = (lr, l1, l2, lr_power, weight_decay).
+
+    accum' = accum + g²; linear += g - (accum'^-lr_power - accum^-lr_power) / lr * p;
+    p = (sign(linear) l1 - linear) / (accum'^-lr_power / lr + 2 l2) where |linear| > l1, else 0.
+    """
+    lr, l1, l2, lr_power, weight_decay = hyper
+    g = grad + weight_decay * param
+    grown = (accum + g * g) ** -lr_power
+    linear += g - (grown - accum**-lr_power) / lr * param
+    accum += g * g
+    solved = (np.sign(linear) * l1 - linear) / (grown / lr + 2 * l2)
+    param[...] = np.where(np.abs(linear) > l1, solved, 0)
+
+
 # --- recurrent layers and embedding lookup ----------------------------------------
 # Modes: 0 RNN tanh, 1 RNN ReLU, 2 LSTM (gates i, f, g, o), 3 GRU (gates r, z, n).
 # `xw` (T, B, G) is the input side x @ W_ih^T + b_ih of every position; `hs`, `cs`

@@ -21,6 +21,7 @@ __all__ = [
     "adam_amsgrad_update",
     "adam_weight_decay_update",
     "asgd_update",
+    "ftrl_update",
     "lamb_update",
     "proximal_adagrad_update",
     "rmsprop_update",
@@ -57,4 +58,4 @@ _TARGET = OptimizerTarget(
     _loop, _run, _state, _grad, lambda p: p.dtype.type, _scratch, _sum_of_squares
 )
 (adam_weight_decay_update, adam_amsgrad_update, rmsprop_update, adagrad_update, lamb_update,
- adadelta_update, proximal_adagrad_update, rprop_update, asgd_update) = optimizer_updates(_TARGET)  # fmt: skip
+ adadelta_update, proximal_adagrad_update, rprop_update, asgd_update, ftrl_update) = optimizer_updates(_TARGET)  # fmt: skip

@@ -93,6 +93,7 @@ from ._mobile_activations import HSwish, ReLU6
 from ._norm import BatchNorm1d, BatchNorm2d
 from ._optim import SGD, Adam, Momentum, Optimizer
 from ._optim_adaptive import (
+    FTRL,
     Adadelta,
     Adagrad,
     AdamWeightDecay,
@@ -256,7 +257,7 @@ __all__ += [
 # what public scripts stopped at: 1-D pooling, sub-pixel and interpolating upsampling
 __all__ += ["AvgPool1d", "InstanceNorm2d", "MaxPool1d", "PixelShuffle", "Upsample"]
 # ... and the optimizers they train with
-__all__ += ["ASGD", "Adadelta", "ProximalAdagrad", "Rprop"]
+__all__ += ["ASGD", "FTRL", "Adadelta", "ProximalAdagrad", "Rprop"]
 
 fixup_module_metadata(__name__, globals())
 del fixup_module_metadata

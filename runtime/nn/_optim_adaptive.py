@@ -2,8 +2,8 @@
 
 `AdamWeightDecay` (state `adam_m.<param>`, `adam_v.<param>`), `RMSProp`
 (`mean_grad` when centered, `mean_square`, `moment`), `Adagrad` (`accum`),
-`Lamb` (`lamb_m`, `lamb_v`), `Adadelta` (`accum`, `accum_update`) and
-`ProximalAdagrad` (`accum`). Learning rates (fixed, per step, a
+`Lamb` (`lamb_m`, `lamb_v`), `Adadelta` (`accum`, `accum_update`),
+`ProximalAdagrad` (`accum`) and `FTRL` (`moments`, `linear`). Learning rates (fixed, per step, a
 `LearningRateSchedule`), parameter groups, `global_step` and the move to a
 device target come from `Optimizer`; a class here only checks its arguments,
 creates its state and names its kernel (`cadence.kernels`, one fused pass per
@@ -21,6 +21,7 @@ from ..validation import check_bool, check_number, check_type
 from ._optim import Optimizer
 
 __all__ = [
+    "FTRL",
     "Adadelta",
     "Adagrad",
     "AdamWeightDecay",
@@ -279,3 +280,54 @@ class ProximalAdagrad(_FusedOptimizer):
 
     def _hyper(self, weight_decay: float) -> tuple[Any, ...]:
         return self.l1, self.l2, weight_decay
+
+
+class FTRL(_FusedOptimizer):
+    """FTRL-proximal, as MindSpore's `nn.FTRL` (ApplyFtrl): per-coordinate rates and L1/L2 in closed form.
+
+    accum' = accum + g²; linear += g - (accum'^-lr_power - accum^-lr_power) / lr * p;
+    p = (sign(linear) l1 - linear) / (accum'^-lr_power / lr + 2 l2) where |linear| > l1, else 0.
+
+    Args:
+        params: Parameters or parameter groups (groups may set `weight_decay`, not `lr`).
+        initial_accum: Initial value of the accumulators (`moments`), a float >= 0.
+        learning_rate: A fixed float > 0 (MindSpore's FTRL takes no schedule).
+        lr_power: A float <= 0 (-0.5: square roots, as Adagrad).
+        l1, l2: Regularization strengths, floats >= 0.
+        use_locking: Accepted for MindSpore compatibility.
+        loss_scale: Gradients are divided by it.
+        weight_decay: L2 penalty added to the gradient (ungrouped: of every parameter,
+            "beta" and "gamma" ones too, as MindSpore's FTRL).
+    """
+
+    _kernel = "ftrl_update"
+    _state_names = ("moments", "linear")
+
+    def __init__(
+        self, params: Any, initial_accum: float = 0.1, learning_rate: float = 0.001,
+        lr_power: float = -0.5, l1: float = 0.0, l2: float = 0.0, use_locking: bool = False,
+        loss_scale: float = 1.0, weight_decay: float = 0.0,
+    ) -> None:  # fmt: skip
+        owner = "FTRL"
+        rate = _float(
+            owner, "learning_rate", learning_rate, minimum=0.0, inclusive=False
+        )
+        super().__init__(rate, params, weight_decay, loss_scale)
+        if self.is_group_lr:
+            raise ValueError(
+                f"For '{owner}', parameter groups must not set 'lr': FTRL takes one fixed learning rate."
+            )
+        initial = _float(owner, "initial_accum", initial_accum, minimum=0.0)
+        self.lr_power = _float(owner, "lr_power", lr_power, maximum=0.0)
+        self.l1 = _float(owner, "l1", l1, minimum=0.0)
+        self.l2 = _float(owner, "l2", l2, minimum=0.0)
+        self.use_locking = check_bool(use_locking, "use_locking", owner)
+        if not self.is_group:
+            object.__setattr__(
+                self, "_decays", (self.weight_decay,) * len(self.parameters)
+            )
+        self.moments = self._slots("moments", initial)
+        self.linear = self._slots("linear")
+
+    def _hyper(self, weight_decay: float) -> tuple[Any, ...]:
+        return self.l1, self.l2, self.lr_power, weight_decay

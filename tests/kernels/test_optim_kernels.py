@@ -75,6 +75,18 @@ UPDATES = {
         set(),
         lambda t, wd, flag: (0.1, 0.01, 0.5 if flag else 1.0, wd),
     ),
+    # flag: l1 large enough to zero some weights, square roots (lr_power -0.5); else -0.7
+    "ftrl_update": (
+        2,
+        {0},
+        lambda t, wd, flag: (
+            0.1,
+            0.5 if flag else 0.0,
+            0.1,
+            -0.5 if flag else -0.7,
+            wd,
+        ),
+    ),
 }
 
 

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+import cadence as ms
 from cadence import Tensor, nn, ops
 
 
@@ -74,6 +75,9 @@ CASES = {
     "Rprop three etas": (lambda: nn.Rprop(_params(), etas=_THREE), ValueError, "'etas' must be a tuple of 2 floats"),
     "ASGD t0 an int": (lambda: nn.ASGD(_params(), t0=10), TypeError, "'t0' must be of type 'float'"),
     "ASGD negative weight decay": (lambda: nn.ASGD(_params(), weight_decay=-1.0), ValueError, "weight_decay"),
+    "FTRL int learning rate": (lambda: nn.FTRL(_params(), learning_rate=1), TypeError, "'learning_rate' must be of type 'float'"),
+    "FTRL group lr": (lambda: nn.FTRL([{"params": _params(), "lr": 0.1}]), ValueError, "must not set 'lr'"),
+    "FTRL positive lr_power": (lambda: nn.FTRL(_params(), lr_power=0.5), ValueError, "'lr_power' must be in"),
     "Adam unknown keyword": (
         lambda: nn.Adam(_params(), use_fast=True),
         KeyError,
@@ -170,3 +174,21 @@ def test_adam_amsgrad_keeps_the_running_maximum():
     opt([np.zeros((1, 2), np.float32)])  # v decays; vhat keeps the larger value
     np.testing.assert_array_equal(opt.vhat[0].asnumpy(), first)
     assert (opt.moment2[0].asnumpy() < first).all()
+
+
+def test_ftrl_l1_shrinks_both_signs_toward_zero_and_zeroes_small_weights():
+    w = ms.Parameter(Tensor(np.array([[1.0, -1.0, 0.2]], np.float32)), name="w")
+    opt = nn.FTRL([w], learning_rate=0.5, l1=0.05)
+    opt([np.array([[0.3, -0.3, 0.01]], np.float32)])
+    plain = nn.FTRL(
+        [ms.Parameter(Tensor(np.array([[1.0, -1.0, 0.2]], np.float32)), name="v")],
+        0.1,
+        0.5,
+    )
+    plain([np.array([[0.3, -0.3, 0.01]], np.float32)])
+    got, free = w.asnumpy()[0], plain.parameters[0].asnumpy()[0]
+    # Mirror images, each pulled toward 0 by the L1 term (FTRL's weights come from `linear`).
+    assert got[0] == pytest.approx(-got[1]) and np.sign(got[0]) == np.sign(free[0])
+    assert 0 < abs(got[0]) < abs(free[0])
+    linear = opt.linear[0].asnumpy()[0]
+    assert abs(linear[2]) <= 0.05 and got[2] == 0.0  # |linear| <= l1: exactly zero

@@ -44,6 +44,7 @@ _OPTIM_HYPER = {
     "proximal_adagrad": 4,
     "rprop": 7,
     "asgd": 4,
+    "ftrl": 5,
 }
 
 

@@ -40,6 +40,7 @@ CASES = [
     ("rprop_update", (False, True), (0.5, 1.2, 1e-3, 5.0, 1.0, 0.1, 0.0)),
     ("asgd_update", (False,), (0.1, 0.01, 0.5, 0.01)),
     ("asgd_update", (False,), (0.1, 0.01, 1.0, 0.0)),
+    ("ftrl_update", (True, False), (0.1, 0.5, 0.1, -0.5, 0.01)),
 ]
 
 
