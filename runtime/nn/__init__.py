@@ -25,6 +25,7 @@ from ._conv import AvgPool2d, Conv2d, MaxPool2d
 from ._conv_variants import Conv1d, Conv2dTranspose
 from ._distributed import DistributedGradReducer
 from ._embedding import Embedding
+from ._lars import LARS
 from ._layer_norm import GroupNorm, InstanceNorm2d, LayerNorm
 from ._layers import (
     Dense,
@@ -257,7 +258,7 @@ __all__ += [
 # what public scripts stopped at: 1-D pooling, sub-pixel and interpolating upsampling
 __all__ += ["AvgPool1d", "InstanceNorm2d", "MaxPool1d", "PixelShuffle", "Upsample"]
 # ... and the optimizers they train with
-__all__ += ["ASGD", "FTRL", "Adadelta", "ProximalAdagrad", "Rprop"]
+__all__ += ["ASGD", "FTRL", "LARS", "Adadelta", "ProximalAdagrad", "Rprop"]
 
 fixup_module_metadata(__name__, globals())
 del fixup_module_metadata
