@@ -22,6 +22,7 @@ __all__ = [
     "get_context",
     "get_seed",
     "rng",
+    "seeded_rng",
     "set_context",
     "set_seed",
 ]
@@ -156,9 +157,29 @@ def rng(stream: str = "global") -> np.random.Generator:
                 if _seed is None:
                     gen = np.random.default_rng()
                 else:
-                    salt = int.from_bytes(
-                        hashlib.sha256(stream.encode()).digest()[:8], "little"
-                    )
-                    gen = np.random.default_rng([_seed, salt])
+                    gen = np.random.default_rng(_seed_words(stream, _seed))
                 _streams[stream] = gen
     return gen
+
+
+def seeded_rng(stream: str, seed: int, seed2: int = 0) -> np.random.Generator:
+    """Return the generator of an op given its own `seed` (and `seed2`), as MindSpore's ops take them.
+
+    It depends only on the op's seeds and the stream's name, not on the `set_seed`
+    seed (MindSpore's explicit op seed decides alone too); `set_seed` restarts it.
+    """
+    key = f"{stream} seed={seed},{seed2}"
+    gen = _streams.get(key)
+    if gen is None:
+        with _lock:
+            gen = _streams.setdefault(
+                key, np.random.default_rng(_seed_words(stream, seed, seed2))
+            )
+    return gen
+
+
+def _seed_words(stream: str, *seeds: int) -> list[int]:
+    return [
+        *seeds,
+        int.from_bytes(hashlib.sha256(stream.encode()).digest()[:8], "little"),
+    ]

@@ -440,6 +440,10 @@ class Tensor:
         """A copy with `src` (a tensor, or one number) written at `index` along `axis` (`ops.scatter`)."""
         return M.scatter(self, axis, index, src)
 
+    def gather_elements(self, dim: int, index: Any) -> Tensor:
+        """The elements at `index` along `dim` (`ops.gather_elements`)."""
+        return M.gather_elements(self, dim, index)
+
     def argsort(self, axis: int = -1, descending: bool = False) -> Tensor:
         """The Int32 indices that sort the tensor along `axis` (`ops.argsort`)."""
         return M.argsort(self, axis, descending)

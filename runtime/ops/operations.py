@@ -30,8 +30,10 @@ from . import (
     _elementwise as e,
     _expanding as ex,
     _functional as f,
+    _gather_elements as ge,
     _gather_nd as gnd,
     _indexing as ix,
+    _losses as ls,
     _matrices as mx,
     _nn as n,
     _norms as nm,
@@ -45,6 +47,7 @@ from . import (
     _windowed as w,
 )
 from ._primitive import REQUIRED, Primitive, Sizes, primitive
+from ._random import StandardNormal, UniformInt, UniformReal
 
 
 def _reduce(name: str) -> Any:
@@ -186,6 +189,7 @@ Einsum = primitive("Einsum", es.einsum_op, "The sum of products `equation` names
 ScatterNd = primitive("ScatterNd", snd.scatter_nd, "Zeros of `shape` with `updates` added at the index tuples (repeats sum).")
 TensorScatterUpdate = primitive("TensorScatterUpdate", snd.tensor_scatter_update, "A copy with the slices at the index tuples replaced by `updates`.")
 TensorScatterElements = primitive("TensorScatterElements", snd.tensor_scatter_elements, "`updates` written ('none') or added ('add') at `indices` along `axis`.", axis=0, reduction="none")
+GatherD = primitive("GatherD", ge.gather_elements, "The elements at `index` along `dim` (`ops.gather_elements`).")
 GatherNd = primitive("GatherNd", gnd.gather_nd, "Slices at index tuples: the last axis of `indices` indexes the input's leading axes.")
 Gather = primitive("Gather", c.gather, "Take slices along `axis` at integer indices.", batch_dims=0)
 Pad = primitive("Pad", lambda x, *, paddings: f.pad(x, paddings), "Pad each axis by (before, after) zeros.", paddings=REQUIRED)
@@ -222,6 +226,7 @@ SparseSoftmaxCrossEntropyWithLogits = primitive("SparseSoftmaxCrossEntropyWithLo
 SigmoidCrossEntropyWithLogits = primitive("SigmoidCrossEntropyWithLogits", a.sigmoid_cross_entropy_with_logits, "Per-element binary cross-entropy of sigmoid(logits) and labels.")
 Assign = primitive("Assign", c.assign, "Set a Parameter's value; returns the Parameter.")
 AssignAdd = primitive("AssignAdd", c.assign_add, "Add to a Parameter in place.")
+L2Loss = primitive("L2Loss", ls.l2_loss, "Half the sum of squares of a float tensor.")
 AssignSub = primitive("AssignSub", c.assign_sub, "Subtract from a Parameter in place.")
 
 # fmt: on
@@ -270,6 +275,7 @@ __all__ = [
     "FloorDiv",
     "FloorMod",
     "Gather",
+    "GatherD",
     "GatherNd",
     "GeLU",
     "Greater",
@@ -280,6 +286,7 @@ __all__ = [
     "IsFinite",
     "IsInf",
     "IsNan",
+    "L2Loss",
     "L2Normalize",
     "LayerNorm",
     "Less",
@@ -351,6 +358,7 @@ __all__ = [
     "SquaredDifference",
     "Squeeze",
     "Stack",
+    "StandardNormal",
     "StridedSlice",
     "Sub",
     "Tanh",
@@ -362,6 +370,8 @@ __all__ = [
     "Transpose",
     "Tril",
     "Triu",
+    "UniformInt",
+    "UniformReal",
     "Unique",
     "Unstack",
     "Zeros",
