@@ -60,30 +60,31 @@ class Discriminator(nn.Cell):
         return self.main(x)
 
 
-class DWithLoss(nn.Cell):
-    def __init__(self, generator, discriminator):
-        super(DWithLoss, self).__init__(auto_prefix=False)
-        self.generator = generator
-        self.discriminator = discriminator
-        self.loss = nn.BCEWithLogitsLoss(reduction="mean")
+class GanWithLoss(nn.Cell):
+    """Both networks and the loss; a subclass's construct says which side the loss trains."""
 
+    def __init__(self, generator, discriminator):
+        super(GanWithLoss, self).__init__(auto_prefix=False)
+        self.loss = nn.BCEWithLogitsLoss(reduction="mean")
+        self.generator, self.discriminator = generator, discriminator
+
+    def labelled_loss(self, logits, real):
+        target = ops.ones_like(logits) if real else ops.zeros_like(logits)
+        return self.loss(logits, target)
+
+
+class DWithLoss(GanWithLoss):
     def construct(self, real, z):
         fake = ops.stop_gradient(self.generator(z))
         real_out = self.discriminator(real)
         fake_out = self.discriminator(fake)
-        return self.loss(real_out, ops.ones_like(real_out)) + self.loss(fake_out, ops.zeros_like(fake_out))
+        return self.labelled_loss(real_out, True) + self.labelled_loss(fake_out, False)
 
 
-class GWithLoss(nn.Cell):
-    def __init__(self, generator, discriminator):
-        super(GWithLoss, self).__init__(auto_prefix=False)
-        self.generator = generator
-        self.discriminator = discriminator
-        self.loss = nn.BCEWithLogitsLoss(reduction="mean")
-
+class GWithLoss(GanWithLoss):
     def construct(self, z):
         fake_out = self.discriminator(self.generator(z))
-        return self.loss(fake_out, ops.ones_like(fake_out))
+        return self.labelled_loss(fake_out, True)
 
 
 class TrainOneStepD(nn.TrainOneStepCell):

@@ -10,7 +10,7 @@
 # expect: ^epoch 4: loss \d+\.\d{4}, accuracy 0\.\d{4}$
 # expect: ^loss fell: True$
 # expect: ^eval: accuracy (?:0\.\d{4}|1\.0000), precision (?:0\.\d{4}|1\.0000), recall (?:0\.\d{4}|1\.0000), 64 samples$
-# expect: ^checkpoint entries: \['fc1\.weight', 'fc1\.bias', 'fc2\.weight', 'fc2\.bias', 'epoch', 'best_acc'\]$
+# expect: ^checkpoint entries: \['body\.0\.weight', 'body\.0\.bias', 'head\.weight', 'head\.bias', 'epoch', 'best_acc'\]$
 # expect: ^epoch from checkpoint: 4, weights equal: True$
 import numpy as np
 import mindspore as ms
@@ -59,14 +59,13 @@ class IterableSource:
 
 
 class Net(nn.Cell):
-    def __init__(self):
+    def __init__(self, hidden=16):
         super().__init__()
-        self.fc1 = nn.Dense(8, 16)
-        self.relu = nn.ReLU()
-        self.fc2 = nn.Dense(16, 2)
+        self.body = nn.SequentialCell([nn.Dense(8, hidden), nn.ReLU()])
+        self.head = nn.Dense(hidden, 2)
 
     def construct(self, x):
-        return self.fc2(self.relu(self.fc1(x)))
+        return self.head(self.body(x))
 
 
 train_source, eval_source = RandomAccessSource(192, 0), IterableSource(64, 1)
@@ -83,8 +82,7 @@ optimizer = nn.Adam(net.trainable_params(), learning_rate=0.01)
 
 def forward_fn(data, label):
     logits = net(data)
-    loss = loss_fn(logits, label)
-    return loss, logits
+    return loss_fn(logits, label), ops.argmax(logits, dim=1)
 
 
 grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters, has_aux=True)
@@ -92,9 +90,8 @@ grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters, has_aux=True
 
 @ms.jit
 def train_step(data, label):
-    (loss, logits), grads = grad_fn(data, label)
-    loss = ops.depend(loss, optimizer(grads))
-    return loss, logits
+    (loss, predicted), grads = grad_fn(data, label)
+    return ops.depend(loss, optimizer(grads)), predicted
 
 
 epoch_losses = []
@@ -102,9 +99,9 @@ for epoch in range(1, 5):
     net.set_train()
     total_loss, correct, seen = 0.0, 0, 0
     for data, label in train_ds.create_tuple_iterator():
-        loss, logits = train_step(data, label)
+        loss, predicted = train_step(data, label)
         total_loss += float(loss.asnumpy()) * label.shape[0]
-        correct += int((logits.argmax(1) == label).sum().asnumpy())
+        correct += int((predicted == label).sum().asnumpy())
         seen += label.shape[0]
     epoch_losses.append(total_loss / seen)
     print(f"epoch {epoch}: loss {epoch_losses[-1]:.4f}, accuracy {correct / seen:.4f}")
