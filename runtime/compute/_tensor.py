@@ -6,7 +6,7 @@ autograd tape when it is on (see `_autograd`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, cast, final
+from typing import TYPE_CHECKING, Any, Self, cast, final
 
 import numpy as np
 import numpy.typing as npt
@@ -142,6 +142,12 @@ class Tensor:
         """Return the data as a numpy array: shared with the tensor on the host, a copy from a device."""
         d: Any = self._data  # a numpy array, or a device array on device targets
         return d if isinstance(d, np.ndarray) else np.asarray(d)
+
+    def init_data(
+        self, slice_index: Any = None, shape: Any = None, opt_shape: Any = None
+    ) -> Self:
+        """Return self: cadence fills data at once, where MindSpore's `initializer(...)` may defer it."""
+        return self
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> NDArray:
         d = self.asnumpy()
@@ -743,10 +749,6 @@ class Parameter(Tensor):
         )  # unset where a subclass skipped __init__
         if hook is not None:
             hook()
-
-    def init_data(self, *args: Any, **kwargs: Any) -> Parameter:
-        """Return self (data is always initialized)."""
-        return self
 
     def value(self) -> Tensor:
         """Return the current value as a plain Tensor sharing the data."""

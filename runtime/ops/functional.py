@@ -91,7 +91,9 @@ from ._losses import (
 from ._matrices import cdist, trace, tril, triu
 from ._nn import dense, dropout, log_softmax, relu, sigmoid, softmax, tanh
 from ._norms import norm
+from ._padding import pad
 from ._ranking import argmax, argsort, sort, topk, unique
+from ._reductions import sum
 from ._reordering import flip, roll
 from ._slicing import cumprod, cumsum, strided_slice, tile, unstack
 
@@ -243,3 +245,7 @@ __all__ += [
     "le",
     "lt",
 ]  # what a newcomer's MindSpore 2.x scripts called
+__all__ += [
+    "pad",
+    "sum",
+]  # MindSpore 2.x's signatures over the internal `_functional.pad` and `_functional.sum`
