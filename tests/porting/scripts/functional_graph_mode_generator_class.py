@@ -1,7 +1,8 @@
 # MindSpore 2.x's functional style in GRAPH_MODE: a random-access Python class as the
 # GeneratorDataset source for training and an iterable one for evaluation, create_tuple_iterator,
 # a forward_fn returning (loss, logits), ms.value_and_grad(forward_fn, None, optimizer.parameters,
-# has_aux=True), a @ms.jit train_step tying the update to the loss with ops.depend, precision,
+# has_aux=True), a @ms.jit train_step with MindSpore 2.x's functional loss scaling (amp.DynamicLossScaler's
+# scale/unscale/adjust and amp.all_finite) tying the update to the loss with ops.depend, precision,
 # recall and accuracy counted by hand, and ms.save_checkpoint of a list of {"name", "data"} dicts
 # (weights plus the epoch and the best accuracy), read back with ms.load_checkpoint.
 # expect: ^train source: 192 samples, eval source: 64 samples$
@@ -9,6 +10,7 @@
 # expect: ^epoch 1: loss \d+\.\d{4}, accuracy 0\.\d{4}$
 # expect: ^epoch 4: loss \d+\.\d{4}, accuracy 0\.\d{4}$
 # expect: ^loss fell: True$
+# expect: ^loss scale after 24 steps: 4096\.0$
 # expect: ^eval: accuracy (?:0\.\d{4}|1\.0000), precision (?:0\.\d{4}|1\.0000), recall (?:0\.\d{4}|1\.0000), 64 samples$
 # expect: ^checkpoint entries: \['body\.0\.weight', 'body\.0\.bias', 'head\.weight', 'head\.bias', 'epoch', 'best_acc'\]$
 # expect: ^epoch from checkpoint: 4, weights equal: True$
@@ -16,6 +18,7 @@ import numpy as np
 import mindspore as ms
 from mindspore import nn, ops, Tensor
 import mindspore.dataset as ds
+from mindspore.amp import DynamicLossScaler, all_finite
 
 ms.set_context(mode=ms.GRAPH_MODE, device_target="CPU")
 ms.set_seed(5)
@@ -80,9 +83,13 @@ loss_fn = nn.CrossEntropyLoss()
 optimizer = nn.Adam(net.trainable_params(), learning_rate=0.01)
 
 
+loss_scaler = DynamicLossScaler(scale_value=2 ** 10, scale_factor=2, scale_window=10)
+
+
 def forward_fn(data, label):
     logits = net(data)
-    return loss_fn(logits, label), ops.argmax(logits, dim=1)
+    loss = loss_fn(logits, label)
+    return loss_scaler.scale(loss), ops.argmax(logits, dim=1)
 
 
 grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters, has_aux=True)
@@ -91,7 +98,13 @@ grad_fn = ms.value_and_grad(forward_fn, None, optimizer.parameters, has_aux=True
 @ms.jit
 def train_step(data, label):
     (loss, predicted), grads = grad_fn(data, label)
-    return ops.depend(loss, optimizer(grads)), predicted
+    loss = loss_scaler.unscale(loss)
+    is_finite = all_finite(grads)
+    if is_finite:
+        grads = loss_scaler.unscale(grads)
+        loss = ops.depend(loss, optimizer(grads))
+    loss_scaler.adjust(is_finite)
+    return loss, predicted
 
 
 epoch_losses = []
@@ -106,6 +119,7 @@ for epoch in range(1, 5):
     epoch_losses.append(total_loss / seen)
     print(f"epoch {epoch}: loss {epoch_losses[-1]:.4f}, accuracy {correct / seen:.4f}")
 print("loss fell:", epoch_losses[-1] < epoch_losses[0])
+print(f"loss scale after 24 steps: {float(loss_scaler.scale_value.asnumpy())}")
 
 net.set_train(False)
 tp = fp = fn = correct = total = 0
