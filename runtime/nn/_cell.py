@@ -19,7 +19,7 @@ from ..compute._tensor import Parameter, ParameterTuple
 from ..validation import check_bool
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator
+    from collections.abc import Callable, Iterable, Iterator
 
 __all__ = ["Cell", "CellList", "SequentialCell"]
 
@@ -176,6 +176,25 @@ class Cell:
     def name_cells(self) -> OrderedDict[str, Cell]:
         """Return the direct children by name."""
         return OrderedDict(self._cells)
+
+    def apply(self, fn: Callable[[Cell], Any]) -> Cell:
+        """Call `fn` on every descendant, children before parents, then on this cell; return self.
+
+        The usual use is initializing weights by cell type (`net.apply(init_weights)`).
+        """
+        if not callable(fn):
+            raise TypeError(
+                f"For 'Cell.apply', the argument 'fn' must be callable, but got {fn!r}."
+            )
+        for cell in self.cells():
+            cell.apply(fn)
+        fn(self)
+        return self
+
+    @property
+    def cls_name(self) -> str:
+        """The class's name, as MindSpore's cells carry it (for messages)."""
+        return type(self).__name__
 
     def parameters_and_names(
         self, name_prefix: str = "", expand: bool = True

@@ -138,3 +138,27 @@ def test_cell_list():
     assert len(cells) == 2
     assert isinstance(cells[1], nn.ReLU)
     assert [n for n, _ in cells.parameters_and_names()] == ["0.weight", "0.bias"]
+
+
+def test_apply_visits_children_before_parents_and_returns_the_cell():
+    net = nn.SequentialCell(
+        [nn.Dense(2, 3), nn.SequentialCell([nn.ReLU(), nn.Dense(3, 1)])]
+    )
+    order = []
+
+    def init(cell):
+        order.append(cell.cls_name)
+        if isinstance(cell, nn.Dense):
+            cell.weight.set_data(ms.Tensor(np.ones(cell.weight.shape, np.float32)))
+
+    assert net.apply(init) is net
+    assert order == ["Dense", "ReLU", "Dense", "SequentialCell", "SequentialCell"]
+    assert all(
+        (p.asnumpy() == 1).all()
+        for p in net.trainable_params()
+        if p.name.endswith("weight")
+    )
+    with pytest.raises(
+        TypeError, match=r"'Cell.apply'.*'fn' must be callable, but got 3"
+    ):
+        net.apply(3)

@@ -1,5 +1,6 @@
 # A DCGAN-style script: a generator of nn.Conv2dTranspose + BatchNorm2d + ReLU ending in Tanh,
-# a discriminator of strided Conv2d + LeakyReLU, each with its own Adam optimizer and its own
+# a discriminator of strided Conv2d + LeakyReLU, both initialized through Cell.apply (Normal
+# weights, BatchNorm gamma around 1), each with its own Adam optimizer and its own
 # training cell (the discriminator's derived from nn.TrainOneStepCell, the generator's written
 # with ops.GradOperation(get_by_list=True) on a ParameterTuple), labels from ops.ones_like and
 # ops.zeros_like, nn.BCEWithLogitsLoss on the discriminator's logits, and both networks saved with save_checkpoint.
@@ -18,7 +19,7 @@ import mindspore.nn as nn
 import mindspore.ops as ops
 import mindspore.dataset as ds
 from mindspore import Tensor, ParameterTuple, save_checkpoint, load_checkpoint, load_param_into_net
-from mindspore.common.initializer import Normal
+from mindspore.common.initializer import Normal, initializer
 
 LATENT, IMAGE_SIZE, BATCH = 16, 16, 8
 
@@ -26,15 +27,14 @@ LATENT, IMAGE_SIZE, BATCH = 16, 16, 8
 class Generator(nn.Cell):
     def __init__(self, latent=LATENT, features=16):
         super(Generator, self).__init__()
-        init = Normal(0.02)
         self.main = nn.SequentialCell(
-            nn.Conv2dTranspose(latent, features * 2, 4, 1, pad_mode="valid", weight_init=init),
+            nn.Conv2dTranspose(latent, features * 2, 4, 1, pad_mode="valid"),
             nn.BatchNorm2d(features * 2),
             nn.ReLU(),
-            nn.Conv2dTranspose(features * 2, features, 4, 2, pad_mode="pad", padding=1, weight_init=init),
+            nn.Conv2dTranspose(features * 2, features, 4, 2, pad_mode="pad", padding=1),
             nn.BatchNorm2d(features),
             nn.ReLU(),
-            nn.Conv2dTranspose(features, 1, 4, 2, pad_mode="pad", padding=1, weight_init=init),
+            nn.Conv2dTranspose(features, 1, 4, 2, pad_mode="pad", padding=1),
             nn.Tanh(),
         )
 
@@ -45,19 +45,27 @@ class Generator(nn.Cell):
 class Discriminator(nn.Cell):
     def __init__(self, features=16):
         super(Discriminator, self).__init__()
-        init = Normal(0.02)
         self.main = nn.SequentialCell(
-            nn.Conv2d(1, features, 4, 2, pad_mode="pad", padding=1, weight_init=init),
+            nn.Conv2d(1, features, 4, 2, pad_mode="pad", padding=1),
             nn.LeakyReLU(0.2),
-            nn.Conv2d(features, features * 2, 4, 2, pad_mode="pad", padding=1, weight_init=init),
+            nn.Conv2d(features, features * 2, 4, 2, pad_mode="pad", padding=1),
             nn.BatchNorm2d(features * 2),
             nn.LeakyReLU(0.2),
-            nn.Conv2d(features * 2, 1, 4, 1, pad_mode="valid", weight_init=init),
+            nn.Conv2d(features * 2, 1, 4, 1, pad_mode="valid"),
             nn.Flatten(),
         )
 
     def construct(self, x):
         return self.main(x)
+
+
+def weights_init(cell):
+    """DCGAN's initialization, given to Cell.apply: N(0, 0.02) convolutions, N(1, 0.02) BatchNorm scales."""
+    if isinstance(cell, (nn.Conv2d, nn.Conv2dTranspose)):
+        cell.weight.set_data(initializer(Normal(0.02), cell.weight.shape, cell.weight.dtype))
+    elif isinstance(cell, nn.BatchNorm2d):
+        cell.gamma.set_data(initializer(Normal(0.02, 1.0), cell.gamma.shape, cell.gamma.dtype))
+        cell.beta.set_data(initializer("zeros", cell.beta.shape, cell.beta.dtype))
 
 
 class GanWithLoss(nn.Cell):
@@ -127,7 +135,7 @@ if __name__ == "__main__":
     mindspore.set_context(mode=mindspore.PYNATIVE_MODE, device_target="CPU")
     dataset = ds.NumpySlicesDataset({"image": real_images(64, 0)}, shuffle=True).batch(BATCH, drop_remainder=True)
 
-    netG, netD = Generator(), Discriminator()
+    netG, netD = Generator().apply(weights_init), Discriminator().apply(weights_init)
     z_check = Tensor(np.random.default_rng(2).normal(size=(BATCH, LATENT, 1, 1)).astype(np.float32))
     sample = netG(z_check).asnumpy()
     print(f"generator output: {sample.shape}, in [-1, 1]: {bool(np.abs(sample).max() <= 1.0)}")
@@ -159,7 +167,7 @@ if __name__ == "__main__":
     save_checkpoint(netD, "discriminator.ckpt")
     print("saved:", " ".join(sorted((f for f in os.listdir(".") if f.endswith(".ckpt")), reverse=True)))
 
-    restored = Generator()
+    restored = Generator()  # initialized by the checkpoint
     not_loaded, _ = load_param_into_net(restored, load_checkpoint("generator.ckpt"))
     restored.set_train(False)
     same = np.allclose(restored(z_check).asnumpy(), netG(z_check).asnumpy(), atol=1e-5)
