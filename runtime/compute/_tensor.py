@@ -63,8 +63,8 @@ def _to_array(data: Any, dtype: Any) -> NDArray:
     return arr
 
 
-def _float_item(v: float) -> str:
-    s = f"{v:+.8e}"
+def _float_item(v: float, digits: int = 8) -> str:
+    s = f"{v:+.{digits}e}"
     return " " + s[1:] if s[0] == "+" else s
 
 
@@ -75,7 +75,14 @@ def format_value(a: NDArray) -> str:
         if isinstance(v, float):
             return " " + f"{v:g}"
         return " " + str(v)
-    formatter: Any = {"float_kind": _float_item} if a.dtype.kind == "f" else None
+    digits = (
+        4 if a.dtype == np.float16 else 8
+    )  # MindSpore shows float16 with 4 decimals
+    formatter: Any = (
+        {"float_kind": lambda v: _float_item(v, digits)}
+        if a.dtype.kind == "f"
+        else None
+    )
     body = np.array2string(
         a,
         separator=", ",
@@ -791,10 +798,17 @@ class ParameterTuple(tuple[Parameter, ...]):
 
     def __new__(cls, iterable: Iterable[Parameter] = ()) -> ParameterTuple:
         items = tuple(iterable)
+        owners: dict[str | None, int] = {}
         for i, p in enumerate(items):
             if not isinstance(p, Parameter):
                 raise TypeError(
                     f"For 'ParameterTuple', element {i} must be a Parameter, but got {p!r}."
+                )
+            # Optimizer state is keyed by these names: two parameters sharing one would share it.
+            if owners.setdefault(p.name, id(p)) != id(p):
+                raise ValueError(
+                    f"For 'ParameterTuple', element {i} is named {p.name!r} like an earlier, different "
+                    "parameter; give each parameter a unique name (as MindSpore requires)."
                 )
         return super().__new__(cls, items)
 

@@ -302,7 +302,21 @@ class Cell:
         raise NotImplementedError(f"{type(self).__name__} must define `construct`.")
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if "_names_checked" not in self.__dict__:
+            self.check_names_and_refresh_name()
         return self.construct(*args, **kwargs)
+
+    def check_names_and_refresh_name(self) -> None:
+        """Rename every parameter to its path when two share a name; the first call runs it.
+
+        As in MindSpore: two subnetworks with the same layout under cells made with
+        `auto_prefix=False` (a GAN's generator and discriminator) would otherwise give
+        their parameters equal names, and a checkpoint of the whole could keep only one.
+        """
+        object.__setattr__(self, "_names_checked", True)
+        names = [param.name for _, param in self.parameters_and_names()]
+        if len(set(names)) < len(names):
+            self.update_parameters_name()
 
     # --- repr ----------------------------------------------------------------------
     def extend_repr(self) -> str:

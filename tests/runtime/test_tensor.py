@@ -37,6 +37,11 @@ def test_array_repr_matches_mindspore():
         repr(ms.Tensor([1, 2, 3], ms.int32))
         == "Tensor(shape=[3], dtype=Int32, value= [1, 2, 3])"
     )
+    # float16 with four decimals, as MindSpore 2.10 prints it
+    assert (
+        repr(ms.Tensor(np.array([0.1, 2.5], np.float16)))
+        == "Tensor(shape=[2], dtype=Float16, value= [ 9.9976e-02,  2.5000e+00])"
+    )
 
 
 def test_default_dtypes_follow_mindspore():
