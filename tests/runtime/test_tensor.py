@@ -160,3 +160,33 @@ def test_importing_cadence_does_not_import_numba():
     code = "import sys, cadence, cadence.nn; print('numba' in sys.modules)"
     out = run_python(code, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_dtype_conversions_of_mindspore_common_dtype():
+    from cadence.common import dtype as mstype
+
+    assert (
+        ms.dtype_to_nptype(ms.int32) is np.int32
+        and mstype.dtype_to_nptype(ms.float16) is np.float16
+    )
+    assert [ms.dtype_to_pytype(t) for t in (ms.bool_, ms.uint8, ms.float32)] == [
+        bool,
+        int,
+        float,
+    ]
+    assert [ms.pytype_to_dtype(t) for t in (bool, int, float, ms.int8)] == [
+        ms.bool_,
+        ms.int64,
+        ms.float64,
+        ms.int8,
+    ]
+    with pytest.raises(
+        TypeError,
+        match=r"'dtype_to_nptype'.*'type_' must be a cadence dtype.*but got 'float32'",
+    ):
+        ms.dtype_to_nptype("float32")  # type: ignore[arg-type]
+    with pytest.raises(
+        TypeError,
+        match=r"'pytype_to_dtype'.*'obj' must be bool, int, float or a dtype, but got <class 'str'>",
+    ):
+        ms.pytype_to_dtype(str)
