@@ -775,6 +775,10 @@ class Parameter(Tensor):
         p._user_named = self._user_named
         return p
 
+    def copy(self) -> Parameter:
+        """A new Parameter with a copy of the data, the same name and `requires_grad`, as MindSpore's."""
+        return self.clone("same")
+
     def __repr__(self) -> str:
         return f"Parameter (name={self._name}, shape={self._data.shape}, dtype={self.dtype!r}, requires_grad={self._requires_grad})"
 

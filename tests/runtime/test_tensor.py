@@ -190,3 +190,12 @@ def test_dtype_conversions_of_mindspore_common_dtype():
         match=r"'pytype_to_dtype'.*'obj' must be bool, int, float or a dtype, but got <class 'str'>",
     ):
         ms.pytype_to_dtype(str)
+
+
+def test_parameter_copy_is_a_parameter_with_its_own_data():
+    p = ms.Parameter(ms.Tensor(np.ones(2, np.float32)), "q", requires_grad=False)
+    c = p.copy()
+    assert type(c).__name__ == "Parameter"  # a Tensor's copy is a Tensor
+    assert (c.name, c.requires_grad) == ("q", False) and c is not p
+    c.set_data(ms.Tensor(np.zeros(2, np.float32)))
+    assert p.asnumpy().tolist() == [1.0, 1.0]
