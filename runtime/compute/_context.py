@@ -16,8 +16,11 @@ from ._context_keys import CONTEXT_KEYS, READ_ONLY_KEYS, check_context_value
 from ._targets import Target, get_target
 
 __all__ = [
+    "COMPATIBLE",
     "GRAPH_MODE",
+    "LAX",
     "PYNATIVE_MODE",
+    "STRICT",
     "current_target",
     "get_context",
     "get_seed",
@@ -29,6 +32,10 @@ __all__ = [
 
 GRAPH_MODE: Final = 0
 PYNATIVE_MODE: Final = 1
+# `set_context(jit_syntax_level=...)`'s values: recorded only, cadence has no graph syntax to restrict.
+STRICT: Final = 0
+COMPATIBLE: Final = 1
+LAX: Final = 2
 
 # Every key MindSpore 2.x documents, with its default (see `_context_keys`); the
 # read-only keys are only for `get_context`.

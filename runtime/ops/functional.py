@@ -94,9 +94,11 @@ from ._losses import (
 from ._matrices import cdist, tensor_dot, trace, tril, triu
 from ._nn import dense, dropout, log_softmax, relu, sigmoid, softmax, tanh
 from ._norms import norm
+from ._padding import pad
 from ._pool1d import avg_pool1d
 from ._random import normal, rand, randint, randn, uniform
 from ._ranking import argmax, argsort, sort, topk, unique
+from ._reductions import sum
 from ._reordering import flip, pixel_shuffle, roll
 from ._script_losses import binary_cross_entropy, cosine_embedding_loss, huber_loss
 from ._slicing import chunk, cumprod, cumsum, strided_slice, tile, unstack
@@ -272,3 +274,7 @@ __all__ += [
     "avg_pool1d",
     "pixel_shuffle",
 ]  # the functions of nn.AvgPool1d and nn.PixelShuffle
+__all__ += [
+    "pad",
+    "sum",
+]  # MindSpore 2.x's signatures over the internal `_functional.pad` and `_functional.sum`

@@ -50,6 +50,17 @@ from ._primitive import REQUIRED, Primitive, Sizes, primitive
 from ._random import StandardNormal, UniformInt, UniformReal
 
 
+def _one_axis(axis: Any) -> Any:
+    """`Softmax`'s axis, an int or a tuple of one int as MindSpore's operator takes it, as an int."""
+    if not isinstance(axis, tuple):
+        return axis
+    if len(axis) != 1:
+        raise ValueError(
+            f"For 'Softmax', the argument 'axis' must be an int or a tuple of one int, but got {axis!r}."
+        )
+    return axis[0]
+
+
 def _reduce(name: str) -> Any:
     # Looked up on each call, not bound here: `export` traces by wrapping the module's functions.
     def impl(x: Any, axis: Any = (), *, keep_dims: bool, **_: Any) -> Any:
@@ -136,7 +147,7 @@ Softplus = primitive("Softplus", a.softplus, "log(1 + exp(x)).")
 HSigmoid = primitive("HSigmoid", a.hardsigmoid, "relu6(x + 3) / 6.")
 HSwish = primitive("HSwish", a.hardswish, "x * relu6(x + 3) / 6.")
 Softsign = primitive("Softsign", a.softsign, "x / (1 + |x|).")
-Softmax = primitive("Softmax", lambda x, *, axis: n.softmax(x, axis), "Softmax along `axis`.", axis=-1)
+Softmax = primitive("Softmax", lambda x, *, axis: n.softmax(x, _one_axis(axis)), "Softmax along `axis` (an int or a tuple of one int, as MindSpore's operator takes).", axis=(-1,))
 LogSoftmax = primitive("LogSoftmax", lambda x, *, axis: n.log_softmax(x, axis), "log(softmax(x)) along `axis`.", axis=-1)
 # --- matrix products -------------------------------------------------------------------------
 MatMul = primitive("MatMul", c.matmul_transposed, "Matrix product of 2-D tensors, either transposed first.", transpose_a=False, transpose_b=False)

@@ -129,6 +129,7 @@ def cases(ms: Any, ops: Any, Tensor: Any) -> dict[str, Any]:  # noqa: N803 (the 
         **_script_gap_cases(ms, ops, Tensor),
         **_script_loss_cases(ms, ops, Tensor),
         **_script_cell_cases(ms, ops, Tensor),
+        **_signature_cases(ms, ops, Tensor),
     }  # fmt: skip
 
 
@@ -236,6 +237,27 @@ def _script_gap_cases(ms: Any, ops: Any, Tensor: Any) -> dict[str, Any]:  # noqa
                                                        ops.normal((2, 3), Tensor(1.0), Tensor(2.0)), ops.normal((2, 3), Tensor(np.array([[1.0], [5.0]], np.float32)), 0.5),
                                                        ops.StandardNormal()((2, 3)), ops.StandardNormal(seed=2)(Tensor(np.array([3], np.int32))), ops.UniformReal(3, 4)((0, 2)),
                                                        ops.UniformInt()((2, 2), Tensor(1, ms.int32), Tensor(5, ms.int32))),
+    }  # fmt: skip
+
+
+def _signature_cases(ms: Any, ops: Any, Tensor: Any) -> dict[str, Any]:  # noqa: N803
+    """Arguments found beside the porting scripts: `ops.sum`'s dim/keepdim/dtype, `ops.pad`'s flat widths, padded max pooling."""
+    rng = np.random.default_rng(1526)  # its own stream, as `_zoo_conv_cases`
+    nn = ms.nn
+    cube = Tensor(rng.normal(size=(2, 3, 4)).astype(np.float32))
+    im = Tensor(rng.normal(size=(2, 3, 5, 6)).astype(np.float32))
+    return {
+        "sum dim keepdim dtype": lambda: (ops.sum(cube), ops.sum(cube, dim=1), ops.sum(cube, (0, 2), True), ops.sum(cube, dim=-1, keepdim=True, dtype=ms.float64),
+                                          ops.sum(cube > 0), ops.sum(Tensor(np.arange(6, dtype=np.int32)), dim=0)),
+        "pad flat widths and modes": lambda: (ops.pad(cube, (1, 2)), ops.pad(cube, [2, 0, 1, 1], value=-3.0), ops.pad(cube, (1, -1, 0, 0, -1, 1)),
+                                              ops.pad(cube, (1, 2), mode="reflect"), ops.pad(cube, (3, 1, 0, 2), mode="replicate"), ops.pad(cube, (2, 4), mode="circular")),
+        "GradOperation through pad modes": lambda: ops.GradOperation()(
+            lambda a: (ops.pad(a, (2, 1), mode="reflect") * 2).sum() + (ops.pad(a, (1, 3, 1, 0), mode="replicate") * 3).sum()
+            + (ops.pad(a, (0, 2)) * ops.pad(a, (0, 2))).sum()
+        )(cube),
+        "MaxPool2d pad_mode pad": lambda: (nn.MaxPool2d(3, 2, pad_mode="pad", padding=1)(im), nn.MaxPool2d(3, 1, pad_mode="pad", padding=(1, 0))(im),
+                                           nn.MaxPool2d(2, 2, pad_mode="pad", padding=(1,))(-im)),
+        "Softmax one-int tuple axis": lambda: (ops.Softmax(axis=(-1,))(cube), ops.Softmax((1,))(cube)),
     }  # fmt: skip
 
 

@@ -182,6 +182,17 @@ ERRORS = {
     "pixel_shuffle channels": (lambda: ops.pixel_shuffle(Tensor(np.ones((1, 8, 2, 2))), 3), ValueError, r"divisible by upscale_factor\*\*2 = 9, but got shape \(1, 8, 2, 2\)"),
     "Upsample nothing": (lambda: nn.Upsample(), ValueError, r"'Upsample'.*one of the arguments 'size' and 'scale_factor'"),
     "Upsample mode": (lambda: nn.Upsample(2, mode="cubic"), ValueError, r"'Upsample'.*'mode' must be one of"),
+    "sum dim": (lambda: ops.sum(Tensor(np.ones((2, 3))), dim=2), TypeError, r"'sum'.*'dim' must be None, an int or a tuple of ints in \[-2, 2\), but got 2"),
+    "sum keepdim": (lambda: ops.sum(Tensor(np.ones(2)), keepdim=1), TypeError, r"'sum'.*'keepdim' must be a bool"),  # type: ignore[arg-type]
+    "pad odd widths": (lambda: ops.pad(Tensor(np.ones((2, 3))), (1,)), ValueError, r"'pad'.*even number of ints, at most 4 for a 2-d input, but got 1"),
+    "pad width type": (lambda: ops.pad(Tensor(np.ones(3)), (1.0, 1)), TypeError, r"'pad'.*'padding' must be a tuple or list of ints, but got \(1.0, 1\)"),
+    "pad mode": (lambda: ops.pad(Tensor(np.ones(3)), (1, 1), mode="edge"), ValueError, r"'pad'.*'mode' must be one of \['circular', 'constant', 'reflect', 'replicate'\], but got 'edge'"),
+    "pad reflect width": (lambda: ops.pad(Tensor(np.ones(3)), (3, 0), mode="reflect"), ValueError, r"'pad'.*'reflect' mode needs each width less than the axis length 3, but got \(3, 0\)"),
+    "pad value with reflect": (lambda: ops.pad(Tensor(np.ones(3)), (1, 1), mode="reflect", value=1.0), ValueError, r"'pad'.*'value' applies to mode 'constant' only"),
+    "MaxPool2d padding without pad mode": (lambda: nn.MaxPool2d(3, 2, padding=1), ValueError, r"'MaxPool2d'.*'padding' must be 0 \(other values are not supported\), but got 1"),
+    "MaxPool2d padding over half the kernel": (lambda: nn.MaxPool2d(3, 2, pad_mode="pad", padding=2), ValueError, r"'MaxPool2d'.*'padding'.*from 0 to half the kernel size \(3, 3\), but got 2"),
+    "AvgPool2d padding": (lambda: nn.AvgPool2d(3, 2, padding=1), ValueError, r"'AvgPool2d'.*'padding' must be 0"),
+    "Softmax axes": (lambda: ops.Softmax(axis=(0, 1))(Tensor(np.ones((2, 2)))), ValueError, r"'Softmax'.*'axis' must be an int or a tuple of one int, but got \(0, 1\)"),
 }  # fmt: skip
 
 
