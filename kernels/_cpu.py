@@ -44,12 +44,17 @@ from ._grouped_conv import (
 )
 from ._names import KERNEL_NAMES
 from ._optim_cpu import (
+    adadelta_update as adadelta_update,
     adagrad_update as adagrad_update,
     adam_amsgrad_update as adam_amsgrad_update,
     adam_weight_decay_update as adam_weight_decay_update,
+    asgd_update as asgd_update,
     flat_state,
+    ftrl_update as ftrl_update,
     lamb_update as lamb_update,
+    proximal_adagrad_update as proximal_adagrad_update,
     rmsprop_update as rmsprop_update,
+    rprop_update as rprop_update,
     run_loop,
 )
 from ._parallel import contiguous, in_spans, split_loop

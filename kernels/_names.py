@@ -7,11 +7,16 @@ __all__ = ["KERNEL_NAMES"]
 # Every kernel table provides these names, with `reference`'s signatures.
 KERNEL_NAMES: tuple[str, ...] = (
     # issue 23 optimizers (kernels/_optim_updates.py)
+    "adadelta_update",
     "adagrad_update",
     "adam_amsgrad_update",
     "adam_weight_decay_update",
+    "asgd_update",
+    "ftrl_update",
     "lamb_update",
+    "proximal_adagrad_update",
     "rmsprop_update",
+    "rprop_update",
     "adam_update",
     "avg_pool2d_backward",
     "avg_pool2d_forward",

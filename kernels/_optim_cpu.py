@@ -20,12 +20,17 @@ from ._parallel import in_spans
 
 __all__ = [
     "MIN_SPLIT_ELEMENTS",
+    "adadelta_update",
     "adagrad_update",
     "adam_amsgrad_update",
     "adam_weight_decay_update",
+    "asgd_update",
     "flat_state",
+    "ftrl_update",
     "lamb_update",
+    "proximal_adagrad_update",
     "rmsprop_update",
+    "rprop_update",
     "run_loop",
 ]
 
@@ -105,4 +110,5 @@ def run_loop(loop: Any, param: Array, *args: Any) -> None:
 _TARGET = OptimizerTarget(
     _loop, run_loop, flat_state, _grad, lambda p: float, np.empty_like, _sum_of_squares
 )
-adam_weight_decay_update, adam_amsgrad_update, rmsprop_update, adagrad_update, lamb_update = optimizer_updates(_TARGET)  # fmt: skip
+(adam_weight_decay_update, adam_amsgrad_update, rmsprop_update, adagrad_update, lamb_update,
+ adadelta_update, proximal_adagrad_update, rprop_update, asgd_update, ftrl_update) = optimizer_updates(_TARGET)  # fmt: skip

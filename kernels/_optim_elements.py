@@ -17,11 +17,16 @@ import math
 from typing import Any
 
 __all__ = [
+    "adadelta_element",
     "adagrad_element",
     "adam_amsgrad_element",
     "adam_weight_decay_element",
+    "asgd_element",
+    "ftrl_element",
     "lamb_direction_element",
+    "proximal_adagrad_element",
     "rmsprop_element",
+    "rprop_element",
     "scaled_subtract_element",
 ]
 
@@ -104,3 +109,94 @@ def scaled_subtract_element(
 ) -> None:
     """P -= h[0] * r (Lamb's second pass, h[0] = lr * trust ratio; g unused)."""
     p[i] -= h[0] * r[i]
+
+
+def adadelta_element(
+    p: Any, g: Any, accum: Any, accum_update: Any, c: Any, h: Any, i: int
+) -> None:
+    """Adadelta, h = (lr, rho, eps, wd) (ApplyAdadelta): the step is g scaled by RMS(updates) / RMS(g)."""
+    lr, rho, eps, wd = h
+    gi = g[i] + wd * p[i]
+    a = rho * accum[i] + (1.0 - rho) * gi * gi
+    accum[i] = a
+    u = math.sqrt(accum_update[i] + eps) * gi / math.sqrt(a + eps)
+    accum_update[i] = rho * accum_update[i] + (1.0 - rho) * u * u
+    p[i] -= lr * u
+
+
+def proximal_adagrad_element(
+    p: Any, g: Any, accum: Any, b: Any, c: Any, h: Any, i: int
+) -> None:
+    """ProximalAdagrad, h = (lr, l1, l2, wd) (ApplyProximalAdagrad): an Adagrad step, then the L1/L2 proximal map.
+
+    Both use the element's Adagrad rate lr / sqrt(accum), as MindSpore's kernel does.
+    """
+    lr, l1, l2, wd = h
+    gi = g[i] + wd * p[i]
+    a = accum[i] + gi * gi
+    accum[i] = a
+    rate = lr / math.sqrt(a)
+    prox = p[i] - rate * gi
+    if l1 > 0.0:
+        # Shrink toward 0 by rate * l1, keeping the sign (0 where it would cross).
+        prox = math.copysign(max(abs(prox) - rate * l1, 0.0), prox)
+    p[i] = prox / (1.0 + rate * l2)
+
+
+def rprop_element(p: Any, g: Any, prev: Any, step: Any, c: Any, h: Any, i: int) -> None:
+    """Rprop, h = (eta_minus, eta_plus, min_step, max_step, first, lr, wd), as MindSpore's `nn.Rprop`.
+
+    Each element's step grows by eta_plus while its gradient keeps its sign and shrinks by
+    eta_minus when it flips (that gradient is then skipped); the first step is lr.
+    """
+    eta_minus, eta_plus, min_step, max_step, first, lr, wd = h
+    gi = g[i] + wd * p[i]
+    size = lr if first != 0.0 else step[i]
+    turn = gi * prev[i]
+    # Selects rather than branches: the loop compiles to vector code.
+    flipped = turn < 0.0
+    factor = eta_plus if turn > 0.0 else (eta_minus if flipped else 1.0)
+    size = min(max(size * factor, min_step), max_step)
+    gi = 0.0 if flipped else gi
+    p[i] -= size * ((gi > 0.0) * 1.0 - (gi < 0.0) * 1.0)  # size * sign(gi)
+    prev[i] = gi
+    step[i] = size
+
+
+def asgd_element(p: Any, g: Any, ax: Any, b: Any, c: Any, h: Any, i: int) -> None:
+    """ASGD, h = (eta, lambd, mu, wd): a decayed SGD step, and the running average `ax` of the weights."""
+    eta, lambd, mu, wd = h
+    gi = g[i] + wd * p[i]
+    w = p[i] * (1.0 - lambd * eta) - eta * gi
+    p[i] = w
+    if mu != 1.0:
+        ax[i] += (w - ax[i]) * mu
+    else:
+        ax[i] = w
+
+
+def ftrl_element(
+    p: Any, g: Any, accum: Any, linear: Any, c: Any, h: Any, i: int
+) -> None:
+    """FTRL-proximal, h = (lr, l1, l2, lr_power, wd) (ApplyFtrl).
+
+    accum' = accum + g²; linear += g - (accum'^-lr_power - accum^-lr_power) / lr * p;
+    p = (sign(linear) l1 - linear) / (accum'^-lr_power / lr + 2 l2) where |linear| > l1, else 0.
+    """
+    lr, l1, l2, lr_power, wd = h
+    gi = g[i] + wd * p[i]
+    old = accum[i]
+    new = old + gi * gi
+    accum[i] = new
+    if lr_power == -0.5:  # the default: square roots, several times cheaper than pow
+        grown = math.sqrt(new)
+        before = math.sqrt(old)
+    else:
+        grown = math.pow(new, -lr_power)
+        before = math.pow(old, -lr_power)
+    lin = linear[i] + gi - (grown - before) / lr * p[i]
+    linear[i] = lin
+    if abs(lin) > l1:
+        p[i] = (math.copysign(l1, lin) - lin) / (grown / lr + 2.0 * l2)
+    else:
+        p[i] = 0.0 * p[i]

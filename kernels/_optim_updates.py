@@ -1,4 +1,4 @@
-"""The public optimizer updates of issue 23 (AdamWeightDecay, RMSProp, Adagrad, Lamb), built per target.
+"""The public optimizer updates (AdamWeightDecay, RMSProp, Adagrad, Lamb, Adadelta, ProximalAdagrad, Rprop, ASGD, FTRL), built per target.
 
 A target supplies `OptimizerTarget`: how to compile an `_optim_elements` body
 into a loop over a parameter's elements, and a few primitives;
@@ -20,6 +20,11 @@ if TYPE_CHECKING:
 __all__ = ["OptimizerTarget", "OptimizerUpdates", "optimizer_updates"]
 
 _BODIES = (
+    "adadelta",
+    "asgd",
+    "proximal_adagrad",
+    "rprop",
+    "ftrl",
     "adam_weight_decay",
     "adam_amsgrad",
     "rmsprop",
@@ -50,13 +55,18 @@ class OptimizerTarget(NamedTuple):
 
 
 class OptimizerUpdates(NamedTuple):
-    """The four in-place updates."""
+    """The in-place updates."""
 
     adam_weight_decay_update: Callable[..., None]
     adam_amsgrad_update: Callable[..., None]
     rmsprop_update: Callable[..., None]
     adagrad_update: Callable[..., None]
     lamb_update: Callable[..., None]
+    adadelta_update: Callable[..., None]
+    proximal_adagrad_update: Callable[..., None]
+    rprop_update: Callable[..., None]
+    asgd_update: Callable[..., None]
+    ftrl_update: Callable[..., None]
 
 
 def optimizer_updates(t: OptimizerTarget) -> OptimizerUpdates:
@@ -147,10 +157,49 @@ def optimizer_updates(t: OptimizerTarget) -> OptimizerUpdates:
         ratio = w_norm / r_norm if w_norm > 0 and r_norm > 0 else 1.0
         step("scaled_subtract", param, grad, {"r": r}, (lr * ratio,))
 
+    def adadelta_update(
+        param: Any, grad: Any, accum: Any, accum_update: Any, *hyper: float
+    ) -> None:
+        """MindSpore's Adadelta rule in one pass; hyper = lr, rho, eps, weight_decay."""
+        step(
+            "adadelta",
+            param,
+            grad,
+            {"accum": accum, "accum_update": accum_update},
+            hyper,
+        )
+
+    def proximal_adagrad_update(
+        param: Any, grad: Any, accum: Any, *hyper: float
+    ) -> None:
+        """MindSpore's ProximalAdagrad rule in one pass; hyper = lr, l1, l2, weight_decay."""
+        step("proximal_adagrad", param, grad, {"accum": accum}, hyper)
+
+    def rprop_update(
+        param: Any, grad: Any, prev: Any, step_size: Any, *hyper: float
+    ) -> None:
+        """MindSpore's Rprop rule in one pass; hyper = eta_minus, eta_plus, min_step, max_step, first, lr, weight_decay."""
+        step("rprop", param, grad, {"prev": prev, "step_size": step_size}, hyper)
+
+    def asgd_update(param: Any, grad: Any, ax: Any, *hyper: float) -> None:
+        """MindSpore's ASGD rule in one pass; hyper = eta, lambd, mu, weight_decay."""
+        step("asgd", param, grad, {"ax": ax}, hyper)
+
+    def ftrl_update(
+        param: Any, grad: Any, accum: Any, linear: Any, *hyper: float
+    ) -> None:
+        """MindSpore's FTRL rule (ApplyFtrl) in one pass; hyper = lr, l1, l2, lr_power, weight_decay."""
+        step("ftrl", param, grad, {"accum": accum, "linear": linear}, hyper)
+
     return OptimizerUpdates(
         adam_weight_decay_update,
         adam_amsgrad_update,
         rmsprop_update,
         adagrad_update,
         lamb_update,
+        adadelta_update,
+        proximal_adagrad_update,
+        rprop_update,
+        asgd_update,
+        ftrl_update,
     )

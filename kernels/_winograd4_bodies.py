@@ -366,21 +366,36 @@ def winograd4_filter(w: Any, u: Any, flip: bool, i: int, c: int) -> None:
     """
     o = i // 6
     r = i - 6 * o
-    g0, g1, g2 = _G_ROWS[r]
-    if flip:
-        g0, g2 = g2, g0
+    k = 6 * r
+    # The coefficients in u's dtype, through an element written last (see
+    # `winograd4_input_plane`; float32 filters transform 1.4 times faster).
+    u[k, o, c] = _G_ROWS[r][2] if flip else _G_ROWS[r][0]
+    g0 = u[k, o, c]
+    u[k, o, c] = _G_ROWS[r][1]
+    g1 = u[k, o, c]
+    u[k, o, c] = _G_ROWS[r][0] if flip else _G_ROWS[r][2]
+    g2 = u[k, o, c]
+    u[k, o, c] = 0.25
+    quarter = u[k, o, c]
+    u[k, o, c] = -1.0 / 6.0
+    minus_sixth = u[k, o, c]
+    u[k, o, c] = 1.0 / 6.0
+    sixth = u[k, o, c]
+    u[k, o, c] = 1.0 / 12.0
+    twelfth = u[k, o, c]
+    u[k, o, c] = 1.0 / 24.0
+    twentyfourth = u[k, o, c]
     # Row r of G g: three column sums ...
     c0 = g0 * w[o, c, 0, 0] + g1 * w[o, c, 1, 0] + g2 * w[o, c, 2, 0]
     c1 = g0 * w[o, c, 0, 1] + g1 * w[o, c, 1, 1] + g2 * w[o, c, 2, 1]
     c2 = g0 * w[o, c, 0, 2] + g1 * w[o, c, 1, 2] + g2 * w[o, c, 2, 2]
     a, b, d = (c2, c1, c0) if flip else (c0, c1, c2)
     # ... times G^T.
-    k = 6 * r
-    u[k, o, c] = 0.25 * a
-    u[k + 1, o, c] = (a + b + d) * (-1.0 / 6.0)
-    u[k + 2, o, c] = (a - b + d) * (-1.0 / 6.0)
-    u[k + 3, o, c] = a * (1.0 / 24.0) + b * (1.0 / 12.0) + d * (1.0 / 6.0)
-    u[k + 4, o, c] = a * (1.0 / 24.0) - b * (1.0 / 12.0) + d * (1.0 / 6.0)
+    u[k, o, c] = quarter * a
+    u[k + 1, o, c] = (a + b + d) * minus_sixth
+    u[k + 2, o, c] = (a - b + d) * minus_sixth
+    u[k + 3, o, c] = a * twentyfourth + b * twelfth + d * sixth
+    u[k + 4, o, c] = a * twentyfourth - b * twelfth + d * sixth
     u[k + 5, o, c] = d
 
 

@@ -632,6 +632,90 @@ def lamb_update(param: Array, grad: Array, m: Array, v: Array, *hyper: float) ->
     param -= (lr * ratio * r).astype(param.dtype)
 
 
+def adadelta_update(
+    param: Array, grad: Array, accum: Array, accum_update: Array, *hyper: float
+) -> None:
+    """MindSpore's ApplyAdadelta after the L2 decay, hyper = (lr, rho, eps, weight_decay).
+
+    accum ← rho accum + (1 - rho) g²; u = sqrt(accum_update + eps) g / sqrt(accum + eps);
+    accum_update ← rho accum_update + (1 - rho) u²; p -= lr u.
+    """
+    lr, rho, eps, weight_decay = hyper
+    g = grad + weight_decay * param
+    accum[...] = rho * accum + (1 - rho) * g * g
+    u = np.sqrt(accum_update + eps) * g / np.sqrt(accum + eps)
+    accum_update[...] = rho * accum_update + (1 - rho) * u * u
+    param -= (lr * u).astype(param.dtype)
+
+
+def proximal_adagrad_update(
+    param: Array, grad: Array, accum: Array, *hyper: float
+) -> None:
+    """MindSpore's ApplyProximalAdagrad after the L2 decay, hyper = (lr, l1, l2, weight_decay).
+
+    accum += g²; with the rate r = lr / sqrt(accum), v = p - r g and
+    p = sign(v) max(|v| - r l1, 0) / (1 + r l2).
+    """
+    lr, l1, l2, weight_decay = hyper
+    g = grad + weight_decay * param
+    accum += g * g
+    rate = lr / np.sqrt(accum)
+    v = param - rate * g
+    shrunk = np.sign(v) * np.maximum(np.abs(v) - rate * l1, 0) if l1 > 0 else v
+    param[...] = shrunk / (1 + rate * l2)
+
+
+def rprop_update(
+    param: Array, grad: Array, prev: Array, step_size: Array, *hyper: float
+) -> None:
+    """MindSpore's `nn.Rprop` after the L2 decay, hyper = (eta_minus, eta_plus, min_step, max_step, first, lr, weight_decay).
+
+    Where g prev > 0 the step grows by eta_plus, where < 0 it shrinks by eta_minus and g is
+    dropped (0); the step (lr on the first call) is clipped to [min_step, max_step]; p -= sign(g) step.
+    """
+    eta_minus, eta_plus, min_step, max_step, first, lr, weight_decay = hyper
+    g = grad + weight_decay * param
+    size = np.full_like(step_size, lr) if first else step_size
+    turn = g * prev
+    factor = np.where(turn > 0, eta_plus, np.where(turn < 0, eta_minus, 1.0))
+    size = np.clip(size * factor, min_step, max_step)
+    g = np.where(turn < 0, 0.0, g)
+    param -= (np.sign(g) * size).astype(param.dtype)
+    prev[...] = g
+    step_size[...] = size
+
+
+def asgd_update(param: Array, grad: Array, ax: Array, *hyper: float) -> None:
+    """MindSpore's `nn.ASGD` step after the L2 decay, hyper = (eta, lambd, mu, weight_decay).
+
+    p ← p (1 - lambd eta) - eta g; ax ← ax + mu (p - ax) (ax ← p when mu is 1).
+    """
+    eta, lambd, mu, weight_decay = hyper
+    g = grad + weight_decay * param
+    param[...] = param * (1 - lambd * eta) - eta * g
+    if mu != 1:
+        ax += (param - ax) * mu
+    else:
+        ax[...] = param
+
+
+def ftrl_update(
+    param: Array, grad: Array, accum: Array, linear: Array, *hyper: float
+) -> None:
+    """MindSpore's ApplyFtrl after the L2 decay, hyper = (lr, l1, l2, lr_power, weight_decay).
+
+    accum' = accum + g²; linear += g - (accum'^-lr_power - accum^-lr_power) / lr * p;
+    p = (sign(linear) l1 - linear) / (accum'^-lr_power / lr + 2 l2) where |linear| > l1, else 0.
+    """
+    lr, l1, l2, lr_power, weight_decay = hyper
+    g = grad + weight_decay * param
+    grown = (accum + g * g) ** -lr_power
+    linear += g - (grown - accum**-lr_power) / lr * param
+    accum += g * g
+    solved = (np.sign(linear) * l1 - linear) / (grown / lr + 2 * l2)
+    param[...] = np.where(np.abs(linear) > l1, solved, 0)
+
+
 # --- recurrent layers and embedding lookup ----------------------------------------
 # Modes: 0 RNN tanh, 1 RNN ReLU, 2 LSTM (gates i, f, g, o), 3 GRU (gates r, z, n).
 # `xw` (T, B, G) is the input side x @ W_ih^T + b_ih of every position; `hs`, `cs`

@@ -82,8 +82,11 @@ from .communication._ps_context import (
     set_ps_context,
 )
 from .compute._context import (
+    COMPATIBLE,
     GRAPH_MODE,
+    LAX,
     PYNATIVE_MODE,
+    STRICT,
     get_context,
     get_seed,
     set_context,
@@ -116,8 +119,11 @@ from .training._run_progress import RunProgress
 
 __all__ = [
     *_event_names,
+    "COMPATIBLE",
     "GRAPH_MODE",
+    "LAX",
     "PYNATIVE_MODE",
+    "STRICT",
     "BusStatistics",
     "CPUTarget",
     "CUDATarget",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from .compute._dtype import (
     Type as Type,
     __all__ as _all_dtype_names,
@@ -21,3 +23,34 @@ from .compute._dtype import (
 
 # The data types and `Type`; the numpy conversions stay cadence's own.
 __all__ = [n for n in _all_dtype_names if n not in ("from_numpy", "to_numpy")]
+
+
+def dtype_to_nptype(type_: Type) -> type:
+    """The numpy scalar type of `type_` (`dtype_to_nptype(float32)` is `numpy.float32`), as MindSpore's."""
+    if not isinstance(type_, Type):
+        raise TypeError(
+            f"For 'dtype_to_nptype', the argument 'type_' must be a cadence dtype such as "
+            f"cadence.float32, but got {type_!r}."
+        )
+    return type_.np_dtype.type
+
+
+def dtype_to_pytype(type_: Type) -> type:
+    """The Python type holding one element of `type_`: bool, int or float."""
+    kind = dtype_to_nptype(type_)(0).item()
+    return type(kind)
+
+
+def pytype_to_dtype(obj: Any) -> Type:
+    """The dtype MindSpore gives a Python type: bool -> bool_, int -> int64, float -> float64 (a dtype is kept)."""
+    if isinstance(obj, Type):
+        return obj
+    found = {bool: bool_, int: int64, float: float64}.get(obj)
+    if found is None:
+        raise TypeError(
+            f"For 'pytype_to_dtype', the argument 'obj' must be bool, int, float or a dtype, but got {obj!r}."
+        )
+    return found
+
+
+__all__ += ["dtype_to_nptype", "dtype_to_pytype", "pytype_to_dtype"]

@@ -16,11 +16,16 @@ from ._device import cuda
 
 __all__ = [
     "LOOPS",
+    "adadelta_update",
     "adagrad_update",
     "adam_amsgrad_update",
     "adam_weight_decay_update",
+    "asgd_update",
+    "ftrl_update",
     "lamb_update",
+    "proximal_adagrad_update",
     "rmsprop_update",
+    "rprop_update",
 ]
 
 LOOPS: dict[str, Any] = {}
@@ -52,4 +57,5 @@ def _scratch(param: Any) -> Any:
 _TARGET = OptimizerTarget(
     _loop, _run, _state, _grad, lambda p: p.dtype.type, _scratch, _sum_of_squares
 )
-adam_weight_decay_update, adam_amsgrad_update, rmsprop_update, adagrad_update, lamb_update = optimizer_updates(_TARGET)  # fmt: skip
+(adam_weight_decay_update, adam_amsgrad_update, rmsprop_update, adagrad_update, lamb_update,
+ adadelta_update, proximal_adagrad_update, rprop_update, asgd_update, ftrl_update) = optimizer_updates(_TARGET)  # fmt: skip

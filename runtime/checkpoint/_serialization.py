@@ -262,7 +262,16 @@ def _collect_entries(
     else:
         pairs = _list_pairs(func, save_obj)
     entries: dict[str, Any] = {}
+    owners: dict[
+        str, int
+    ] = {}  # a Cell's parameters by name: two of them must not share one
     for name, value in pairs:
+        if _is_cell(save_obj) and owners.setdefault(name, id(value)) != id(value):
+            raise ValueError(
+                f"For '{func}', two parameters of the network are named {name!r}, so the checkpoint "
+                "would keep one; call the network once first (its first call renames parameters "
+                "that share a name after their paths, as MindSpore does) or name them apart."
+            )
         if choice_func is None or choice_func(name):
             entries[name] = (
                 value

@@ -16,12 +16,16 @@ from ._context_keys import CONTEXT_KEYS, READ_ONLY_KEYS, check_context_value
 from ._targets import Target, get_target
 
 __all__ = [
+    "COMPATIBLE",
     "GRAPH_MODE",
+    "LAX",
     "PYNATIVE_MODE",
+    "STRICT",
     "current_target",
     "get_context",
     "get_seed",
     "rng",
+    "seeded_rng",
     "set_context",
     "set_device",
     "set_seed",
@@ -29,6 +33,10 @@ __all__ = [
 
 GRAPH_MODE: Final = 0
 PYNATIVE_MODE: Final = 1
+# `set_context(jit_syntax_level=...)`'s values: recorded only, cadence has no graph syntax to restrict.
+STRICT: Final = 0
+COMPATIBLE: Final = 1
+LAX: Final = 2
 
 # Every key MindSpore 2.x documents, with its default (see `_context_keys`); the
 # read-only keys are only for `get_context`.
@@ -197,9 +205,29 @@ def rng(stream: str = "global") -> np.random.Generator:
                 if _seed is None:
                     gen = np.random.default_rng()
                 else:
-                    salt = int.from_bytes(
-                        hashlib.sha256(stream.encode()).digest()[:8], "little"
-                    )
-                    gen = np.random.default_rng([_seed, salt])
+                    gen = np.random.default_rng(_seed_words(stream, _seed))
                 _streams[stream] = gen
     return gen
+
+
+def seeded_rng(stream: str, seed: int, seed2: int = 0) -> np.random.Generator:
+    """Return the generator of an op given its own `seed` (and `seed2`), as MindSpore's ops take them.
+
+    It depends only on the op's seeds and the stream's name, not on the `set_seed`
+    seed (MindSpore's explicit op seed decides alone too); `set_seed` restarts it.
+    """
+    key = f"{stream} seed={seed},{seed2}"
+    gen = _streams.get(key)
+    if gen is None:
+        with _lock:
+            gen = _streams.setdefault(
+                key, np.random.default_rng(_seed_words(stream, seed, seed2))
+            )
+    return gen
+
+
+def _seed_words(stream: str, *seeds: int) -> list[int]:
+    return [
+        *seeds,
+        int.from_bytes(hashlib.sha256(stream.encode()).digest()[:8], "little"),
+    ]

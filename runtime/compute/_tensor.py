@@ -6,7 +6,7 @@ autograd tape when it is on (see `_autograd`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, cast, final
+from typing import TYPE_CHECKING, Any, Self, cast, final
 
 import numpy as np
 import numpy.typing as npt
@@ -63,8 +63,8 @@ def _to_array(data: Any, dtype: Any) -> NDArray:
     return arr
 
 
-def _float_item(v: float) -> str:
-    s = f"{v:+.8e}"
+def _float_item(v: float, digits: int = 8) -> str:
+    s = f"{v:+.{digits}e}"
     return " " + s[1:] if s[0] == "+" else s
 
 
@@ -75,7 +75,14 @@ def format_value(a: NDArray) -> str:
         if isinstance(v, float):
             return " " + f"{v:g}"
         return " " + str(v)
-    formatter: Any = {"float_kind": _float_item} if a.dtype.kind == "f" else None
+    digits = (
+        4 if a.dtype == np.float16 else 8
+    )  # MindSpore shows float16 with 4 decimals
+    formatter: Any = (
+        {"float_kind": lambda v: _float_item(v, digits)}
+        if a.dtype.kind == "f"
+        else None
+    )
     body = np.array2string(
         a,
         separator=", ",
@@ -159,6 +166,12 @@ class Tensor:
         """Return the data as a numpy array: shared with the tensor on the host, a copy from a device."""
         d: Any = self._data  # a numpy array, or a device array on device targets
         return d if isinstance(d, np.ndarray) else np.asarray(d)
+
+    def init_data(
+        self, slice_index: Any = None, shape: Any = None, opt_shape: Any = None
+    ) -> Self:
+        """Return self: cadence fills data at once, where MindSpore's `initializer(...)` may defer it."""
+        return self
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> NDArray:
         d = self.asnumpy()
@@ -456,6 +469,10 @@ class Tensor:
     def scatter(self, axis: int, index: Any, src: Any) -> Tensor:
         """A copy with `src` (a tensor, or one number) written at `index` along `axis` (`ops.scatter`)."""
         return M.scatter(self, axis, index, src)
+
+    def gather_elements(self, dim: int, index: Any) -> Tensor:
+        """The elements at `index` along `dim` (`ops.gather_elements`)."""
+        return M.gather_elements(self, dim, index)
 
     def argsort(self, axis: int = -1, descending: bool = False) -> Tensor:
         """The Int32 indices that sort the tensor along `axis` (`ops.argsort`)."""
@@ -761,10 +778,6 @@ class Parameter(Tensor):
         if hook is not None:
             hook()
 
-    def init_data(self, *args: Any, **kwargs: Any) -> Parameter:
-        """Return self (data is always initialized)."""
-        return self
-
     def value(self) -> Tensor:
         """Return the current value as a plain Tensor sharing the data."""
         return Tensor._wrap(self._data)
@@ -782,6 +795,10 @@ class Parameter(Tensor):
         p = Parameter(data, name=self._name, requires_grad=self._requires_grad)
         p._user_named = self._user_named
         return p
+
+    def copy(self) -> Parameter:
+        """A new Parameter with a copy of the data, the same name and `requires_grad`, as MindSpore's."""
+        return self.clone("same")
 
     def __repr__(self) -> str:
         return f"Parameter (name={self._name}, shape={self._data.shape}, dtype={self.dtype!r}, requires_grad={self._requires_grad})"
@@ -806,10 +823,17 @@ class ParameterTuple(tuple[Parameter, ...]):
 
     def __new__(cls, iterable: Iterable[Parameter] = ()) -> ParameterTuple:
         items = tuple(iterable)
+        owners: dict[str | None, int] = {}
         for i, p in enumerate(items):
             if not isinstance(p, Parameter):
                 raise TypeError(
                     f"For 'ParameterTuple', element {i} must be a Parameter, but got {p!r}."
+                )
+            # Optimizer state is keyed by these names: two parameters sharing one would share it.
+            if owners.setdefault(p.name, id(p)) != id(p):
+                raise ValueError(
+                    f"For 'ParameterTuple', element {i} is named {p.name!r} like an earlier, different "
+                    "parameter; give each parameter a unique name (as MindSpore requires)."
                 )
         return super().__new__(cls, items)
 

@@ -23,7 +23,10 @@ from ._random import PEEK_PASS, draw_permutation
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
 
+    from ._combine import ConcatDataset, ZipDataset
+    from ._filter import FilterDataset
     from ._iterators import DictIterator, TupleIterator
+    from ._padded_batch import PaddedBatchDataset
     from ._pipeline import (
         BatchDataset,
         ColumnsDataset,
@@ -118,8 +121,9 @@ class Dataset:
             drop_remainder: Drop the last batch if it has fewer than `batch_size` rows.
             num_parallel_workers: Accepted for compatibility; batching runs in the
                 calling thread.
-            **kwargs: MindSpore's `per_batch_map`, `input_columns`, `output_columns`
-                and `pad_info` are not supported (must stay None);
+            **kwargs: `pad_info` (MindSpore 1.x's) pads as `padded_batch` does;
+                `per_batch_map`, `input_columns` and `output_columns` are not
+                supported (must stay None);
                 `python_multiprocessing` and `max_rowsize` are accepted and ignored.
 
         Returns:
@@ -137,9 +141,139 @@ class Dataset:
             >>> data.batch(4, drop_remainder=True).get_dataset_size()
             2
         """
+        from ._padded_batch import PaddedBatchDataset
         from ._pipeline import BatchDataset
 
+        pad_info = kwargs.pop("pad_info", None)
+        if pad_info is not None:  # MindSpore 1.x's spelling of padded_batch
+            kwargs["num_parallel_workers"] = num_parallel_workers
+            return PaddedBatchDataset(
+                self, pad_info, (batch_size, drop_remainder, kwargs)
+            )
         return BatchDataset(self, batch_size, drop_remainder, kwargs)
+
+    def padded_batch(
+        self,
+        batch_size: int,
+        drop_remainder: bool = False,
+        num_parallel_workers: int | None = None,
+        pad_info: dict[str, Any] | None = None,
+    ) -> PaddedBatchDataset:
+        """Batch as `batch` does, first padding rows of different shapes to one shape per column.
+
+        Args:
+            batch_size: Rows per batch, an int in [1, 2**31 - 1].
+            drop_remainder: Drop the last batch if it has fewer than `batch_size` rows.
+            num_parallel_workers: Accepted for compatibility.
+            pad_info: `{column: (shape, pad_value)}`: pad that column's rows at
+                the end of each dimension up to `shape` (None, or None in a
+                dimension: the longest row of the batch) with `pad_value`; a
+                column's value may also be None, meaning `(None, 0)`. `{}` pads
+                every column with 0; None pads nothing (as `batch`).
+
+        Raises:
+            TypeError: If an argument has the wrong type.
+            ValueError: If `batch_size` is out of range or `pad_info` names a missing column.
+            RuntimeError: While iterating, if a row is larger than its pad shape,
+                or the ranks of a column's rows differ from each other or the pad shape.
+
+        Example:
+            >>> import numpy as np
+            >>> import cadence.dataset as ds
+            >>> data = ds.GeneratorDataset(lambda: ((np.arange(n),) for n in (1, 3)), ["x"])
+            >>> next(data.padded_batch(2, pad_info={"x": (None, -1)}).create_tuple_iterator(output_numpy=True))[0]
+            array([[ 0, -1, -1],
+                   [ 0,  1,  2]])
+        """
+        from ._padded_batch import PaddedBatchDataset
+
+        batching = (
+            batch_size,
+            drop_remainder,
+            {"num_parallel_workers": num_parallel_workers},
+        )
+        return PaddedBatchDataset(self, pad_info, batching)
+
+    def zip(self, datasets: Dataset | tuple[Dataset, ...]) -> ZipDataset:
+        """Put the columns of `datasets` after this dataset's, row by row; as long as the shortest.
+
+        Args:
+            datasets: A dataset or a tuple of datasets; column names must not repeat.
+
+        Raises:
+            TypeError: If `datasets` is not a Dataset or a tuple of them.
+            ValueError: If two datasets share a column name.
+
+        Example:
+            >>> import numpy as np
+            >>> import cadence.dataset as ds
+            >>> a = ds.NumpySlicesDataset({"x": np.arange(4)}, shuffle=False)
+            >>> b = ds.NumpySlicesDataset({"y": np.arange(3)}, shuffle=False)
+            >>> a.zip(b).get_col_names(), a.zip(b).get_dataset_size()
+            (['x', 'y'], 3)
+        """
+        from ._combine import ZipDataset, datasets_argument
+
+        owner = "Dataset.zip"
+        return ZipDataset([self, *datasets_argument(datasets, (tuple,), owner)], owner)
+
+    def concat(self, datasets: Dataset | list[Dataset]) -> ConcatDataset:
+        """Append the rows of `datasets` after this dataset's (also spelled `+`).
+
+        Args:
+            datasets: A dataset or a list of datasets with the same columns.
+
+        Raises:
+            TypeError: If `datasets` is not a Dataset or a list of them.
+            ValueError: If the column names differ, or the list is empty.
+            RuntimeError: While iterating, if a column's dtype or rank differs between datasets.
+
+        Example:
+            >>> import numpy as np
+            >>> import cadence.dataset as ds
+            >>> a = ds.NumpySlicesDataset({"x": np.arange(2)}, shuffle=False)
+            >>> [int(r[0]) for r in (a + a).create_tuple_iterator(output_numpy=True)]
+            [0, 1, 0, 1]
+        """
+        from ._combine import ConcatDataset, datasets_argument
+
+        owner = "Dataset.concat"
+        return ConcatDataset(
+            [self, *datasets_argument(datasets, (list,), owner)], owner
+        )
+
+    def __add__(self, datasets: Dataset) -> ConcatDataset:
+        """`a + b` is `a.concat(b)`."""
+        return self.concat(datasets)
+
+    def filter(
+        self,
+        predicate: Any,
+        input_columns: str | Sequence[str] | None = None,
+        num_parallel_workers: int | None = None,
+    ) -> FilterDataset:
+        """Keep the rows for which `predicate(*columns)` is true.
+
+        Args:
+            predicate: Called with the `input_columns` of each row (numpy arrays);
+                its result's truth keeps the row.
+            input_columns: The columns passed; default all, in order.
+            num_parallel_workers: Accepted for compatibility.
+
+        Raises:
+            TypeError: If `predicate` is not callable or `input_columns` not a str or list of str.
+            ValueError: If a column does not exist.
+
+        Example:
+            >>> import numpy as np
+            >>> import cadence.dataset as ds
+            >>> data = ds.NumpySlicesDataset({"x": np.arange(6)}, shuffle=False)
+            >>> [int(r[0]) for r in data.filter(lambda x: x % 2 == 0).create_tuple_iterator(output_numpy=True)]
+            [0, 2, 4]
+        """
+        from ._filter import FilterDataset
+
+        return FilterDataset(self, predicate, input_columns, num_parallel_workers)
 
     def shuffle(self, buffer_size: int) -> ShuffleDataset:
         """Shuffle rows through a buffer of `buffer_size` rows, as MindSpore does.

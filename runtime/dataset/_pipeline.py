@@ -163,7 +163,6 @@ _UNSUPPORTED = frozenset(
         "per_batch_map",
         "input_columns",
         "output_columns",
-        "pad_info",
         "cache",
         "callbacks",
         "column_order",

@@ -21,13 +21,20 @@ import numpy as np
 
 from ._checks import check_int, check_optional_bool
 from ._random import PEEK_PASS, get_dataset_seed
-from ._samplers import Sampler
+from ._samplers import IndexSampler, Sampler
 
 if TYPE_CHECKING:
     from ._access import IndexArray
     from ._random import Pass
 
-__all__ = ["Reading", "RowOrder", "Shard", "check_shard", "source_order"]
+__all__ = [
+    "Reading",
+    "RowOrder",
+    "SampledOrder",
+    "Shard",
+    "check_shard",
+    "source_order",
+]
 
 _DEFAULT_SEED: Final = 5489  # MindSpore's default dataset seed: equal in every process
 _INT32_MAX: Final = 2**31 - 1
@@ -127,6 +134,23 @@ class RowOrder:
         return permuted
 
 
+class SampledOrder(RowOrder):
+    """The rows an `IndexSampler` picks, drawn anew each pass.
+
+    Raises:
+        RuntimeError: If the sampler names rows outside the source's `total`.
+    """
+
+    def __init__(self, total: int, sampler: IndexSampler, owner: str) -> None:
+        super().__init__(total, None, sampler.shuffle, None)
+        self.count = sampler.count(total, owner)
+        self._sampler = sampler
+
+    def order(self, p: Pass) -> IndexArray:
+        """Return the rows the sampler picks for pass `p`."""
+        return self._sampler.draw(self.total, p.rng())
+
+
 class Reading(NamedTuple):
     """A source's reading arguments as its caller passed them, unchecked (`source_order` checks them).
 
@@ -184,7 +208,7 @@ def _sampler_order(
     if not isinstance(sampler, Sampler):
         raise TypeError(
             f"For '{owner}', the argument 'sampler' must be a sampler of cadence.dataset (DistributedSampler, "
-            f"RandomSampler, SequentialSampler), but got {sampler!r} of type {type(sampler).__name__!r}."
+            f"RandomSampler, SequentialSampler, SubsetSampler, SubsetRandomSampler, WeightedRandomSampler), but got {sampler!r} of type {type(sampler).__name__!r}."
         )
     given = {
         "shuffle": shuffle,
@@ -198,6 +222,8 @@ def _sampler_order(
             f"For '{owner}', 'sampler' decides the order, the number of rows and the shard, so "
             f"{sorted(conflicting)} must be None when it is given, but got {conflicting}."
         )
+    if isinstance(sampler, IndexSampler):
+        return SampledOrder(total, sampler, owner)
     shard = (
         None
         if sampler.num_shards is None or sampler.shard_id is None

@@ -25,7 +25,8 @@ from ._conv import AvgPool2d, Conv2d, MaxPool2d
 from ._conv_variants import Conv1d, Conv2dTranspose
 from ._distributed import DistributedGradReducer
 from ._embedding import Embedding
-from ._layer_norm import GroupNorm, LayerNorm
+from ._lars import LARS
+from ._layer_norm import GroupNorm, InstanceNorm2d, LayerNorm
 from ._layers import (
     Dense,
     Dropout,
@@ -44,7 +45,16 @@ from ._loss import (
     MSELoss,
     SoftmaxCrossEntropyWithLogits,
 )
-from ._loss_functional import BCEWithLogitsLoss, KLDivLoss, NLLLoss, SmoothL1Loss
+from ._loss_functional import (
+    BCELoss,
+    BCEWithLogitsLoss,
+    CosineEmbeddingLoss,
+    FocalLoss,
+    HuberLoss,
+    KLDivLoss,
+    NLLLoss,
+    SmoothL1Loss,
+)
 from ._loss_scale import (
     DynamicLossScaleUpdateCell,
     FixedLossScaleUpdateCell,
@@ -83,10 +93,20 @@ from ._metrics import (
 from ._mobile_activations import HSwish, ReLU6
 from ._norm import BatchNorm1d, BatchNorm2d
 from ._optim import SGD, Adam, Momentum, Optimizer
-from ._optim_adaptive import Adagrad, AdamWeightDecay, Lamb, RMSProp
+from ._optim_adaptive import (
+    FTRL,
+    Adadelta,
+    Adagrad,
+    AdamWeightDecay,
+    Lamb,
+    ProximalAdagrad,
+    RMSProp,
+)
+from ._optim_step_size import ASGD, Rprop
+from ._pool1d import AvgPool1d, MaxPool1d
 from ._porting_cells import AdaptiveMaxPool2d, ClipByNorm
 from ._recurrent import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell
-from ._spatial import AdaptiveAvgPool2d, Dropout2d, Pad
+from ._spatial import AdaptiveAvgPool2d, Dropout2d, Pad, PixelShuffle, Upsample
 from ._transformer import (
     MultiheadAttention,
     TransformerEncoder,
@@ -127,6 +147,7 @@ __all__ = [
     "Adam",
     "AdamWeightDecay",
     "AvgPool2d",
+    "BCELoss",
     "BCEWithLogitsLoss",
     "BatchNorm1d",
     "BatchNorm2d",
@@ -137,6 +158,7 @@ __all__ = [
     "ConfusionMatrixMetric",
     "Conv2d",
     "CosineDecayLR",
+    "CosineEmbeddingLoss",
     "CosineSimilarity",
     "CrossEntropyLoss",
     "Dense",
@@ -149,9 +171,11 @@ __all__ = [
     "Fbeta",
     "FixedLossScaleUpdateCell",
     "Flatten",
+    "FocalLoss",
     "GRUCell",
     "GroupNorm",
     "HausdorffDistance",
+    "HuberLoss",
     "Identity",
     "KLDivLoss",
     "L1Loss",
@@ -231,6 +255,10 @@ __all__ += [
     "natural_exp_decay_lr",
     "polynomial_decay_lr",
 ]
+# what public scripts stopped at: 1-D pooling, sub-pixel and interpolating upsampling
+__all__ += ["AvgPool1d", "InstanceNorm2d", "MaxPool1d", "PixelShuffle", "Upsample"]
+# ... and the optimizers they train with
+__all__ += ["ASGD", "FTRL", "LARS", "Adadelta", "ProximalAdagrad", "Rprop"]
 
 fixup_module_metadata(__name__, globals())
 del fixup_module_metadata

@@ -19,7 +19,7 @@ from ..compute._tensor import Parameter, ParameterTuple
 from ..validation import check_bool
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator
+    from collections.abc import Callable, Iterable, Iterator
 
 __all__ = ["Cell", "CellList", "SequentialCell"]
 
@@ -177,6 +177,25 @@ class Cell:
         """Return the direct children by name."""
         return OrderedDict(self._cells)
 
+    def apply(self, fn: Callable[[Cell], Any]) -> Cell:
+        """Call `fn` on every descendant, children before parents, then on this cell; return self.
+
+        The usual use is initializing weights by cell type (`net.apply(init_weights)`).
+        """
+        if not callable(fn):
+            raise TypeError(
+                f"For 'Cell.apply', the argument 'fn' must be callable, but got {fn!r}."
+            )
+        for cell in self.cells():
+            cell.apply(fn)
+        fn(self)
+        return self
+
+    @property
+    def cls_name(self) -> str:
+        """The class's name, as MindSpore's cells carry it (for messages)."""
+        return type(self).__name__
+
     def parameters_and_names(
         self, name_prefix: str = "", expand: bool = True
     ) -> Iterator[tuple[str, Parameter]]:
@@ -283,7 +302,21 @@ class Cell:
         raise NotImplementedError(f"{type(self).__name__} must define `construct`.")
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if "_names_checked" not in self.__dict__:
+            self.check_names_and_refresh_name()
         return self.construct(*args, **kwargs)
+
+    def check_names_and_refresh_name(self) -> None:
+        """Rename every parameter to its path when two share a name; the first call runs it.
+
+        As in MindSpore: two subnetworks with the same layout under cells made with
+        `auto_prefix=False` (a GAN's generator and discriminator) would otherwise give
+        their parameters equal names, and a checkpoint of the whole could keep only one.
+        """
+        object.__setattr__(self, "_names_checked", True)
+        names = [param.name for _, param in self.parameters_and_names()]
+        if len(set(names)) < len(names):
+            self.update_parameters_name()
 
     # --- repr ----------------------------------------------------------------------
     def extend_repr(self) -> str:

@@ -8,7 +8,7 @@ from typing import Any
 from .. import ops
 from ..common.initializer import HeUniform, Uniform, initializer
 from ..compute._tensor import Parameter, Tensor
-from ..ops import _nn as nn_ops
+from ..ops import _functional as ops_f, _nn as nn_ops
 from ..ops._conv_variants import conv2d_grouped
 from ..ops._windowed import same_pads as _same_pads
 from ..validation import check_choice
@@ -179,6 +179,35 @@ class Conv2d(_Conv):
         return self._add_bias(y)
 
 
+# The MindSpore pooling options cadence supports only at their default values.
+_POOL_DEFAULTS: dict[str, Any] = {
+    "padding": 0,
+    "dilation": 1,
+    "return_indices": False,
+    "ceil_mode": False,
+    "count_include_pad": True,
+    "divisor_override": None,
+}
+
+
+def _pool_padding(
+    owner: str, padding: Any, kernel_size: tuple[int, int]
+) -> tuple[int, int]:
+    """pad_mode='pad''s (height, width) padding: an int or one or two ints, each 0..kernel // 2."""
+    values = tuple(padding) if isinstance(padding, (tuple, list)) else (padding,)
+    if len(values) == 1:
+        values *= 2
+    if len(values) != 2 or not all(
+        isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= k // 2
+        for v, k in zip(values, kernel_size, strict=True)
+    ):
+        raise ValueError(
+            f"For '{owner}', the argument 'padding' must be an int or one or two ints, each from 0 "
+            f"to half the kernel size {kernel_size}, but got {padding!r}."
+        )
+    return values[0], values[1]
+
+
 class _Pool2d(Cell):
     _name = ""
 
@@ -204,9 +233,11 @@ class _Pool2d(Cell):
                 f"For '{owner}', only data_format='NCHW' is supported, but got {data_format!r}."
             )
         for key, value in kwargs.items():
-            if value not in (0, 1, False, None):
+            default = _POOL_DEFAULTS[key]
+            if value is not default and (isinstance(value, bool) or value != default):
                 raise ValueError(
-                    f"For '{owner}', the argument {key!r}={value!r} is not supported."
+                    f"For '{owner}', the argument {key!r} must be {default!r} "
+                    f"(other values are not supported), but got {value!r}."
                 )
         self.pad_mode = mode
 
@@ -223,46 +254,57 @@ class MaxPool2d(_Pool2d):
     Args:
         kernel_size: int or (height, width).
         stride: int or (height, width).
-        pad_mode: 'valid' (no padding) or 'same' (output size ceil(input / stride)).
-        padding, dilation, return_indices, ceil_mode: MindSpore options; only their defaults are supported.
+        pad_mode: 'valid' (no padding), 'same' (output size ceil(input / stride)) or 'pad'.
+        padding: With pad_mode='pad', an int or (height, width), each at most half the kernel.
+        dilation, return_indices, ceil_mode: MindSpore options; only their defaults are supported.
         data_format: Only 'NCHW'.
     """
 
-    _modes = ("valid", "same")
+    _modes = ("valid", "same", "pad")
 
     def __init__(
         self,
         kernel_size: Any = 1,
         stride: Any = 1,
         pad_mode: str = "valid",
-        padding: int = 0,
+        padding: Any = 0,
         dilation: int = 1,
         return_indices: bool = False,
         ceil_mode: bool = False,
         data_format: str = "NCHW",
     ) -> None:
+        padded = str(pad_mode).lower() == "pad"
         super().__init__(
             kernel_size,
             stride,
             pad_mode,
             data_format,
-            padding=padding,
+            padding=0 if padded else padding,
             dilation=dilation,
             return_indices=return_indices,
             ceil_mode=ceil_mode,
         )
+        self.padding = (
+            _pool_padding(type(self).__name__, padding, self.kernel_size)
+            if padded
+            else (0, 0)
+        )
 
     def construct(self, x: Any) -> Tensor:
-        """Pool."""
+        """Pool; padded positions never win the maximum."""
         t = x if isinstance(x, Tensor) else Tensor(x)
+        (kh, kw), (sh, sw) = self.kernel_size, self.stride
         if self.pad_mode == "same":
-            (kh, kw), (sh, sw) = self.kernel_size, self.stride
-            top, bottom = _same_pads(t.shape[2], kh, sh, 1)
-            left, right = _same_pads(t.shape[3], kw, sw, 1)
-            if top or bottom or left or right:
-                t = ops.pad(
-                    t, ((0, 0), (0, 0), (top, bottom), (left, right)), value=-math.inf
-                )
+            (top, bottom), (left, right) = (
+                _same_pads(t.shape[2], kh, sh, 1),
+                _same_pads(t.shape[3], kw, sw, 1),
+            )
+        else:
+            (top, left), (bottom, right) = self.padding, self.padding
+        if top or bottom or left or right:
+            t = ops_f.pad(
+                t, ((0, 0), (0, 0), (top, bottom), (left, right)), value=-math.inf
+            )
         return nn_ops.max_pool2d(t, self.kernel_size, self.stride)
 
 

@@ -6,6 +6,7 @@ from typing import Any
 
 from .. import ops
 from ..compute._tensor import Tensor
+from ..ops import _functional as ops_f
 from ..ops._conv_variants import conv2d_grouped, conv2d_transpose, transpose_output_size
 from ._checks import check_positive_int, pair
 from ._conv import _Conv, four_pads
@@ -158,7 +159,7 @@ class Conv2dTranspose(_Conv):
             )
         )
         if any(self.output_padding):
-            y = ops.pad(
+            y = ops_f.pad(
                 y,
                 (
                     (0, 0),

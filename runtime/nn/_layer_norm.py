@@ -1,13 +1,16 @@
-"""Normalization over features rather than the batch: `LayerNorm`, `GroupNorm`.
+"""Normalization over features rather than the batch: `LayerNorm`, `GroupNorm`, `InstanceNorm2d`.
 
-Both run one fused kernel forward and one backward (`layer_norm_*`,
+Each runs one fused kernel forward and one backward (`layer_norm_*`,
 `group_norm_*` of the target's table) for statistics, normalization and the
-affine transform together.
+affine transform together; `InstanceNorm2d` is group normalization with one
+channel per group.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+import numpy as np
 
 from ..common.initializer import initializer
 from ..compute._tensor import Parameter, Tensor
@@ -16,7 +19,7 @@ from ..validation import check_number, check_type
 from ._cell import Cell
 from ._checks import check_bool, check_positive_int
 
-__all__ = ["GroupNorm", "LayerNorm"]
+__all__ = ["GroupNorm", "InstanceNorm2d", "LayerNorm"]
 
 
 def _positive_eps(owner: str, name: str, value: Any) -> float:
@@ -172,3 +175,71 @@ class GroupNorm(Cell):
     def extend_repr(self) -> str:
         """Show the configuration."""
         return f"num_groups={self.num_groups}, num_channels={self.num_channels}, eps={self.eps}, affine={self.affine}"
+
+
+class InstanceNorm2d(Cell):
+    """Normalize each channel of each (N, C, H, W) sample over its H x W values, then scale and shift per channel.
+
+    The statistics are always the instance's own, training or not. While training,
+    `moving_mean` and `moving_variance` follow the batch's average instance mean and
+    (unbiased) variance, moved by `momentum` as MindSpore's GPU kernel moves them
+    (new = (1 - momentum) * old + momentum * batch); nothing reads them.
+
+    Args:
+        num_features: Channels C.
+        eps: Added to the variance, a number > 0.
+        momentum: In [0, 1].
+        affine: Whether gamma and beta are trained.
+        gamma_init, beta_init: Initializers of `gamma` (ones) and `beta` (zeros).
+        dtype: Parameter dtype.
+    """
+
+    def __init__(
+        self, num_features: int, eps: float = 1e-5, momentum: float = 0.1, affine: bool = True,
+        gamma_init: Any = "ones", beta_init: Any = "zeros", dtype: Any = None,
+    ) -> None:  # fmt: skip
+        super().__init__()
+        owner = "InstanceNorm2d"
+        self.num_features = check_positive_int(owner, "num_features", num_features)
+        self.eps = _positive_eps(owner, "eps", eps)
+        self.momentum = check_number(
+            momentum, "momentum", owner, minimum=0.0, maximum=1.0
+        )
+        self.affine = check_bool(owner, "affine", affine)
+        self.gamma, self.beta = _affine_params(
+            (num_features,), (gamma_init, beta_init), dtype, affine
+        )
+        self.moving_mean, self.moving_variance = (
+            Parameter(
+                initializer(init, (num_features,), self.gamma.dtype),
+                name=name,
+                requires_grad=False,
+            )
+            for init, name in (("zeros", "mean"), ("ones", "variance"))
+        )
+
+    def construct(self, x: Any) -> Tensor:
+        """Normalize (N, num_features, H, W) input."""
+        t = f.as_tensor(x)
+        if t.ndim != 4 or t.shape[1] != self.num_features:
+            raise ValueError(
+                f"For 'InstanceNorm2d', the input must be (N, {self.num_features}, H, W), but got "
+                f"shape {t.shape}."
+            )
+        if self.training:
+            self._follow(np.asarray(t.asnumpy(), np.float64))
+        return attention_ops.normalize_groups(
+            t, self.num_features, self.gamma, self.beta, self.eps
+        )
+
+    def _follow(self, x: np.ndarray[Any, Any]) -> None:
+        count = x.shape[2] * x.shape[3]
+        mean = x.mean(axis=(2, 3)).mean(axis=0)
+        var = x.var(axis=(2, 3), ddof=1 if count > 1 else 0).mean(axis=0)
+        m = self.momentum
+        for param, batch in ((self.moving_mean, mean), (self.moving_variance, var)):
+            param.set_data(Tensor((1 - m) * param.asnumpy() + m * batch, param.dtype))
+
+    def extend_repr(self) -> str:
+        """Show the configuration."""
+        return f"num_features={self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}"

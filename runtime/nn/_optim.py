@@ -168,6 +168,19 @@ class Optimizer(Cell):
             return Tensor._wrap(data.copy())
         return Tensor._wrap(np.asarray(data[min(step, data.size - 1)]))
 
+    def _one_rate(self, rate: Any) -> float:
+        """A step's learning rate as a float: any shape of one element, as MindSpore broadcasts it.
+
+        The model zoo's BERT schedules compute with `Tensor(np.array([x]))` and return shape (1,).
+        """
+        data = np.asarray(rate.asnumpy() if isinstance(rate, Tensor) else rate)
+        if data.size != 1:
+            raise ValueError(
+                f"For '{type(self).__name__}', the learning rate of a step must hold one value, "
+                f"but the 'learning_rate' schedule returned shape {data.shape}."
+            )
+        return float(data.reshape(()))
+
     def _rates(self, *, hold: bool = False) -> list[float]:
         """The current learning rate of every parameter.
 
@@ -180,9 +193,9 @@ class Optimizer(Cell):
             return held[1]  # type: ignore[no-any-return]
         rates = self.get_lr()
         if isinstance(rates, tuple):
-            found = [float(r.asnumpy()) for r in rates]
+            found = [self._one_rate(r) for r in rates]
         else:
-            found = [float(rates.asnumpy())] * len(self._parameters)
+            found = [self._one_rate(rates)] * len(self._parameters)
         if hold:
             object.__setattr__(self, "_held_rates", (step, found))
         return found

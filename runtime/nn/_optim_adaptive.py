@@ -1,8 +1,9 @@
 """Adaptive optimizers of issue 23 with MindSpore's names, arguments and state keys.
 
 `AdamWeightDecay` (state `adam_m.<param>`, `adam_v.<param>`), `RMSProp`
-(`mean_grad` when centered, `mean_square`, `moment`), `Adagrad` (`accum`) and
-`Lamb` (`lamb_m`, `lamb_v`). Learning rates (fixed, per step, a
+(`mean_grad` when centered, `mean_square`, `moment`), `Adagrad` (`accum`),
+`Lamb` (`lamb_m`, `lamb_v`), `Adadelta` (`accum`, `accum_update`),
+`ProximalAdagrad` (`accum`) and `FTRL` (`moments`, `linear`). Learning rates (fixed, per step, a
 `LearningRateSchedule`), parameter groups, `global_step` and the move to a
 device target come from `Optimizer`; a class here only checks its arguments,
 creates its state and names its kernel (`cadence.kernels`, one fused pass per
@@ -19,7 +20,15 @@ import numpy as np
 from ..validation import check_bool, check_number, check_type
 from ._optim import Optimizer
 
-__all__ = ["Adagrad", "AdamWeightDecay", "Lamb", "RMSProp"]
+__all__ = [
+    "FTRL",
+    "Adadelta",
+    "Adagrad",
+    "AdamWeightDecay",
+    "Lamb",
+    "ProximalAdagrad",
+    "RMSProp",
+]
 
 
 def _float(owner: str, name: str, value: Any, **bounds: Any) -> float:
@@ -202,3 +211,123 @@ class Adagrad(_FusedOptimizer):
 
     def _hyper(self, weight_decay: float) -> tuple[Any, ...]:
         return weight_decay, self.update_slots
+
+
+class Adadelta(_FusedOptimizer):
+    """Adadelta, as MindSpore's `nn.Adadelta` (ApplyAdadelta): steps scaled by RMS(past steps) / RMS(gradients).
+
+    accum ← rho accum + (1 - rho) g²; u = sqrt(accum_update + eps) g / sqrt(accum + eps);
+    accum_update ← rho accum_update + (1 - rho) u²; p -= lr u.
+
+    Args:
+        params: Parameters or parameter groups (see `Optimizer`).
+        learning_rate: See `Optimizer` (default 1.0).
+        rho: Decay of both averages, a float in [0, 1].
+        epsilon: A float >= 0 inside both square roots.
+        loss_scale: Gradients are divided by it.
+        weight_decay: L2 penalty added to the gradient.
+    """
+
+    _kernel = "adadelta_update"
+    _state_names = ("accum", "accum_update")
+
+    def __init__(
+        self, params: Any, learning_rate: Any = 1.0, rho: float = 0.9, epsilon: float = 1e-6,
+        loss_scale: float = 1.0, weight_decay: float = 0.0,
+    ) -> None:  # fmt: skip
+        super().__init__(learning_rate, params, weight_decay, loss_scale)
+        self.rho = _float("Adadelta", "rho", rho, minimum=0.0, maximum=1.0)
+        self.epsilon = _float("Adadelta", "epsilon", epsilon, minimum=0.0)
+        self.accum = self._slots("accum")
+        self.accum_update = self._slots("accum_update")
+
+    def _hyper(self, weight_decay: float) -> tuple[Any, ...]:
+        return self.rho, self.epsilon, weight_decay
+
+
+class ProximalAdagrad(_FusedOptimizer):
+    """ProximalAdagrad, as MindSpore's `nn.ProximalAdagrad` (ApplyProximalAdagrad): Adagrad, then L1/L2 shrinkage.
+
+    accum += g²; with the rate r = lr / sqrt(accum), v = p - r g and
+    p = sign(v) max(|v| - r l1, 0) / (1 + r l2) (the rate in the shrinkage too, as
+    MindSpore's kernel computes it; its documentation writes lr there).
+
+    Args:
+        params: Parameters or parameter groups (see `Optimizer`).
+        accum: Initial value of the accumulators, a float >= 0.
+        learning_rate: See `Optimizer`.
+        l1, l2: Regularization strengths, floats >= 0.
+        use_locking: Accepted for MindSpore compatibility (updates never race here).
+        loss_scale: Gradients are divided by it.
+        weight_decay: L2 penalty added to the gradient.
+    """
+
+    _kernel = "proximal_adagrad_update"
+    _state_names = ("accum",)
+
+    def __init__(
+        self, params: Any, accum: float = 0.1, learning_rate: Any = 0.001, l1: float = 0.0,
+        l2: float = 0.0, use_locking: bool = False, loss_scale: float = 1.0,
+        weight_decay: float = 0.0,
+    ) -> None:  # fmt: skip
+        super().__init__(learning_rate, params, weight_decay, loss_scale)
+        owner = "ProximalAdagrad"
+        initial = _float(owner, "accum", accum, minimum=0.0)
+        self.l1 = _float(owner, "l1", l1, minimum=0.0)
+        self.l2 = _float(owner, "l2", l2, minimum=0.0)
+        self.use_locking = check_bool(use_locking, "use_locking", owner)
+        self.accum = self._slots("accum", initial)
+
+    def _hyper(self, weight_decay: float) -> tuple[Any, ...]:
+        return self.l1, self.l2, weight_decay
+
+
+class FTRL(_FusedOptimizer):
+    """FTRL-proximal, as MindSpore's `nn.FTRL` (ApplyFtrl): per-coordinate rates and L1/L2 in closed form.
+
+    accum' = accum + g²; linear += g - (accum'^-lr_power - accum^-lr_power) / lr * p;
+    p = (sign(linear) l1 - linear) / (accum'^-lr_power / lr + 2 l2) where |linear| > l1, else 0.
+
+    Args:
+        params: Parameters or parameter groups (groups may set `weight_decay`, not `lr`).
+        initial_accum: Initial value of the accumulators (`moments`), a float >= 0.
+        learning_rate: A fixed float > 0 (MindSpore's FTRL takes no schedule).
+        lr_power: A float <= 0 (-0.5: square roots, as Adagrad).
+        l1, l2: Regularization strengths, floats >= 0.
+        use_locking: Accepted for MindSpore compatibility.
+        loss_scale: Gradients are divided by it.
+        weight_decay: L2 penalty added to the gradient (ungrouped: of every parameter,
+            "beta" and "gamma" ones too, as MindSpore's FTRL).
+    """
+
+    _kernel = "ftrl_update"
+    _state_names = ("moments", "linear")
+
+    def __init__(
+        self, params: Any, initial_accum: float = 0.1, learning_rate: float = 0.001,
+        lr_power: float = -0.5, l1: float = 0.0, l2: float = 0.0, use_locking: bool = False,
+        loss_scale: float = 1.0, weight_decay: float = 0.0,
+    ) -> None:  # fmt: skip
+        owner = "FTRL"
+        rate = _float(
+            owner, "learning_rate", learning_rate, minimum=0.0, inclusive=False
+        )
+        super().__init__(rate, params, weight_decay, loss_scale)
+        if self.is_group_lr:
+            raise ValueError(
+                f"For '{owner}', parameter groups must not set 'lr': FTRL takes one fixed learning rate."
+            )
+        initial = _float(owner, "initial_accum", initial_accum, minimum=0.0)
+        self.lr_power = _float(owner, "lr_power", lr_power, maximum=0.0)
+        self.l1 = _float(owner, "l1", l1, minimum=0.0)
+        self.l2 = _float(owner, "l2", l2, minimum=0.0)
+        self.use_locking = check_bool(use_locking, "use_locking", owner)
+        if not self.is_group:
+            object.__setattr__(
+                self, "_decays", (self.weight_decay,) * len(self.parameters)
+            )
+        self.moments = self._slots("moments", initial)
+        self.linear = self._slots("linear")
+
+    def _hyper(self, weight_decay: float) -> tuple[Any, ...]:
+        return self.l1, self.l2, self.lr_power, weight_decay

@@ -1,11 +1,14 @@
-"""Spatial cells of the convolutional networks: `AdaptiveAvgPool2d`, `Dropout2d`, `Pad`."""
+"""Spatial cells of the convolutional networks: `AdaptiveAvgPool2d`, `Dropout2d`, `Pad`, `PixelShuffle`, `Upsample`."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
 from ..ops import _functional as f
+from ..ops._interpolate import _MODES, interpolate
+from ..ops._reordering import pixel_shuffle
 from ..ops._spatial import adaptive_avg_pool2d, adaptive_sizes, dropout2d, mirror_pad
+from ..validation import check_choice, check_int
 from ._cell import Cell
 
 if TYPE_CHECKING:
@@ -13,7 +16,7 @@ if TYPE_CHECKING:
 
     from ..compute._tensor import Tensor
 
-__all__ = ["AdaptiveAvgPool2d", "Dropout2d", "Pad"]
+__all__ = ["AdaptiveAvgPool2d", "Dropout2d", "Pad", "PixelShuffle", "Upsample"]
 
 
 class AdaptiveAvgPool2d(Cell):
@@ -113,3 +116,57 @@ class Pad(Cell):
     def extend_repr(self) -> str:
         """Show the padding."""
         return f"paddings={self.paddings}, mode={self.mode}"
+
+
+class PixelShuffle(Cell):
+    """Rearrange (..., C * r * r, H, W) into (..., C, H * r, W * r), as `ops.pixel_shuffle` (sub-pixel upsampling).
+
+    Args:
+        upscale_factor: r, an int > 0.
+    """
+
+    def __init__(self, upscale_factor: int) -> None:
+        super().__init__()
+        self.upscale_factor = check_int(
+            upscale_factor, "upscale_factor", "PixelShuffle", minimum=1
+        )
+
+    def construct(self, x: Any) -> Tensor:
+        """Shuffle."""
+        return pixel_shuffle(x, self.upscale_factor)
+
+
+class Upsample(Cell):
+    """Resize the spatial axes to `size` or by `scale_factor`, as `ops.interpolate` with the same arguments.
+
+    Args:
+        size: The output size (an int or one per spatial axis).
+        scale_factor: A factor (or one per spatial axis); one of `size` and `scale_factor` is needed.
+        mode: 'nearest' (default), 'linear', 'bilinear', 'bicubic', 'trilinear', 'area', 'nearest-exact'.
+        align_corners, recompute_scale_factor: As `ops.interpolate`.
+    """
+
+    def __init__(
+        self, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
+        align_corners: bool | None = None, recompute_scale_factor: bool | None = None,
+    ) -> None:  # fmt: skip
+        super().__init__()
+        if size is None and scale_factor is None:
+            raise ValueError(
+                "For 'Upsample', one of the arguments 'size' and 'scale_factor' must be given."
+            )
+        self.size, self.scale_factor = size, scale_factor
+        self.mode = check_choice(mode, "mode", _MODES, "Upsample")
+        self.align_corners = align_corners
+        self.recompute_scale_factor = recompute_scale_factor
+
+    def construct(self, x: Any) -> Tensor:
+        """Resize."""
+        return interpolate(
+            x,
+            self.size,
+            self.scale_factor,
+            self.mode,
+            self.align_corners,
+            self.recompute_scale_factor,
+        )

@@ -369,6 +369,12 @@ def _wrappers() -> dict[int, Callable[..., Any]]:
             home = getattr(fn, "__module__", "")
             if name.startswith("_") or name in _UNWRAPPED or home not in homes:
                 continue
+            if (
+                module is ops
+                and name in table
+                and fn is not getattr(_functional, name, getattr(_nn, name, None))
+            ):
+                continue  # MindSpore's signature over the internal op (`ops.sum`, `ops.pad`): its calls are recorded
             if callable(fn) and not isinstance(fn, type) and id(fn) not in wrappers:
                 wrappers[id(fn)] = _wrap(name, fn, table.get(name))
     for name, convert in CONVOLUTIONS.items():

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from ..compute._tensor import Tensor
+from ..validation import check_bool, check_number, check_type
 from ._functional import GradFn, _operand, _unary, as_tensor, record, unbroadcast
 
 __all__ = [
@@ -18,6 +19,7 @@ __all__ = [
     "cos",
     "expm1",
     "floor",
+    "isclose",
     "isfinite",
     "isinf",
     "isnan",
@@ -92,6 +94,35 @@ def isnan(input: Any) -> Tensor:
 def isinf(input: Any) -> Tensor:
     """Elementwise: inf or -inf (Bool)."""
     return _constant(np.isinf, input)
+
+
+def isclose(
+    input: Any,
+    other: Any,
+    rtol: float = 1e-05,
+    atol: float = 1e-08,
+    equal_nan: bool = False,
+) -> Tensor:
+    """Elementwise |input - other| <= atol + rtol * |other| (Bool); equal infinities are close.
+
+    Both are Tensors of one dtype, broadcast together; NaNs are close to each other
+    only with `equal_nan`.
+    """
+    owner = "isclose"
+    a, b = (
+        check_type(input, "input", Tensor, owner),
+        check_type(other, "other", Tensor, owner),
+    )
+    if a.dtype != b.dtype:
+        raise TypeError(
+            f"For '{owner}', 'input' and 'other' must have one dtype, but got {a.dtype!r} and {b.dtype!r}."
+        )
+    check_number(rtol, "rtol", owner)
+    check_number(atol, "atol", owner)
+    check_bool(equal_nan, "equal_nan", owner)
+    return _constant(
+        lambda x, y: np.isclose(x, y, rtol=rtol, atol=atol, equal_nan=equal_nan), a, b
+    )
 
 
 def select(condition: Any, input: Any, other: Any) -> Tensor:

@@ -18,7 +18,14 @@ from ._composed import gather
 from ._elementwise import select
 from ._expanding import broadcast_to
 
-__all__ = ["index_select", "masked_select", "nonzero", "overwrite_at", "scatter"]
+__all__ = [
+    "fits_off_axis",
+    "index_select",
+    "masked_select",
+    "nonzero",
+    "overwrite_at",
+    "scatter",
+]
 
 
 def _axis(axis: Any, ndim: int, op: str) -> int:
@@ -52,6 +59,13 @@ def _positions(
     return pos
 
 
+def fits_off_axis(shape: tuple[int, ...], within: tuple[int, ...], axis: int) -> bool:
+    """Whether `shape` has the rank of `within` and is no larger on every axis but `axis`."""
+    return len(shape) == len(within) and all(
+        n <= m for i, (n, m) in enumerate(zip(shape, within, strict=True)) if i != axis
+    )
+
+
 def index_select(input: Any, axis: int, index: Any) -> Tensor:
     """The slices of `input` at the positions of the 1-D `index` along `axis`."""
     t = f.as_tensor(input)
@@ -72,11 +86,7 @@ def scatter(input: Any, axis: int, index: Any, src: Any) -> Tensor:
     if isinstance(src, int | float) and not isinstance(src, bool):
         src = Tensor._wrap(np.full(pos.shape, src))  # `Tensor.scatter`'s one value
     s = f.cast(f.as_tensor(src), t._data.dtype)
-    if pos.shape != s.shape or any(
-        n > m
-        for i, (n, m) in enumerate(zip(pos.shape, t.shape, strict=True))
-        if i != dim
-    ):
+    if pos.shape != s.shape or not fits_off_axis(pos.shape, t.shape, dim):
         raise ValueError(
             f"For 'scatter', 'index' and 'src' must have the same shape, no larger than the "
             f"input's {t.shape} off axis {dim}, but got {pos.shape} and {s.shape}."

@@ -1,7 +1,7 @@
 """Functional losses of issue 23 with MindSpore's signatures, composed from differentiable ops.
 
 `binary_cross_entropy_with_logits`, `nll_loss`, `cross_entropy`,
-`smooth_l1_loss` and `kl_div`: each is a short formula over `_functional`,
+`smooth_l1_loss`, `kl_div`, `mse_loss` and `l2_loss` (`ops.L2Loss`): each is a short formula over `_functional`,
 `_elementwise`, `_activations` and `_nn`, so its gradient comes from theirs
 and it runs on every target those run on. Class-index targets become
 constant one-hot weights (no gradient flows to a target that is an index).
@@ -22,7 +22,10 @@ __all__ = [
     "binary_cross_entropy_with_logits",
     "cross_entropy",
     "kl_div",
+    "l2_loss",
+    "mse_loss",
     "nll_loss",
+    "smooth_l1_elements",
     "smooth_l1_loss",
 ]
 
@@ -211,10 +214,15 @@ def smooth_l1_loss(
     _same_shape(owner, x, "target", t)
     check_number(beta, "beta", owner, minimum=0.0, inclusive=False)
     how = _reduction(owner, reduction)
-    d = f.abs(f.sub(x, t))
-    quadratic = f.div(f.mul(f.square(d), 0.5), float(beta))
+    return _reduce(smooth_l1_elements(f.sub(x, t), float(beta)), how)
+
+
+def smooth_l1_elements(diff: Tensor, beta: float) -> Tensor:
+    """0.5 d² / beta where d = |diff| < beta, else d - 0.5 beta, per element."""
+    d = f.abs(diff)
+    quadratic = f.div(f.mul(f.square(d), 0.5), beta)
     linear = f.sub(d, 0.5 * beta)
-    return _reduce(e.select(f.less(d, float(beta)), quadratic, linear), how)
+    return e.select(f.less(d, beta), quadratic, linear)
 
 
 def kl_div(logits: Any, labels: Any, reduction: str = "mean") -> Tensor:
@@ -236,3 +244,25 @@ def kl_div(logits: Any, labels: Any, reduction: str = "mean") -> Tensor:
     if how == "batchmean":
         return f.div(f.sum(loss), float(x.shape[0]) if x.ndim else 1.0)
     return _reduce(loss, how)
+
+
+def mse_loss(input: Any, target: Any, reduction: str = "mean") -> Tensor:
+    """Squared error (input - target)², the two broadcast; integer inputs give Float32."""
+    owner = "mse_loss"
+    x = _tensor(owner, "input", input)
+    t = _tensor(owner, "target", target)
+    how = _reduction(owner, reduction)
+    if x._data.dtype.kind not in "f":
+        x, t = f.cast(x, np.float32), f.cast(t, np.float32)
+    return _reduce(f.square(f.sub(x, t)), how)
+
+
+def l2_loss(x: Any) -> Tensor:
+    """Half the sum of squares, sum(x²) / 2, of a float tensor (`ops.L2Loss()(x)`)."""
+    owner = "L2Loss"
+    t = _tensor(owner, "x", x)
+    if t._data.dtype.kind != "f":
+        raise TypeError(
+            f"For '{owner}', the argument 'x' must be a Float16, Float32 or Float64 tensor, but got {t.dtype!r}."
+        )
+    return f.mul(f.sum(f.square(t)), 0.5)

@@ -1,4 +1,7 @@
-"""Ops on the last two axes as matrices: `tril`, `triu`, `trace` and pairwise distances `cdist`.
+"""Matrix ops: `tril`, `triu`, `trace`, pairwise distances `cdist` and `tensor_dot`.
+
+`tensor_dot` is a transpose, a reshape and one matrix product, so it shares
+`matmul`'s kernels and gradient.
 
 `tril`/`triu` select with a constant mask (so inf above the diagonal becomes 0,
 not NaN), and pass the gradient where they kept the input. `cdist` has its own
@@ -13,11 +16,11 @@ from typing import Any
 import numpy as np
 
 from ..compute._tensor import Tensor
-from ..validation import check_number
+from ..validation import check_number, check_type
 from . import _functional as f
 from ._elementwise import select
 
-__all__ = ["cdist", "trace", "tril", "triu"]
+__all__ = ["cdist", "tensor_dot", "trace", "tril", "triu"]
 
 
 def _triangle(input: Any, diagonal: Any, op: str, lower: bool) -> Tensor:
@@ -144,3 +147,57 @@ def cdist(x1: Any, x2: Any, p: float = 2.0) -> Tensor:
         return backward
 
     return f.record(dist, (a, b), grad_fn)
+
+
+def _contracted(axes: Any, n1: int, n2: int) -> tuple[list[int], list[int]]:
+    """`tensor_dot`'s `axes` as two lists of axes: an int k (the last k of x1, the first k of x2) or a pair."""
+    owner = "tensor_dot"
+    if isinstance(axes, int) and not isinstance(axes, bool):
+        if not 0 <= axes <= min(n1, n2):
+            raise ValueError(
+                f"For '{owner}', the argument 'axes' must be in [0, {min(n1, n2)}], but got {axes}."
+            )
+        return list(range(n1 - axes, n1)), list(range(axes))
+    if not isinstance(axes, tuple | list) or len(axes) != 2:
+        raise TypeError(
+            f"For '{owner}', the argument 'axes' must be an int or a pair of ints or of sequences, "
+            f"but got {axes!r}."
+        )
+    first, second = (list(a) if isinstance(a, tuple | list) else [a] for a in axes)
+    if len(first) != len(second):
+        raise ValueError(
+            f"For '{owner}', the two entries of 'axes' must have one length, but got {axes!r}."
+        )
+    named = [(a, n1) for a in first] + [(b, n2) for b in second]
+    if not all(
+        isinstance(i, int) and not isinstance(i, bool) and -n <= i < n for i, n in named
+    ):
+        raise ValueError(
+            f"For '{owner}', the argument 'axes' must name axes of the inputs (ranks {n1} and "
+            f"{n2}), but got {axes!r}."
+        )
+    return [a % n1 for a in first], [b % n2 for b in second]
+
+
+def tensor_dot(x1: Any, x2: Any, axes: Any) -> Tensor:
+    """Sum of products over the axes `axes` pairs up; the free axes of `x1`, then of `x2`, remain."""
+    owner = "tensor_dot"
+    a, b = check_type(x1, "x1", Tensor, owner), check_type(x2, "x2", Tensor, owner)
+    if a.dtype != b.dtype:
+        raise TypeError(
+            f"For '{owner}', 'x1' and 'x2' must have one dtype, but got {a.dtype!r} and {b.dtype!r}."
+        )
+    on_a, on_b = _contracted(axes, a.ndim, b.ndim)
+    if [a.shape[i] for i in on_a] != [b.shape[j] for j in on_b]:
+        raise ValueError(
+            f"For '{owner}', the contracted axes must have equal sizes, but got {a.shape} and "
+            f"{b.shape} contracted over {on_a} and {on_b}."
+        )
+    free_a = [i for i in range(a.ndim) if i not in on_a]
+    free_b = [j for j in range(b.ndim) if j not in on_b]
+    sizes_a, sizes_b = [a.shape[i] for i in free_a], [b.shape[j] for j in free_b]
+    k = math.prod(a.shape[i] for i in on_a)
+    left = f.reshape(f.transpose(a, tuple(free_a + on_a)), (math.prod(sizes_a), k))
+    right = f.reshape(f.transpose(b, tuple(on_b + free_b)), (k, math.prod(sizes_b)))
+    shape = tuple(sizes_a + sizes_b)
+    return f.reshape(f.matmul(left, right), shape)

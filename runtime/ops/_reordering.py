@@ -1,8 +1,8 @@
-"""Ops that reorder elements along axes: `flip` (`ops.ReverseV2`) and `roll` (`ops.Roll`).
+"""Ops that reorder elements along axes: `flip` (`ops.ReverseV2`), `roll` (`ops.Roll`), `pixel_shuffle`.
 
-Both are gathers with constant host indices (a reversed slice, a rotated range),
+`flip` and `roll` are gathers with constant host indices (a reversed slice, a rotated range),
 so their gradients put each element's gradient back where it came from, and
-they run on device arrays.
+they run on device arrays. `pixel_shuffle` is a reshape, a transpose and a reshape.
 """
 
 from __future__ import annotations
@@ -12,10 +12,11 @@ from typing import Any
 import numpy as np
 
 from ..compute._tensor import Tensor
+from ..validation import check_int, check_type
 from . import _functional as f
 from ._composed import gather
 
-__all__ = ["flip", "reverse_v2", "roll"]
+__all__ = ["flip", "pixel_shuffle", "reverse_v2", "roll"]
 
 
 def _dims(dims: Any, ndim: int, name: str, op: str) -> tuple[int, ...]:
@@ -83,3 +84,20 @@ def roll(input: Any, shifts: Any, dims: Any = None) -> Tensor:
             source = (np.arange(n) - step) % n  # output i takes input i - shift
             t = gather(t, Tensor._wrap(source.astype(np.int64)), axis)
     return t
+
+
+def pixel_shuffle(input: Any, upscale_factor: int) -> Tensor:
+    """(..., C * r * r, H, W) to (..., C, H * r, W * r): each channel group of r * r becomes an r x r block."""
+    owner = "pixel_shuffle"
+    t = check_type(input, "input", Tensor, owner)
+    r = check_int(upscale_factor, "upscale_factor", owner, minimum=1)
+    if t.ndim < 3 or t.shape[-3] % (r * r):
+        raise ValueError(
+            f"For '{owner}', the input must have at least 3 axes and a channel axis (third from "
+            f"last) divisible by upscale_factor**2 = {r * r}, but got shape {t.shape}."
+        )
+    *lead, c, h, w = t.shape
+    blocks = f.reshape(t, (*lead, c // (r * r), r, r, h, w))
+    n = len(lead)
+    order = (*range(n), n, n + 3, n + 1, n + 4, n + 2)  # (..., C, H, r, W, r)
+    return f.reshape(f.transpose(blocks, order), (*lead, c // (r * r), h * r, w * r))

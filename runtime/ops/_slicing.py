@@ -1,4 +1,4 @@
-"""Ops that repeat, split, slice or scan tensors: `tile`, `split`, `unstack`, `strided_slice`, `cumsum`, `cumprod`.
+"""Ops that repeat, split, slice or scan tensors: `tile`, `split`, `chunk`, `unstack`, `strided_slice`, `cumsum`, `cumprod`.
 
 All are differentiable: the gradient of a repetition sums the copies, of a split
 joins the pieces, of a slice scatters back into zeros, of a scan is the reverse scan.
@@ -6,12 +6,19 @@ joins the pieces, of a slice scatters back into zeros, of a scan is the reverse 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from ..compute import _dtype
-from ..validation import check_bool, check_non_negative_int, check_positive_int
+from ..compute._tensor import Tensor
+from ..validation import (
+    check_bool,
+    check_int,
+    check_non_negative_int,
+    check_positive_int,
+    check_type,
+)
 from ._functional import (
     GradFn,
     as_tensor,
@@ -23,10 +30,8 @@ from ._functional import (
     reshape,
 )
 
-if TYPE_CHECKING:
-    from ..compute._tensor import Tensor
-
 __all__ = [
+    "chunk",
     "cumprod",
     "cumsum",
     "cumulative_prod",
@@ -84,13 +89,33 @@ def split(input_x: Any, axis: int = 0, output_num: int = 1) -> tuple[Tensor, ...
             f"For 'Split', the size of axis {axis} ({t.shape[axis]}) must be divisible by "
             f"'output_num', but got {output_num}."
         )
-    size = t.shape[axis] // output_num
-    index = [slice(None)] * t.ndim
+    return _pieces(t, axis % t.ndim, t.shape[axis] // output_num, output_num)
+
+
+def _pieces(t: Tensor, axis: int, size: int, count: int) -> tuple[Tensor, ...]:
+    """`count` consecutive slices of `size` along `axis` (the last may be shorter)."""
+    index: list[Any] = [slice(None)] * t.ndim
     parts = []
-    for i in range(output_num):
-        index[axis % t.ndim] = slice(i * size, (i + 1) * size)
+    for i in range(count):
+        index[axis] = slice(i * size, (i + 1) * size)
         parts.append(getitem(t, tuple(index)))
     return tuple(parts)
+
+
+def chunk(input: Any, chunks: int, axis: int = 0) -> tuple[Tensor, ...]:
+    """Split into pieces of ceil(size / `chunks`) along `axis`: at most `chunks` pieces, the last may be shorter."""
+    owner = "chunk"
+    t = check_type(input, "input", Tensor, owner)
+    check_positive_int(chunks, "chunks", owner)
+    span = max(t.ndim, 1)
+    dim = check_int(axis, "axis", owner, minimum=-span, maximum=span - 1)
+    if t.ndim == 0:
+        raise ValueError(
+            f"For '{owner}', the input must have at least one axis, but got a 0-D tensor."
+        )
+    dim %= t.ndim
+    size = max(-(-t.shape[dim] // chunks), 1)
+    return _pieces(t, dim, size, -(-t.shape[dim] // size))
 
 
 def unstack(input_x: Any, axis: int = 0, num: int | None = None) -> tuple[Tensor, ...]:

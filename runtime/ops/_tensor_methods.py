@@ -5,6 +5,7 @@ from __future__ import annotations
 from ._attention import masked_fill
 from ._composed import gather
 from ._expanding import broadcast_to, expand_as, repeat, repeat_interleave
+from ._gather_elements import gather_elements
 from ._indexing import index_select, masked_select, nonzero, scatter
 from ._matrices import trace, tril, triu
 from ._nn import log_softmax, softmax
@@ -23,6 +24,7 @@ __all__ = [
     "expand_as",
     "flip",
     "gather",
+    "gather_elements",
     "index_select",
     "log_softmax",
     "masked_fill",

@@ -53,6 +53,7 @@ from ._elementwise import (
     cos,
     expm1,
     floor,
+    isclose,
     isfinite,
     isinf,
     isnan,
@@ -78,6 +79,7 @@ from ._functional import (
     sub,
     transpose,
 )
+from ._gather_elements import gather_elements, max, min
 from ._gather_nd import gather_nd
 from ._indexing import index_select, masked_select, nonzero, scatter
 from ._interpolate import interpolate
@@ -85,15 +87,21 @@ from ._losses import (
     binary_cross_entropy_with_logits,
     cross_entropy,
     kl_div,
+    mse_loss,
     nll_loss,
     smooth_l1_loss,
 )
-from ._matrices import cdist, trace, tril, triu
+from ._matrices import cdist, tensor_dot, trace, tril, triu
 from ._nn import dense, dropout, log_softmax, relu, sigmoid, softmax, tanh
 from ._norms import norm
+from ._padding import pad
+from ._pool1d import avg_pool1d
+from ._random import normal, rand, randint, randn, uniform
 from ._ranking import argmax, argsort, sort, topk, unique
-from ._reordering import flip, roll
-from ._slicing import cumprod, cumsum, strided_slice, tile, unstack
+from ._reductions import sum
+from ._reordering import flip, pixel_shuffle, roll
+from ._script_losses import binary_cross_entropy, cosine_embedding_loss, huber_loss
+from ._slicing import chunk, cumprod, cumsum, strided_slice, tile, unstack
 
 # issue 23, convolutional networks (zoo-conv)
 from ._spatial import adaptive_avg_pool2d, dropout2d
@@ -243,3 +251,30 @@ __all__ += [
     "le",
     "lt",
 ]  # what a newcomer's MindSpore 2.x scripts called
+__all__ += [
+    "chunk",
+    "gather_elements",
+    "isclose",
+    "max",
+    "min",
+    "mse_loss",
+    "normal",
+    "rand",
+    "randint",
+    "randn",
+    "tensor_dot",
+    "uniform",
+]  # what public scripts stopped at (the random ops, gather_elements, ...)
+__all__ += [
+    "binary_cross_entropy",
+    "cosine_embedding_loss",
+    "huber_loss",
+]  # the losses of nn.BCELoss, nn.CosineEmbeddingLoss, nn.HuberLoss
+__all__ += [
+    "avg_pool1d",
+    "pixel_shuffle",
+]  # the functions of nn.AvgPool1d and nn.PixelShuffle
+__all__ += [
+    "pad",
+    "sum",
+]  # MindSpore 2.x's signatures over the internal `_functional.pad` and `_functional.sum`

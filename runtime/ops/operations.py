@@ -30,8 +30,10 @@ from . import (
     _elementwise as e,
     _expanding as ex,
     _functional as f,
+    _gather_elements as ge,
     _gather_nd as gnd,
     _indexing as ix,
+    _losses as ls,
     _matrices as mx,
     _nn as n,
     _norms as nm,
@@ -45,6 +47,18 @@ from . import (
     _windowed as w,
 )
 from ._primitive import REQUIRED, Primitive, Sizes, primitive
+from ._random import StandardNormal, UniformInt, UniformReal
+
+
+def _one_axis(axis: Any) -> Any:
+    """`Softmax`'s axis, an int or a tuple of one int as MindSpore's operator takes it, as an int."""
+    if not isinstance(axis, tuple):
+        return axis
+    if len(axis) != 1:
+        raise ValueError(
+            f"For 'Softmax', the argument 'axis' must be an int or a tuple of one int, but got {axis!r}."
+        )
+    return axis[0]
 
 
 def _reduce(name: str) -> Any:
@@ -133,7 +147,7 @@ Softplus = primitive("Softplus", a.softplus, "log(1 + exp(x)).")
 HSigmoid = primitive("HSigmoid", a.hardsigmoid, "relu6(x + 3) / 6.")
 HSwish = primitive("HSwish", a.hardswish, "x * relu6(x + 3) / 6.")
 Softsign = primitive("Softsign", a.softsign, "x / (1 + |x|).")
-Softmax = primitive("Softmax", lambda x, *, axis: n.softmax(x, axis), "Softmax along `axis`.", axis=-1)
+Softmax = primitive("Softmax", lambda x, *, axis: n.softmax(x, _one_axis(axis)), "Softmax along `axis` (an int or a tuple of one int, as MindSpore's operator takes).", axis=(-1,))
 LogSoftmax = primitive("LogSoftmax", lambda x, *, axis: n.log_softmax(x, axis), "log(softmax(x)) along `axis`.", axis=-1)
 # --- matrix products -------------------------------------------------------------------------
 MatMul = primitive("MatMul", c.matmul_transposed, "Matrix product of 2-D tensors, either transposed first.", transpose_a=False, transpose_b=False)
@@ -186,6 +200,7 @@ Einsum = primitive("Einsum", es.einsum_op, "The sum of products `equation` names
 ScatterNd = primitive("ScatterNd", snd.scatter_nd, "Zeros of `shape` with `updates` added at the index tuples (repeats sum).")
 TensorScatterUpdate = primitive("TensorScatterUpdate", snd.tensor_scatter_update, "A copy with the slices at the index tuples replaced by `updates`.")
 TensorScatterElements = primitive("TensorScatterElements", snd.tensor_scatter_elements, "`updates` written ('none') or added ('add') at `indices` along `axis`.", axis=0, reduction="none")
+GatherD = primitive("GatherD", ge.gather_elements, "The elements at `index` along `dim` (`ops.gather_elements`).")
 GatherNd = primitive("GatherNd", gnd.gather_nd, "Slices at index tuples: the last axis of `indices` indexes the input's leading axes.")
 Gather = primitive("Gather", c.gather, "Take slices along `axis` at integer indices.", batch_dims=0)
 Pad = primitive("Pad", lambda x, *, paddings: f.pad(x, paddings), "Pad each axis by (before, after) zeros.", paddings=REQUIRED)
@@ -222,6 +237,7 @@ SparseSoftmaxCrossEntropyWithLogits = primitive("SparseSoftmaxCrossEntropyWithLo
 SigmoidCrossEntropyWithLogits = primitive("SigmoidCrossEntropyWithLogits", a.sigmoid_cross_entropy_with_logits, "Per-element binary cross-entropy of sigmoid(logits) and labels.")
 Assign = primitive("Assign", c.assign, "Set a Parameter's value; returns the Parameter.")
 AssignAdd = primitive("AssignAdd", c.assign_add, "Add to a Parameter in place.")
+L2Loss = primitive("L2Loss", ls.l2_loss, "Half the sum of squares of a float tensor.")
 AssignSub = primitive("AssignSub", c.assign_sub, "Subtract from a Parameter in place.")
 
 # fmt: on
@@ -270,6 +286,7 @@ __all__ = [
     "FloorDiv",
     "FloorMod",
     "Gather",
+    "GatherD",
     "GatherNd",
     "GeLU",
     "Greater",
@@ -280,6 +297,7 @@ __all__ = [
     "IsFinite",
     "IsInf",
     "IsNan",
+    "L2Loss",
     "L2Normalize",
     "LayerNorm",
     "Less",
@@ -351,6 +369,7 @@ __all__ = [
     "SquaredDifference",
     "Squeeze",
     "Stack",
+    "StandardNormal",
     "StridedSlice",
     "Sub",
     "Tanh",
@@ -362,6 +381,8 @@ __all__ = [
     "Transpose",
     "Tril",
     "Triu",
+    "UniformInt",
+    "UniformReal",
     "Unique",
     "Unstack",
     "Zeros",

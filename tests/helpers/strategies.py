@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 from hypothesis import assume, strategies as st
+from hypothesis.extra import numpy as hnp
 
 
 @dataclass(frozen=True)
@@ -101,3 +103,12 @@ def pool2d_cases(
     )
     k = draw(st.integers(1, min(3, h, w)))
     return Pool2dCase(n, c, h, w, k, draw(st.integers(1, max_stride)))
+
+
+def small_float32_arrays(bound: float) -> st.SearchStrategy[np.ndarray]:
+    """Float32 arrays of 1 to 3 axes of at most 4, elements in [-bound, bound]: the ops tests' inputs."""
+    return hnp.arrays(
+        np.float32,
+        hnp.array_shapes(min_dims=1, max_dims=3, max_side=4),
+        elements=st.floats(-bound, bound, width=32),
+    )

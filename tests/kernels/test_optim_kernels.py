@@ -1,4 +1,4 @@
-"""The issue-23 optimizer kernels (AdamWeightDecay, RMSProp, Adagrad, Lamb): CPU against `reference`.
+"""The `_optim_updates` kernels (AdamWeightDecay, RMSProp, Adagrad, Lamb, Adadelta, ProximalAdagrad, Rprop, ASGD): CPU against `reference`.
 
 Three steps from Hypothesis-drawn shapes, states and hyperparameters; every
 array updated in place (weight and state) must match the numpy reference.
@@ -56,6 +56,37 @@ UPDATES = {
         lambda t, wd, flag: (0.01, 0.9, 0.999, 1e-8, *_powers(t), wd),
     ),
     "lamb_update": (2, {1}, lambda t, wd, flag: (0.01, 0.9, 0.999, 1e-6, wd, t + 1)),
+    "adadelta_update": (2, {0, 1}, lambda t, wd, flag: (0.5, 0.9, 1e-6, wd)),
+    # flag: an L1 shrink (its branch), else the plain L2 scaling
+    "proximal_adagrad_update": (
+        1,
+        {0},
+        lambda t, wd, flag: (0.1, 0.05 if flag else 0.0, 0.1, wd),
+    ),
+    # flag: the first step (the step size starts at lr)
+    "rprop_update": (
+        2,
+        {1},
+        lambda t, wd, flag: (0.5, 1.2, 1e-3, 5.0, float(flag and t == 0), 0.1, wd),
+    ),
+    # flag: averaging (mu < 1), else ax copies the weight
+    "asgd_update": (
+        1,
+        set(),
+        lambda t, wd, flag: (0.1, 0.01, 0.5 if flag else 1.0, wd),
+    ),
+    # flag: l1 large enough to zero some weights, square roots (lr_power -0.5); else -0.7
+    "ftrl_update": (
+        2,
+        {0},
+        lambda t, wd, flag: (
+            0.1,
+            0.5 if flag else 0.0,
+            0.1,
+            -0.5 if flag else -0.7,
+            wd,
+        ),
+    ),
 }
 
 

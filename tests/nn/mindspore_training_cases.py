@@ -147,6 +147,44 @@ def cases(ms: Any, nn: Any, ops: Any, Tensor: Any) -> dict[str, Callable[[], Any
         "Adagrad groups": train(
             lambda d: nn.Adagrad(groups(d), accum=0.5, learning_rate=0.1)
         ),
+        "Adadelta": train(
+            lambda d: nn.Adadelta(d.trainable_params(), 1.0, 0.8, weight_decay=0.01)
+        ),
+        "Adadelta groups list lr": train(lambda d: nn.Adadelta(groups(d), lr_list)),
+        "ProximalAdagrad": train(
+            lambda d: nn.ProximalAdagrad(d.trainable_params(), learning_rate=0.1)
+        ),
+        "ProximalAdagrad l1 l2 groups": train(
+            lambda d: nn.ProximalAdagrad(groups(d), 0.5, 0.1, l1=0.05, l2=0.1)
+        ),
+        "Rprop": train(lambda d: nn.Rprop(d.trainable_params(), 0.05)),
+        "Rprop groups clipped": train(
+            lambda d: nn.Rprop(
+                groups(d), 0.1, (0.4, 1.5), (0.02, 0.12), weight_decay=0.01
+            )
+        ),
+        # t0 = 2: the average starts taking weights at the last step (mu = 1 / (4 - 2)).
+        "ASGD": train(lambda d: nn.ASGD(d.trainable_params(), 0.1, 0.01, 0.75, 2.0)),
+        "ASGD groups list lr": train(
+            lambda d: nn.ASGD(groups(d), lr_list, weight_decay=0.01)
+        ),
+        # l1 = 0: MindSpore 2.10's CPU kernel moves weights of negative `linear` away from 0
+        # by l1 (docs/mindspore-differences.md); the L1 rule is checked against `reference`.
+        "FTRL": train(
+            lambda d: nn.FTRL(
+                d.trainable_params(), learning_rate=0.1, l2=0.02, weight_decay=0.01
+            )
+        ),
+        "FTRL lr_power groups": train(
+            lambda d: nn.FTRL(
+                [{"params": [d.weight], "weight_decay": 0.05}, {"params": [d.bias]}],
+                0.5,
+                0.2,
+                -0.7,
+                0.0,
+                0.3,
+            )
+        ),
     }
 
 

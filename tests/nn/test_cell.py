@@ -138,3 +138,82 @@ def test_cell_list():
     assert len(cells) == 2
     assert isinstance(cells[1], nn.ReLU)
     assert [n for n, _ in cells.parameters_and_names()] == ["0.weight", "0.bias"]
+
+
+def test_apply_visits_children_before_parents_and_returns_the_cell():
+    net = nn.SequentialCell(
+        [nn.Dense(2, 3), nn.SequentialCell([nn.ReLU(), nn.Dense(3, 1)])]
+    )
+    order = []
+
+    def init(cell):
+        order.append(cell.cls_name)
+        if isinstance(cell, nn.Dense):
+            cell.weight.set_data(ms.Tensor(np.ones(cell.weight.shape, np.float32)))
+
+    assert net.apply(init) is net
+    assert order == ["Dense", "ReLU", "Dense", "SequentialCell", "SequentialCell"]
+    assert all(
+        (p.asnumpy() == 1).all()
+        for p in net.trainable_params()
+        if p.name.endswith("weight")
+    )
+    with pytest.raises(
+        TypeError, match=r"'Cell.apply'.*'fn' must be callable, but got 3"
+    ):
+        net.apply(3)  # type: ignore[arg-type]
+
+
+class _Block(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.main = nn.SequentialCell([nn.Dense(2, 2)])
+
+    def construct(self, x):
+        return self.main(x)
+
+
+class _Chain(nn.Cell):
+    """Two blocks of one layout under a cell without prefixes: their parameters share names."""
+
+    def __init__(self):
+        super().__init__(auto_prefix=False)
+        self.first, self.second = _Block(), _Block()
+
+    def construct(self, x):
+        return self.second(self.first(x))
+
+
+def test_first_call_renames_parameters_that_share_a_name_after_their_paths(tmp_path):
+    chain = _Chain()
+    assert [p.name for p in chain.trainable_params()] == [
+        "main.0.weight",
+        "main.0.bias",
+    ] * 2
+    with pytest.raises(
+        ValueError,
+        match=r"'save_checkpoint'.*two parameters of the network are named 'main.0.weight'",
+    ):
+        ms.save_checkpoint(chain, str(tmp_path / "chain.ckpt"))
+    with pytest.raises(
+        ValueError, match=r"'ParameterTuple'.*element 2 is named 'main.0.weight'"
+    ):
+        nn.SGD(chain.trainable_params(), 0.1)
+    chain(
+        ms.Tensor(np.ones((1, 2), np.float32))
+    )  # MindSpore renames at the first call too
+    names = [
+        "first.main.0.weight",
+        "first.main.0.bias",
+        "second.main.0.weight",
+        "second.main.0.bias",
+    ]
+    assert [p.name for p in chain.trainable_params()] == names
+    ms.save_checkpoint(chain, str(tmp_path / "chain.ckpt"))
+    assert sorted(ms.load_checkpoint(str(tmp_path / "chain.ckpt"))) == sorted(names)
+    block = _Block()
+    block(ms.Tensor(np.ones((1, 2), np.float32)))
+    assert [p.name for p in block.trainable_params()] == [
+        "main.0.weight",
+        "main.0.bias",
+    ]  # unique: kept

@@ -81,6 +81,32 @@ def test_dynamic_learning_rate_list_and_schedule():
     assert float(sched.get_lr()) == pytest.approx(0.05)
 
 
+class _ScheduleOfShape(nn.LearningRateSchedule):
+    """Returns `rate` in an array of `shape`, as the model zoo's BERT schedules return shape (1,)."""
+
+    def __init__(self, rate, shape):
+        super().__init__()
+        self.rate, self.shape = rate, shape
+
+    def construct(self, global_step):
+        return ms.Tensor(np.full(self.shape, self.rate, np.float32))
+
+
+@pytest.mark.parametrize("shape", [(1,), (1, 1)])
+def test_schedule_returning_one_element_array_sets_the_rate(shape):
+    p = make()
+    before = p.asnumpy().copy()
+    opt = nn.SGD([p], learning_rate=_ScheduleOfShape(0.5, shape))
+    opt([GRADS[0]])
+    np.testing.assert_allclose(p.asnumpy(), before - 0.5 * GRADS[0], rtol=1e-6)
+
+
+def test_schedule_returning_several_values_is_refused_by_name():
+    opt = nn.SGD([make()], learning_rate=_ScheduleOfShape(0.5, (2,)))
+    with pytest.raises(ValueError, match=r"'SGD'.*one value.*shape \(2,\)"):
+        opt([GRADS[0]])
+
+
 def test_momentum_and_adam_match_formulas():
     p = make()
     w = p.asnumpy().astype(np.float64).copy()

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
+import cadence as ms
 from cadence import Tensor, nn, ops
 
 
@@ -13,6 +16,9 @@ def _params():
 
 
 _X = Tensor(np.zeros((2, 3), np.float32))
+_ONE: Any = 1
+_A_LIST: Any = [0.5, 1.2]
+_THREE: Any = (0.5, 1.2, 2.0)
 CASES = {
     "AdamWeightDecay beta1 out of range": (
         lambda: nn.AdamWeightDecay(_params(), beta1=1.0),
@@ -59,6 +65,19 @@ CASES = {
         TypeError,
         "learning_rate",
     ),
+    "Adadelta rho above 1": (lambda: nn.Adadelta(_params(), rho=1.5), ValueError, "'rho' must be in"),
+    "Adadelta epsilon an int": (lambda: nn.Adadelta(_params(), epsilon=0), TypeError, "'epsilon' must be of type 'float'"),
+    "ProximalAdagrad negative l1": (lambda: nn.ProximalAdagrad(_params(), l1=-0.1), ValueError, "'l1' must be in"),
+    "ProximalAdagrad use_locking": (lambda: nn.ProximalAdagrad(_params(), use_locking=_ONE), TypeError, "'use_locking' must be a bool"),
+    "Rprop etas a list": (lambda: nn.Rprop(_params(), etas=_A_LIST), TypeError, "'etas' must be of type 'tuple'"),
+    "Rprop eta_plus at most 1": (lambda: nn.Rprop(_params(), etas=(0.5, 1.0)), ValueError, r"eta_plus > 1\), but got \(0.5, 1.0\)"),
+    "Rprop step sizes reversed": (lambda: nn.Rprop(_params(), step_sizes=(1.0, 0.1)), ValueError, "minimum <= maximum, but got"),
+    "Rprop three etas": (lambda: nn.Rprop(_params(), etas=_THREE), ValueError, "'etas' must be a tuple of 2 floats"),
+    "ASGD t0 an int": (lambda: nn.ASGD(_params(), t0=10), TypeError, "'t0' must be of type 'float'"),
+    "ASGD negative weight decay": (lambda: nn.ASGD(_params(), weight_decay=-1.0), ValueError, "weight_decay"),
+    "FTRL int learning rate": (lambda: nn.FTRL(_params(), learning_rate=1), TypeError, "'learning_rate' must be of type 'float'"),
+    "FTRL group lr": (lambda: nn.FTRL([{"params": _params(), "lr": 0.1}]), ValueError, "must not set 'lr'"),
+    "FTRL positive lr_power": (lambda: nn.FTRL(_params(), lr_power=0.5), ValueError, "'lr_power' must be in"),
     "Adam unknown keyword": (
         lambda: nn.Adam(_params(), use_fast=True),
         KeyError,
@@ -136,7 +155,7 @@ CASES = {
         RuntimeError,
         "non-finite",
     ),
-}
+}  # fmt: skip
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -155,3 +174,21 @@ def test_adam_amsgrad_keeps_the_running_maximum():
     opt([np.zeros((1, 2), np.float32)])  # v decays; vhat keeps the larger value
     np.testing.assert_array_equal(opt.vhat[0].asnumpy(), first)
     assert (opt.moment2[0].asnumpy() < first).all()
+
+
+def test_ftrl_l1_shrinks_both_signs_toward_zero_and_zeroes_small_weights():
+    w = ms.Parameter(Tensor(np.array([[1.0, -1.0, 0.2]], np.float32)), name="w")
+    opt = nn.FTRL([w], learning_rate=0.5, l1=0.05)
+    opt([np.array([[0.3, -0.3, 0.01]], np.float32)])
+    plain = nn.FTRL(
+        [ms.Parameter(Tensor(np.array([[1.0, -1.0, 0.2]], np.float32)), name="v")],
+        0.1,
+        0.5,
+    )
+    plain([np.array([[0.3, -0.3, 0.01]], np.float32)])
+    got, free = w.asnumpy()[0], plain.parameters[0].asnumpy()[0]
+    # Mirror images, each pulled toward 0 by the L1 term (FTRL's weights come from `linear`).
+    assert got[0] == pytest.approx(-got[1]) and np.sign(got[0]) == np.sign(free[0])
+    assert 0 < abs(got[0]) < abs(free[0])
+    linear = opt.linear[0].asnumpy()[0]
+    assert abs(linear[2]) <= 0.05 and got[2] == 0.0  # |linear| <= l1: exactly zero

@@ -126,6 +126,138 @@ def cases(ms: Any, ops: Any, Tensor: Any) -> dict[str, Any]:  # noqa: N803 (the 
         **_porting_cases(ms, ops, Tensor),
         **_model_zoo_op_cases(ms, ops, Tensor),
         **_creation_cases(ms, ops, Tensor),
+        **_script_gap_cases(ms, ops, Tensor),
+        **_script_loss_cases(ms, ops, Tensor),
+        **_script_cell_cases(ms, ops, Tensor),
+        **_signature_cases(ms, ops, Tensor),
+    }  # fmt: skip
+
+
+def _script_cell_cases(ms: Any, ops: Any, Tensor: Any) -> dict[str, Any]:  # noqa: N803
+    """The cells public scripts stopped at: AvgPool1d, MaxPool1d, PixelShuffle, Upsample."""
+    rng = np.random.default_rng(1128)  # its own stream, as `_zoo_conv_cases`
+    nn = ms.nn
+    line = Tensor(rng.normal(size=(2, 3, 7)).astype(np.float32))
+    image = Tensor(rng.normal(size=(1, 8, 2, 3)).astype(np.float32))
+    taps = Tensor(rng.normal(size=(2, 3, 4)).astype(np.float32))
+    weights = Tensor(rng.normal(size=(1, 2, 4, 6)).astype(np.float32))
+
+    def grads(a: Any, b: Any) -> Any:
+        return (
+            (nn.AvgPool1d(3, 2, "pad", 1, True, False)(a) * taps).sum()
+            + (nn.MaxPool1d(2, 2, "pad", 1, 2, ceil_mode=True)(a) * taps).sum()
+            + (nn.AvgPool1d(3, 2, "same")(a) ** 2).sum()
+            + (nn.PixelShuffle(2)(b) * weights).sum()
+            + (nn.Upsample((3, 5), mode="bilinear")(b) ** 2).sum()
+        )
+
+    return {
+        "AvgPool1d avg_pool1d": lambda: (nn.AvgPool1d(3, 2)(line), nn.AvgPool1d(3, 2, "same")(line), nn.AvgPool1d(3, 2, "pad", 1)(line), nn.AvgPool1d(3, 2, "pad", 1, True, False)(line),
+                                         nn.AvgPool1d(2)(line[0]), nn.AvgPool1d((4,), 3, ceil_mode=True)(line), ops.avg_pool1d(line, 3, 2, 1, True, False)),
+        "MaxPool1d": lambda: (nn.MaxPool1d(3, 2)(line), nn.MaxPool1d(3, 2, "same")(line), *nn.MaxPool1d(3, 2, "pad", 1, return_indices=True)(line),
+                              *nn.MaxPool1d(2, 2, "pad", 1, dilation=2, return_indices=True, ceil_mode=True)(line), nn.MaxPool1d(2, 2)(line[1])),
+        "PixelShuffle Upsample": lambda: (nn.PixelShuffle(2)(image), ops.pixel_shuffle(image[0], 2), nn.Upsample(size=(3, 5), mode="bilinear")(image),
+                                          nn.Upsample(size=(4, 5), mode="bilinear", align_corners=True)(image), nn.Upsample(size=(4, 6))(image)),
+        "GradOperation through AvgPool1d MaxPool1d PixelShuffle Upsample": lambda: ops.GradOperation(get_all=True)(grads)(line, image),
+    }  # fmt: skip
+
+
+def _script_loss_cases(ms: Any, ops: Any, Tensor: Any) -> dict[str, Any]:  # noqa: N803
+    """The loss cells public scripts stopped at: BCELoss, HuberLoss, CosineEmbeddingLoss, FocalLoss."""
+    rng = np.random.default_rng(1127)  # its own stream, as `_zoo_conv_cases`
+    nn = ms.nn
+    p = Tensor(rng.uniform(0.02, 0.98, size=(3, 4)).astype(np.float32))
+    y = Tensor((rng.uniform(size=(3, 4)) > 0.5).astype(np.float32))
+    w = Tensor(
+        rng.uniform(0.5, 2.0, size=(3, 4)).astype(np.float32)
+    )  # full shape: MindSpore 2.10 mis-broadcasts a (4,) weight
+    x1 = Tensor(rng.normal(size=(4, 3)).astype(np.float32))
+    x2 = Tensor(rng.normal(size=(4, 3)).astype(np.float32))
+    pairs = Tensor(np.array([1, -1, -1, 1], np.int32))
+    logits = Tensor(rng.normal(size=(2, 3, 2, 2)).astype(np.float32))
+    classes = Tensor(rng.integers(0, 3, size=(2, 1, 2, 2)).astype(np.int32))
+    soft = Tensor(rng.uniform(size=(4, 3)).astype(np.float32))
+    hot = Tensor(np.eye(3, dtype=np.float32)[[0, 2, 1, 1]])
+    cw = Tensor(np.array([1.0, 2.0, 0.5], np.float32))
+
+    def grads(a: Any, b: Any, c: Any) -> Any:
+        return (
+            nn.BCELoss(w)(a, y)
+            + nn.HuberLoss(delta=0.3)(a * 3, y)
+            + nn.CosineEmbeddingLoss(0.1)(b, x2, pairs)
+            + nn.FocalLoss(cw, 1.5)(c, classes)
+            + nn.FocalLoss(cw, reduction="sum")(b * 2, soft)
+        )
+
+    return {
+        "BCELoss binary_cross_entropy": lambda: (nn.BCELoss()(p, y), nn.BCELoss(w, "none")(p, y), nn.BCELoss(reduction="sum")(p, y),
+                                                 ops.binary_cross_entropy(p, y, w), nn.BCELoss(reduction="none")(Tensor(np.array([0.0, 1.0, 0.5], np.float32)), Tensor(np.array([1.0, 0.0, 1.0], np.float32)))),
+        "HuberLoss huber_loss": lambda: (nn.HuberLoss()(p * 3, y), nn.HuberLoss("none", 0.3)(p * 3, y), nn.HuberLoss("sum", 2.0)(x1, x2), ops.huber_loss(p, y[0], delta=0.1)),
+        "CosineEmbeddingLoss": lambda: (nn.CosineEmbeddingLoss()(x1, x2, pairs), nn.CosineEmbeddingLoss(-0.5, "none")(x1, x2, pairs), ops.cosine_embedding_loss(x1, x1 * 2, pairs, 0.2, "sum"),
+                                        nn.CosineEmbeddingLoss(reduction="none")(logits, logits[::-1], Tensor(np.array([[[1, -1], [-1, 1]], [[1, 1], [-1, -1]]], np.int32)))),
+        "FocalLoss": lambda: (nn.FocalLoss()(logits, classes), nn.FocalLoss(cw, 0.5, "none")(logits, classes), nn.FocalLoss(reduction="none")(x1, hot),
+                              nn.FocalLoss(cw, 1.0, "sum")(x1, Tensor(np.array([[0], [2], [1], [1]], np.int64))), nn.FocalLoss(gamma=0.0)(x1[:3, :2], Tensor(np.array([[1.0], [0.0], [1.0]], np.float32))),
+                              nn.FocalLoss(cw, reduction="none")(x1, soft)),
+        "GradOperation through BCELoss HuberLoss CosineEmbeddingLoss FocalLoss": lambda: ops.GradOperation(get_all=True)(grads)(p, x1, logits),
+    }  # fmt: skip
+
+
+def _script_gap_cases(ms: Any, ops: Any, Tensor: Any) -> dict[str, Any]:  # noqa: N803
+    """What public scripts stopped at: gather_elements, max/min, chunk, tensor_dot, isclose, losses, random ops."""
+    rng = np.random.default_rng(1126)  # its own stream, as `_zoo_conv_cases`
+    x = Tensor(rng.normal(size=(3, 4)).astype(np.float32))
+    cube = Tensor(rng.normal(size=(2, 3, 4)).astype(np.float32))
+    index = Tensor(np.array([[0, 2, 3], [1, 1, 0], [-1, 3, 2]], np.int32))
+    rows = Tensor(np.array([[2, 0, 1, 2], [0, 0, 2, 1]], np.int64))
+    near = x + Tensor(np.array([0.0, 1e-6, 1e-3, 0.0], np.float32))
+    odd = Tensor(np.array([np.nan, np.inf, -np.inf, 1.0], np.float32))
+    mask = Tensor(np.array([True, False, True, True]))
+
+    def shapes(*tensors: Any) -> Any:
+        return tuple((str(t.dtype), t.shape) for t in tensors)
+
+    return {
+        "gather_elements GatherD Tensor.gather_elements": lambda: (ops.gather_elements(x, 1, index), ops.gather_elements(x, 0, rows), ops.GatherD()(cube, -1, Tensor(np.zeros((2, 3, 6), np.int32))),
+                                                                   x.gather_elements(1, index[:, :1]), ops.gather_elements(Tensor(np.arange(6, dtype=np.int32).reshape(2, 3)), 1, rows[:, :2])),
+        "max min with indices": lambda: (*ops.max(x, 1), *ops.min(x, 0, True), *ops.max(x), *ops.min(cube, -1), *ops.max(x, 1, initial=0.5), *ops.min(x, 1, initial=0.0, where=mask),
+                                         *ops.max(Tensor(np.array([[1, 5], [7, 2]], np.int32)), 1)),
+        "chunk": lambda: (ops.chunk(x, 2, 1), ops.chunk(x, 3, 1), ops.chunk(x, 2), ops.chunk(cube, 5, -1)),
+        "tensor_dot": lambda: (ops.tensor_dot(x, cube, ((0, 1), (1, 2))), ops.tensor_dot(cube, ops.transpose(x, (1, 0)), 1), ops.tensor_dot(x, cube, 0), ops.tensor_dot(cube, cube, ((2, 0), (2, 0))),
+                               ops.tensor_dot(x, x, (0, 0))),
+        "isclose": lambda: (ops.isclose(x, near), ops.isclose(x, near, rtol=0.0, atol=1e-4), ops.isclose(odd, odd), ops.isclose(odd, odd, equal_nan=True), ops.isclose(x, x[0])),
+        "mse_loss L2Loss": lambda: (ops.mse_loss(x, near * 2), ops.mse_loss(x, x[0], "sum"), ops.mse_loss(x, x * 3, reduction="none"),
+                                    ops.mse_loss(Tensor(np.array([1, 4], np.int32)), Tensor(np.array([2, 2], np.int32))), ops.L2Loss()(x), ops.L2Loss()(Tensor(np.float16(3.0)))),
+        "GradOperation through gather_elements max min tensor_dot chunk losses": lambda: ops.GradOperation(get_all=True)(
+            lambda a, b: (ops.gather_elements(a, 1, index) * 2).sum() + ops.max(a, 1)[0].sum() + (ops.min(b, 0)[0] * 3).sum() + ops.tensor_dot(a, b, ((0,), (0,))).sum()
+                         + (ops.chunk(a, 3, 1)[1] * 5).sum() + ops.mse_loss(a, b) + ops.L2Loss()(b)
+        )(x, near),
+        "random ops shapes and dtypes": lambda: shapes(ops.rand(2, 3), ops.rand((4,), dtype=ms.float16), ops.rand(), ops.randn(2, dtype=ms.float64), ops.randn((1, 2), seed=5),
+                                                       ops.randint(0, 5, (2, 3)), ops.randint(-3, 2, (4,), seed=1, dtype=ms.int32),
+                                                       ops.uniform((2, 3), Tensor(1.0), Tensor(2.0)), ops.uniform((3,), Tensor(5, ms.int32), Tensor(10, ms.int32), dtype=ms.int32),
+                                                       ops.normal((2, 3), Tensor(1.0), Tensor(2.0)), ops.normal((2, 3), Tensor(np.array([[1.0], [5.0]], np.float32)), 0.5),
+                                                       ops.StandardNormal()((2, 3)), ops.StandardNormal(seed=2)(Tensor(np.array([3], np.int32))), ops.UniformReal(3, 4)((0, 2)),
+                                                       ops.UniformInt()((2, 2), Tensor(1, ms.int32), Tensor(5, ms.int32))),
+    }  # fmt: skip
+
+
+def _signature_cases(ms: Any, ops: Any, Tensor: Any) -> dict[str, Any]:  # noqa: N803
+    """Arguments found beside the porting scripts: `ops.sum`'s dim/keepdim/dtype, `ops.pad`'s flat widths, padded max pooling."""
+    rng = np.random.default_rng(1526)  # its own stream, as `_zoo_conv_cases`
+    nn = ms.nn
+    cube = Tensor(rng.normal(size=(2, 3, 4)).astype(np.float32))
+    im = Tensor(rng.normal(size=(2, 3, 5, 6)).astype(np.float32))
+    return {
+        "sum dim keepdim dtype": lambda: (ops.sum(cube), ops.sum(cube, dim=1), ops.sum(cube, (0, 2), True), ops.sum(cube, dim=-1, keepdim=True, dtype=ms.float64),
+                                          ops.sum(cube > 0), ops.sum(Tensor(np.arange(6, dtype=np.int32)), dim=0)),
+        "pad flat widths and modes": lambda: (ops.pad(cube, (1, 2)), ops.pad(cube, [2, 0, 1, 1], value=-3.0), ops.pad(cube, (1, -1, 0, 0, -1, 1)),
+                                              ops.pad(cube, (1, 2), mode="reflect"), ops.pad(cube, (3, 1, 0, 2), mode="replicate"), ops.pad(cube, (2, 4), mode="circular")),
+        "GradOperation through pad modes": lambda: ops.GradOperation()(
+            lambda a: (ops.pad(a, (2, 1), mode="reflect") * 2).sum() + (ops.pad(a, (1, 3, 1, 0), mode="replicate") * 3).sum()
+            + (ops.pad(a, (0, 2)) * ops.pad(a, (0, 2))).sum()
+        )(cube),
+        "MaxPool2d pad_mode pad": lambda: (nn.MaxPool2d(3, 2, pad_mode="pad", padding=1)(im), nn.MaxPool2d(3, 1, pad_mode="pad", padding=(1, 0))(im),
+                                           nn.MaxPool2d(2, 2, pad_mode="pad", padding=(1,))(-im)),
+        "Softmax one-int tuple axis": lambda: (ops.Softmax(axis=(-1,))(cube), ops.Softmax((1,))(cube)),
     }  # fmt: skip
 
 

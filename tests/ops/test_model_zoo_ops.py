@@ -216,6 +216,12 @@ GRADIENTS = {
         + (ops.TensorScatterUpdate()(t, Tensor(np.array([[0, 1], [2, 3]])), t[1, :2] ** 2) * Tensor(W)).sum()
         + (ops.TensorScatterElements(1, "add")(t, Tensor(np.array([[0], [0], [3]])), t[:, 1:2]) ** 2).sum(), X),
     "interpolate area": (lambda t: (ops.interpolate(_image(t), size=(2, 3), mode="area") ** 2).sum(), X),
+    "gather_elements repeats": (lambda t: (ops.gather_elements(t, 1, Tensor(np.array([[0, 0, 3], [2, 1, 1], [-1, 0, 2]]))) * Tensor(W[:, :3])).sum(), X),
+    "max min values": (lambda t: (ops.max(t, 1)[0] * Tensor(W[:, 0])).sum() + (ops.min(t, 0, True)[0] ** 2).sum() + ops.max(t, initial=0.0)[0], X),
+    "tensor_dot chunk": (lambda t: (ops.tensor_dot(t, Tensor(W), ((0,), (0,))) ** 2).sum() + (ops.chunk(t, 3, 1)[1] * Tensor(W[:, 2:])).sum(), X),
+    "mse_loss L2Loss": (lambda t: ops.mse_loss(t, Tensor(W)) + ops.mse_loss(t, Tensor(W[0]), "sum") + ops.L2Loss()(t * 2), X),
+    "BCELoss HuberLoss CosineEmbeddingLoss FocalLoss": (lambda t: nn.BCELoss(Tensor(W))(ops.sigmoid(t), Tensor((W > 0).astype(np.float64))) + nn.HuberLoss(delta=0.7)(t, Tensor(W))
+        + nn.CosineEmbeddingLoss(0.1)(t, Tensor(W), Tensor(np.array([1, -1, 1]))) + nn.FocalLoss(gamma=1.5)(t, Tensor(np.array([[0], [3], [1]]))), X),
     "interpolate trilinear": (lambda t: (ops.interpolate(ops.reshape(t, (1, 1, 2, 2, 3)), size=(3, 3, 2), mode="trilinear") ** 2).sum(), X),
 }  # fmt: skip
 

@@ -11,19 +11,16 @@ from typing import Any
 import numpy as np
 import pytest
 from hypothesis import given, strategies as st
-from hypothesis.extra import numpy as hnp
 
 import cadence as ms
 from cadence import Tensor, nn, ops
 from cadence.ops.primitive import constexpr
 from cadence.train.train_thor import ConvertModelUtils
+from tests.helpers.strategies import small_float32_arrays
 
 NOT_A_STR: Any = 2
-floats = hnp.arrays(
-    np.float32,
-    hnp.array_shapes(min_dims=1, max_dims=3, max_side=4),
-    elements=st.floats(-9, 9, width=32),
-)
+NOT_A_BOOL: Any = 1
+floats = small_float32_arrays(9)
 
 
 @given(x=floats, data=st.data())
@@ -147,6 +144,55 @@ ERRORS = {
     "clamp no bound": (lambda: ops.clamp(Tensor(np.ones(2))), ValueError, r"'clamp'.*at least one of the arguments 'min' and 'max'"),
     "tril rank": (lambda: ops.tril(Tensor(np.ones(3))), ValueError, r"'tril'.*at least 2 dimensions, but got shape \(3,\)"),
     "triu diagonal": (lambda: ops.triu(Tensor(np.ones((2, 2))), 1.0), TypeError, r"'triu'.*'diagonal' must be an int, but got 1.0"),  # type: ignore[arg-type]
+    "gather_elements dim": (lambda: ops.gather_elements(Tensor(np.ones((2, 3))), 2, Tensor(np.zeros((2, 3), np.int32))), ValueError, r"'gather_elements'.*'dim' must be an int in \[-2, 1\], but got 2"),
+    "gather_elements float index": (lambda: ops.GatherD()(Tensor(np.ones((2, 3))), 1, Tensor(np.zeros((2, 3)))), TypeError, r"'index' must be an Int32 or Int64 tensor, but got Float64"),
+    "gather_elements index range": (lambda: ops.gather_elements(Tensor(np.ones((2, 3))), 1, Tensor(np.array([[0, 3]]))), ValueError, r"'index' must be in \[-3, 3\) \(axis 1 of the input\), but got 0 to 3"),
+    "gather_elements index shape": (lambda: Tensor(np.ones((2, 3))).gather_elements(1, Tensor(np.zeros((3, 1), np.int32))), ValueError, r"no larger than its shape \(2, 3\) off the gathered axis, but got shape \(3, 1\)"),
+    "max where without initial": (lambda: ops.max(Tensor(np.ones((2, 3))), 1, where=Tensor(np.ones(3, bool))), ValueError, r"'max'.*'initial' must be given with 'where'"),
+    "min keepdims": (lambda: ops.min(Tensor(np.ones((2, 3))), 1, NOT_A_BOOL), TypeError, r"'min'.*'keepdims' must be a bool, but got 1"),
+    "max input": (lambda: ops.max(np.ones(3)), TypeError, r"'max'.*'input' must be of type 'Tensor'"),
+    "chunk chunks": (lambda: ops.chunk(Tensor(np.ones(3)), 0), ValueError, r"'chunk'.*'chunks' must be an int > 0, but got 0"),
+    "chunk 0-D": (lambda: ops.chunk(Tensor(1.0), 1), ValueError, r"'chunk'.*at least one axis"),
+    "tensor_dot sizes": (lambda: ops.tensor_dot(Tensor(np.ones((3, 4))), Tensor(np.ones((2, 3))), 1), ValueError, r"'tensor_dot'.*equal sizes, but got \(3, 4\) and \(2, 3\) contracted over \[1\] and \[0\]"),
+    "tensor_dot axes": (lambda: ops.tensor_dot(Tensor(np.ones((3, 4))), Tensor(np.ones((4, 3))), ((1,), (0, 1))), ValueError, r"'tensor_dot'.*one length"),
+    "tensor_dot negative axes": (lambda: ops.tensor_dot(Tensor(np.ones((3, 4))), Tensor(np.ones((4, 3))), -1), ValueError, r"'axes' must be in \[0, 2\], but got -1"),
+    "tensor_dot dtypes": (lambda: ops.tensor_dot(Tensor(np.ones((3, 4), np.float32)), Tensor(np.ones((4, 3), np.float16)), 1), TypeError, r"one dtype, but got Float32 and Float16"),
+    "isclose dtypes": (lambda: ops.isclose(Tensor(np.ones(2, np.float32)), Tensor(np.ones(2))), TypeError, r"'isclose'.*one dtype, but got Float32 and Float64"),
+    "isclose other": (lambda: ops.isclose(Tensor(np.ones(2)), 1.0), TypeError, r"'isclose'.*'other' must be of type 'Tensor'"),
+    "mse_loss reduction": (lambda: ops.mse_loss(Tensor(np.ones(2)), Tensor(np.ones(2)), "avg"), ValueError, r"'mse_loss'.*'reduction' must be one of 'mean', 'sum', 'none', but got 'avg'"),
+    "L2Loss int": (lambda: ops.L2Loss()(Tensor(np.ones(2, np.int32))), TypeError, r"'L2Loss'.*Float16, Float32 or Float64 tensor, but got Int32"),
+    "BCELoss labels shape": (lambda: nn.BCELoss()(Tensor(np.ones((2, 3)) / 2), Tensor(np.ones(3))), ValueError, r"'binary_cross_entropy'.*'labels' must have the shape of the input \(2, 3\), but got \(3,\)"),
+    "BCELoss int input": (lambda: ops.binary_cross_entropy(Tensor(np.ones(2, np.int32)), Tensor(np.ones(2, np.int32))), TypeError, r"'logits' must be a float tensor, but got Int32"),
+    "BCELoss weight": (lambda: nn.BCELoss(weight=[1.0]), TypeError, r"'BCELoss'.*'weight' must be of type 'Tensor'"),
+    "HuberLoss delta": (lambda: nn.HuberLoss(delta=0.0), ValueError, r"'HuberLoss'.*'delta' must be in \(0.0, inf\), but got 0.0"),
+    "huber_loss reduction": (lambda: ops.huber_loss(Tensor(np.ones(2)), Tensor(np.ones(2)), "avg"), ValueError, r"'huber_loss'.*'reduction' must be one of"),
+    "CosineEmbeddingLoss margin": (lambda: nn.CosineEmbeddingLoss(2.0), ValueError, r"'margin' must be in \[-1.0, 1.0\], but got 2.0"),
+    "CosineEmbeddingLoss target": (lambda: nn.CosineEmbeddingLoss()(Tensor(np.ones((2, 3))), Tensor(np.ones((2, 3))), Tensor(np.ones((2, 3)))), ValueError, r"'target' their shape without it, but got \(2, 3\) and \(2, 3\)"),
+    "FocalLoss labels rank": (lambda: nn.FocalLoss()(Tensor(np.ones((2, 3))), Tensor(np.zeros(2, np.int32))), ValueError, r"'FocalLoss'.*one rank in \[2, 4\], but got shapes \(2, 3\) and \(2,\)"),
+    "FocalLoss classes": (lambda: nn.FocalLoss()(Tensor(np.ones((2, 3))), Tensor(np.zeros((2, 2), np.int32))), ValueError, r"'labels' 1 or as many, but got shapes \(2, 3\) and \(2, 2\)"),
+    "FocalLoss weight": (lambda: nn.FocalLoss(Tensor(np.ones((2, 3)))), ValueError, r"'FocalLoss'.*'weight' must be 1-D, but got shape \(2, 3\)"),
+    "AvgPool1d kernel": (lambda: nn.AvgPool1d(0), ValueError, r"'AvgPool1d'.*'kernel_size' must be an int >= 1, but got 0"),
+    "AvgPool1d pad_mode": (lambda: nn.AvgPool1d(2, pad_mode="full"), ValueError, r"'AvgPool1d'.*'pad_mode' must be one of 'valid', 'same', 'pad', but got 'full'"),
+    "AvgPool1d padding mode": (lambda: nn.AvgPool1d(3, padding=1), ValueError, r"'padding' must be 0 unless pad_mode is 'pad', but got 1"),
+    "avg_pool1d padding": (lambda: ops.avg_pool1d(Tensor(np.ones((1, 1, 5))), 2, 1, 2), ValueError, r"'avg_pool1d'.*at most half the kernel \(1\), but got 2"),
+    "AvgPool1d rank": (lambda: nn.AvgPool1d(2)(Tensor(np.ones((1, 1, 2, 5)))), ValueError, r"2-D \(C, L\) or 3-D \(N, C, L\), but got shape \(1, 1, 2, 5\)"),
+    "MaxPool1d too short": (lambda: nn.MaxPool1d(4)(Tensor(np.ones((1, 1, 3)))), ValueError, r"'MaxPool1d'.*input length 3 is shorter than the window \(4"),
+    "MaxPool1d return_indices mode": (lambda: nn.MaxPool1d(2, return_indices=True), ValueError, r"'MaxPool1d'.*need pad_mode 'pad', but got pad_mode 'valid'"),
+    "PixelShuffle factor": (lambda: nn.PixelShuffle(0), ValueError, r"'PixelShuffle'.*'upscale_factor' must be an int >= 1, but got 0"),
+    "pixel_shuffle channels": (lambda: ops.pixel_shuffle(Tensor(np.ones((1, 8, 2, 2))), 3), ValueError, r"divisible by upscale_factor\*\*2 = 9, but got shape \(1, 8, 2, 2\)"),
+    "Upsample nothing": (lambda: nn.Upsample(), ValueError, r"'Upsample'.*one of the arguments 'size' and 'scale_factor'"),
+    "Upsample mode": (lambda: nn.Upsample(2, mode="cubic"), ValueError, r"'Upsample'.*'mode' must be one of"),
+    "sum dim": (lambda: ops.sum(Tensor(np.ones((2, 3))), dim=2), TypeError, r"'sum'.*'dim' must be None, an int or a tuple of ints in \[-2, 2\), but got 2"),
+    "sum keepdim": (lambda: ops.sum(Tensor(np.ones(2)), keepdim=1), TypeError, r"'sum'.*'keepdim' must be a bool"),  # type: ignore[arg-type]
+    "pad odd widths": (lambda: ops.pad(Tensor(np.ones((2, 3))), (1,)), ValueError, r"'pad'.*even number of ints, at most 4 for a 2-d input, but got 1"),
+    "pad width type": (lambda: ops.pad(Tensor(np.ones(3)), (1.0, 1)), TypeError, r"'pad'.*'padding' must be a tuple or list of ints, but got \(1.0, 1\)"),
+    "pad mode": (lambda: ops.pad(Tensor(np.ones(3)), (1, 1), mode="edge"), ValueError, r"'pad'.*'mode' must be one of \['circular', 'constant', 'reflect', 'replicate'\], but got 'edge'"),
+    "pad reflect width": (lambda: ops.pad(Tensor(np.ones(3)), (3, 0), mode="reflect"), ValueError, r"'pad'.*'reflect' mode needs each width less than the axis length 3, but got \(3, 0\)"),
+    "pad value with reflect": (lambda: ops.pad(Tensor(np.ones(3)), (1, 1), mode="reflect", value=1.0), ValueError, r"'pad'.*'value' applies to mode 'constant' only"),
+    "MaxPool2d padding without pad mode": (lambda: nn.MaxPool2d(3, 2, padding=1), ValueError, r"'MaxPool2d'.*'padding' must be 0 \(other values are not supported\), but got 1"),
+    "MaxPool2d padding over half the kernel": (lambda: nn.MaxPool2d(3, 2, pad_mode="pad", padding=2), ValueError, r"'MaxPool2d'.*'padding'.*from 0 to half the kernel size \(3, 3\), but got 2"),
+    "AvgPool2d padding": (lambda: nn.AvgPool2d(3, 2, padding=1), ValueError, r"'AvgPool2d'.*'padding' must be 0"),
+    "Softmax axes": (lambda: ops.Softmax(axis=(0, 1))(Tensor(np.ones((2, 2)))), ValueError, r"'Softmax'.*'axis' must be an int or a tuple of one int, but got \(0, 1\)"),
 }  # fmt: skip
 
 

@@ -113,3 +113,13 @@ def test_context_values_are_type_checked_as_mindspore_does():
     with pytest.raises(ValueError, match=r"'device_idd' is not recognized.*Valid keys"):
         ms.set_context(device_idd=0)
     assert ms.get_context("device_id") == 0  # nothing recorded by the failed calls
+
+
+def test_jit_syntax_levels_are_mindspores_values_and_recorded():
+    assert (ms.STRICT, ms.COMPATIBLE, ms.LAX) == (0, 1, 2)
+    before = ms.get_context("jit_syntax_level")
+    try:
+        ms.set_context(jit_syntax_level=ms.STRICT)
+        assert ms.get_context("jit_syntax_level") == ms.STRICT
+    finally:
+        _context._values["jit_syntax_level"] = before

@@ -107,23 +107,63 @@ def test_sequential_cell_with_fused_dense_and_every_activation(tmp_path: Any) ->
 
 
 @pytest.mark.parametrize(
-    "conv",
+    ("conv", "pool"),
     [
-        {"pad_mode": "same", "stride": 2},
-        {"pad_mode": "pad", "padding": (1, 2, 0, 1)},
-        {"pad_mode": "valid", "dilation": 2, "has_bias": True},
+        ({"pad_mode": "same", "stride": 2}, {"pad_mode": "same"}),
+        (
+            {"pad_mode": "pad", "padding": (1, 2, 0, 1)},
+            {"pad_mode": "pad", "padding": 1},
+        ),
+        (
+            {"pad_mode": "valid", "dilation": 2, "has_bias": True},
+            {"pad_mode": "pad", "padding": (1, 0)},
+        ),
     ],
 )
-def test_conv_padding_modes_and_pooling(conv: dict[str, Any], tmp_path: Any) -> None:
+def test_conv_padding_modes_and_pooling(
+    conv: dict[str, Any], pool: dict[str, Any], tmp_path: Any
+) -> None:
     ms.set_seed(2)
     net = nn.SequentialCell(
         [
             nn.Conv2d(3, 4, 3, **conv),
-            nn.MaxPool2d(kernel_size=3, stride=2, pad_mode="same"),
+            nn.MaxPool2d(kernel_size=3, stride=2, **pool),
             nn.AvgPool2d(kernel_size=2, stride=1),
         ]
     )
     check(net, rand(2, 3, 11, 11), tmp_path=tmp_path)
+
+
+class MindSporeSignatures(nn.Cell):
+    """`ops.sum(dim=, keepdim=, dtype=)` and `ops.pad`'s flat widths, cropping and constant fill."""
+
+    def construct(self, x: Any) -> Any:
+        padded = ops.pad(x, (1, -1, 2, 0), value=0.5)
+        return (
+            ops.sum(padded, dim=(1, 2), keepdim=True, dtype=ms.float32)
+            + ops.sum(x, 1)[:, None, None]
+        )
+
+
+def test_mindspore_signature_functions_record_the_ops_they_are_made_of(
+    tmp_path: Any,
+) -> None:
+    model = check(MindSporeSignatures(), rand(2, 3, 4), tmp_path=tmp_path)
+    assert {"Slice", "Pad", "ReduceSum"} <= set(op_types(model))
+    with pytest.raises(
+        NotImplementedError, match=r"indexing with .* has no ONNX conversion"
+    ):
+        ms.export(
+            _ReflectPad(),
+            rand(2, 4),
+            file_name=str(tmp_path / "m"),
+            file_format="ONNX",
+        )
+
+
+class _ReflectPad(nn.Cell):
+    def construct(self, x: Any) -> Any:
+        return ops.pad(x, (1, 1), mode="reflect")
 
 
 class Residual(nn.Cell):

@@ -37,6 +37,11 @@ def test_array_repr_matches_mindspore():
         repr(ms.Tensor([1, 2, 3], ms.int32))
         == "Tensor(shape=[3], dtype=Int32, value= [1, 2, 3])"
     )
+    # float16 with four decimals, as MindSpore 2.10 prints it
+    assert (
+        repr(ms.Tensor(np.array([0.1, 2.5], np.float16)))
+        == "Tensor(shape=[2], dtype=Float16, value= [ 9.9976e-02,  2.5000e+00])"
+    )
 
 
 def test_default_dtypes_follow_mindspore():
@@ -155,3 +160,42 @@ def test_importing_cadence_does_not_import_numba():
     code = "import sys, cadence, cadence.nn; print('numba' in sys.modules)"
     out = run_python(code, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_dtype_conversions_of_mindspore_common_dtype():
+    from cadence.common import dtype as mstype
+
+    assert (
+        ms.dtype_to_nptype(ms.int32) is np.int32
+        and mstype.dtype_to_nptype(ms.float16) is np.float16
+    )
+    assert [ms.dtype_to_pytype(t) for t in (ms.bool_, ms.uint8, ms.float32)] == [
+        bool,
+        int,
+        float,
+    ]
+    assert [ms.pytype_to_dtype(t) for t in (bool, int, float, ms.int8)] == [
+        ms.bool_,
+        ms.int64,
+        ms.float64,
+        ms.int8,
+    ]
+    with pytest.raises(
+        TypeError,
+        match=r"'dtype_to_nptype'.*'type_' must be a cadence dtype.*but got 'float32'",
+    ):
+        ms.dtype_to_nptype("float32")  # type: ignore[arg-type]
+    with pytest.raises(
+        TypeError,
+        match=r"'pytype_to_dtype'.*'obj' must be bool, int, float or a dtype, but got <class 'str'>",
+    ):
+        ms.pytype_to_dtype(str)
+
+
+def test_parameter_copy_is_a_parameter_with_its_own_data():
+    p = ms.Parameter(ms.Tensor(np.ones(2, np.float32)), "q", requires_grad=False)
+    c = p.copy()
+    assert type(c).__name__ == "Parameter"  # a Tensor's copy is a Tensor
+    assert (c.name, c.requires_grad) == ("q", False) and c is not p
+    c.set_data(ms.Tensor(np.zeros(2, np.float32)))
+    assert p.asnumpy().tolist() == [1.0, 1.0]

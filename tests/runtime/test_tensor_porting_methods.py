@@ -26,6 +26,8 @@ CASES = [
     ("int", lambda t: t.int(), X.astype(np.int32)),
     ("bool", lambda t: t.bool(), X.astype(bool)),
     ("numpy", lambda t: t.numpy(), X),
+    ("init_data", lambda t: t.init_data(), X),
+    ("initializer(...).init_data()", lambda t: ms.common.initializer.initializer(ms.Tensor(X), X.shape).init_data(), X),
 ]  # fmt: skip
 
 

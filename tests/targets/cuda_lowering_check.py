@@ -40,6 +40,11 @@ _OPTIM_HYPER = {
     "adagrad": 3,
     "lamb_direction": 6,
     "scaled_subtract": 1,
+    "adadelta": 4,
+    "proximal_adagrad": 4,
+    "rprop": 7,
+    "asgd": 4,
+    "ftrl": 5,
 }
 
 

@@ -11,6 +11,7 @@ from .._apply import apply_row
 from .._checks import check_int
 from .._dtypes import to_numpy_dtype
 from .._transform import TensorOperation, UnaryOperation
+from ._choice import check_transforms
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -331,15 +332,7 @@ class Compose(TensorOperation):
     """
 
     def __init__(self, transforms: Sequence[Callable[..., Any]]) -> None:
-        if (
-            not isinstance(transforms, list | tuple)
-            or not transforms
-            or not all(callable(t) for t in transforms)
-        ):
-            raise TypeError(
-                f"For 'Compose', the argument 'transforms' must be a non-empty list of callables, but got {transforms!r}."
-            )
-        self.transforms = list(transforms)
+        self.transforms = check_transforms(transforms, "Compose")
 
     def _block_capable(self) -> bool:
         return all(

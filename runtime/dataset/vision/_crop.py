@@ -30,6 +30,7 @@ __all__ = [
     "RandomHorizontalFlip",
     "RandomVerticalFlip",
     "check_hw",
+    "fill_values",
 ]
 
 _LAYOUTS = "<H, W> or <H, W, C>"
@@ -94,7 +95,8 @@ def _padding(padding: Any, owner: str) -> tuple[int, int, int, int]:
     return (top, bottom, left, right)
 
 
-def _fill(fill_value: Any, owner: str) -> tuple[int, ...]:
+def fill_values(fill_value: Any, owner: str) -> tuple[int, ...]:
+    """Return a `fill_value` argument (an int in [0, 255], or 3 of them) as a tuple."""
     values = _ints(fill_value, (1, 3))
     in_range = values is not None and all(0 <= v <= 255 for v in values)
     if not in_range:
@@ -200,7 +202,7 @@ class RandomCrop(UnaryOperation):
         self._pads = _padding(padding, owner)
         self.pad_if_needed = check_bool(pad_if_needed, "pad_if_needed", owner)
         self.fill_value = fill_value
-        self._fill = _fill(fill_value, owner)
+        self._fill = fill_values(fill_value, owner)
         self.padding_mode = _check_border(padding_mode, owner)
 
     def _apply(self, x: Array, batched: bool) -> Array:
@@ -255,7 +257,7 @@ class Pad(UnaryOperation):
         self.padding = padding
         self._pads = _padding(padding, "Pad")
         self.fill_value = fill_value
-        self._fill = _fill(fill_value, "Pad")
+        self._fill = fill_values(fill_value, "Pad")
         self.padding_mode = _check_border(padding_mode, "Pad")
 
     def _apply(self, x: Array, batched: bool) -> Array:

@@ -9,13 +9,22 @@ import numpy as np
 from ...validation import check_bool, check_number
 from .._dtypes import to_numpy_dtype
 from .._transform import UnaryOperation
+from ..transforms._ops import TypeCast
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from .._block import Array
 
-__all__ = ["HWC2CHW", "Normalize", "Rescale", "ToTensor", "check_size", "sample_ndim"]
+__all__ = [
+    "HWC2CHW",
+    "Normalize",
+    "Rescale",
+    "ToTensor",
+    "ToType",
+    "check_size",
+    "sample_ndim",
+]
 
 
 def sample_ndim(x: Array, batched: bool, op: str, layouts: str) -> int:
@@ -205,3 +214,17 @@ class ToTensor(UnaryOperation):
         )
         moved = np.moveaxis(scaled, -1, 1 if batched else 0)
         return np.ascontiguousarray(moved, dtype=self.output_type)
+
+
+class ToType(TypeCast):
+    """`transforms.TypeCast` under MindSpore's `vision` name: cast images to `data_type`.
+
+    Example:
+        >>> import numpy as np
+        >>> from cadence.dataset import vision
+        >>> vision.ToType(np.float32)(np.array([[1, 2]], np.uint8)).dtype
+        dtype('float32')
+    """
+
+    def __init__(self, data_type: Any) -> None:
+        self.data_type = to_numpy_dtype(data_type, "data_type", "ToType")

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ...validation import check_type
+from .._random import augmentation_rng
 from .._transform import UnaryOperation
 from ._ops import check_size, sample_ndim
 
@@ -22,7 +23,13 @@ if TYPE_CHECKING:
 
     from .._block import Array
 
-__all__ = ["Inter", "Resize", "check_interpolation", "resize_images"]
+__all__ = [
+    "Inter",
+    "RandomResize",
+    "Resize",
+    "check_interpolation",
+    "resize_images",
+]
 
 
 class Inter(enum.IntEnum):
@@ -167,3 +174,35 @@ def _cubic_axis(
             work
         ).reshape(shape)
     return out
+
+
+class RandomResize(Resize):
+    """Resize as `Resize` does, each image with an interpolation mode drawn at random.
+
+    The modes drawn from are the ones cadence implements: NEAREST, LINEAR and
+    BICUBIC (MindSpore also draws AREA and PILCUBIC). `size` and the errors are
+    as in `Resize`.
+
+    Example:
+        >>> import numpy as np
+        >>> from cadence.dataset import vision
+        >>> vision.RandomResize(4)(np.zeros((8, 6, 3), np.uint8)).shape
+        (5, 4, 3)
+    """
+
+    def __init__(self, size: int | Sequence[int]) -> None:
+        self.size = check_size(size, "RandomResize")
+
+    def _apply(self, x: Array, batched: bool) -> Array:
+        ndim = sample_ndim(x, batched, "RandomResize", "<H, W> or <H, W, C>")
+        out_h, out_w = self._target(x.shape[x.ndim - ndim], x.shape[x.ndim - ndim + 1])
+        rng = augmentation_rng()
+        images = x if batched else x[np.newaxis]
+        modes = rng.integers(0, len(_SUPPORTED), size=len(images)).tolist()
+        out = np.stack(
+            [
+                resize_images(image, 0, out_h, out_w, _SUPPORTED[m])
+                for image, m in zip(images, modes, strict=True)
+            ]
+        )
+        return out if batched else out[0]

@@ -33,6 +33,14 @@ CASES = [
         (False, True, True),
         (0.01, 0.9, 0.999, 1e-8, 0.9**2, 0.999**2, 0.01),
     ),
+    ("adadelta_update", (True, True), (0.5, 0.9, 1e-6, 0.01)),
+    ("proximal_adagrad_update", (True,), (0.1, 0.05, 0.1, 0.01)),
+    ("proximal_adagrad_update", (True,), (0.1, 0.0, 0.1, 0.0)),
+    ("rprop_update", (False, True), (0.5, 1.2, 1e-3, 5.0, 0.0, 0.1, 0.01)),
+    ("rprop_update", (False, True), (0.5, 1.2, 1e-3, 5.0, 1.0, 0.1, 0.0)),
+    ("asgd_update", (False,), (0.1, 0.01, 0.5, 0.01)),
+    ("asgd_update", (False,), (0.1, 0.01, 1.0, 0.0)),
+    ("ftrl_update", (True, False), (0.1, 0.5, 0.1, -0.5, 0.01)),
 ]
 
 
