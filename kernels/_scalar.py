@@ -25,8 +25,8 @@ __all__ = [
 
 
 def relu(x: float) -> float:
-    """max(x, 0)."""
-    return x if x > 0 else 0.0 * x
+    """max(x, 0): +0.0 for every x <= 0 (also -0.0 and -inf), NaN for NaN (as cadence's max/min)."""
+    return x if x > 0 or x != x else 0.0
 
 
 def relu_grad(y: float) -> float:
@@ -60,7 +60,7 @@ def tanh_grad(y: float) -> float:
 def act(x: float, code: int) -> float:
     """Activation by code: 0 identity, 1 relu, 2 sigmoid, 3 tanh (self-contained: targets compile it alone)."""
     if code == 1:
-        return x if x > 0 else 0.0 * x
+        return x if x > 0 or x != x else 0.0
     if code == 2:
         if x >= 0:
             return 1.0 / (1.0 + math.exp(-x))

@@ -30,3 +30,15 @@ def test_max_min_clip_propagate_nan_as_numpy_does(name, pair):
     a, b = pair
     got = CADENCE_CALLS[name](Tensor(a), Tensor(b)).asnumpy()
     np.testing.assert_array_equal(got, NAN_CALLS[name](a, b))
+
+
+@pytest.mark.parametrize(
+    "relu", [ops.relu, lambda x: ops.ReLU()(x)], ids=["ops.relu", "ops.ReLU"]
+)
+def test_relu_gives_positive_zero_and_keeps_nan(relu):
+    # MindSpore 2.10 gives +0.0 for -1, -0.0 and -inf (cadence gave -0.0, printed "-0.");
+    # for NaN it gives 0 where cadence, as its max/min above, keeps the NaN.
+    x = np.array([-1.0, 6.0, -0.0, -np.inf, np.nan, np.inf], np.float32)
+    got = relu(Tensor(x)).asnumpy()
+    np.testing.assert_array_equal(got, [0.0, 6.0, 0.0, 0.0, np.nan, np.inf])
+    assert not np.signbit(got[[0, 2, 3]]).any()
