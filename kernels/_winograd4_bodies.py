@@ -103,45 +103,22 @@ def winograd4_input_plane(xp: Any, v: Any, p: int) -> None:
             v[6 * r, c, t0] = _BT_COEF[r][3]
             a3 = v[6 * r, c, t0]
             y0, y1, y2, y3 = 4 * ty + i0, 4 * ty + i1, 4 * ty + i2, 4 * ty + i3
+
+            def row(x: int) -> Any:
+                # Row r of B^T d at column x. numba compiles inner functions in place; this
+                # one is called only within the pass that defines it (hence the noqa).
+                return (
+                    a0 * xp[b, c, y0, x]  # noqa: B023
+                    + a1 * xp[b, c, y1, x]  # noqa: B023
+                    + a2 * xp[b, c, y2, x]  # noqa: B023
+                    + a3 * xp[b, c, y3, x]  # noqa: B023
+                )
+
             for tx in range(tw):
                 x0 = 4 * tx
                 # Row r of B^T d, six columns ...
-                e0 = (
-                    a0 * xp[b, c, y0, x0]
-                    + a1 * xp[b, c, y1, x0]
-                    + a2 * xp[b, c, y2, x0]
-                    + a3 * xp[b, c, y3, x0]
-                )
-                e1 = (
-                    a0 * xp[b, c, y0, x0 + 1]
-                    + a1 * xp[b, c, y1, x0 + 1]
-                    + a2 * xp[b, c, y2, x0 + 1]
-                    + a3 * xp[b, c, y3, x0 + 1]
-                )
-                e2 = (
-                    a0 * xp[b, c, y0, x0 + 2]
-                    + a1 * xp[b, c, y1, x0 + 2]
-                    + a2 * xp[b, c, y2, x0 + 2]
-                    + a3 * xp[b, c, y3, x0 + 2]
-                )
-                e3 = (
-                    a0 * xp[b, c, y0, x0 + 3]
-                    + a1 * xp[b, c, y1, x0 + 3]
-                    + a2 * xp[b, c, y2, x0 + 3]
-                    + a3 * xp[b, c, y3, x0 + 3]
-                )
-                e4 = (
-                    a0 * xp[b, c, y0, x0 + 4]
-                    + a1 * xp[b, c, y1, x0 + 4]
-                    + a2 * xp[b, c, y2, x0 + 4]
-                    + a3 * xp[b, c, y3, x0 + 4]
-                )
-                e5 = (
-                    a0 * xp[b, c, y0, x0 + 5]
-                    + a1 * xp[b, c, y1, x0 + 5]
-                    + a2 * xp[b, c, y2, x0 + 5]
-                    + a3 * xp[b, c, y3, x0 + 5]
-                )
+                e0, e1, e2 = row(x0), row(x0 + 1), row(x0 + 2)
+                e3, e4, e5 = row(x0 + 3), row(x0 + 4), row(x0 + 5)
                 # ... times B.
                 t = t0 + tx
                 k = 6 * r
@@ -176,87 +153,40 @@ def winograd4_output_plane(m: Any, y: Any, p: int) -> None:
         for tx in range(tw):
             t = t0 + tx
             x0 = 4 * tx
-            # M A: row r of M (six values) gives four column sums q_r0 .. q_r3.
-            q00 = m[0, o, t] + m[1, o, t] + m[2, o, t] + m[3, o, t] + m[4, o, t]
-            q01 = m[1, o, t] - m[2, o, t] + two * (m[3, o, t] - m[4, o, t])
-            q02 = m[1, o, t] + m[2, o, t] + four * (m[3, o, t] + m[4, o, t])
-            q03 = (
-                m[1, o, t] - m[2, o, t] + eight * (m[3, o, t] - m[4, o, t]) + m[5, o, t]
-            )
-            q10 = m[6, o, t] + m[7, o, t] + m[8, o, t] + m[9, o, t] + m[10, o, t]
-            q11 = m[7, o, t] - m[8, o, t] + two * (m[9, o, t] - m[10, o, t])
-            q12 = m[7, o, t] + m[8, o, t] + four * (m[9, o, t] + m[10, o, t])
-            q13 = (
-                m[7, o, t]
-                - m[8, o, t]
-                + eight * (m[9, o, t] - m[10, o, t])
-                + m[11, o, t]
-            )
-            q20 = m[12, o, t] + m[13, o, t] + m[14, o, t] + m[15, o, t] + m[16, o, t]
-            q21 = m[13, o, t] - m[14, o, t] + two * (m[15, o, t] - m[16, o, t])
-            q22 = m[13, o, t] + m[14, o, t] + four * (m[15, o, t] + m[16, o, t])
-            q23 = (
-                m[13, o, t]
-                - m[14, o, t]
-                + eight * (m[15, o, t] - m[16, o, t])
-                + m[17, o, t]
-            )
-            q30 = m[18, o, t] + m[19, o, t] + m[20, o, t] + m[21, o, t] + m[22, o, t]
-            q31 = m[19, o, t] - m[20, o, t] + two * (m[21, o, t] - m[22, o, t])
-            q32 = m[19, o, t] + m[20, o, t] + four * (m[21, o, t] + m[22, o, t])
-            q33 = (
-                m[19, o, t]
-                - m[20, o, t]
-                + eight * (m[21, o, t] - m[22, o, t])
-                + m[23, o, t]
-            )
-            q40 = m[24, o, t] + m[25, o, t] + m[26, o, t] + m[27, o, t] + m[28, o, t]
-            q41 = m[25, o, t] - m[26, o, t] + two * (m[27, o, t] - m[28, o, t])
-            q42 = m[25, o, t] + m[26, o, t] + four * (m[27, o, t] + m[28, o, t])
-            q43 = (
-                m[25, o, t]
-                - m[26, o, t]
-                + eight * (m[27, o, t] - m[28, o, t])
-                + m[29, o, t]
-            )
-            q50 = m[30, o, t] + m[31, o, t] + m[32, o, t] + m[33, o, t] + m[34, o, t]
-            q51 = m[31, o, t] - m[32, o, t] + two * (m[33, o, t] - m[34, o, t])
-            q52 = m[31, o, t] + m[32, o, t] + four * (m[33, o, t] + m[34, o, t])
-            q53 = (
-                m[31, o, t]
-                - m[32, o, t]
-                + eight * (m[33, o, t] - m[34, o, t])
-                + m[35, o, t]
-            )
-            # ... then A^T down each column: output row i of column j.
-            if rows == 4 and x0 + 4 <= ow:
-                for j in range(4):
-                    # Column j of M A (its six rows) without indexing locals by a variable.
-                    c0 = q00 if j == 0 else q01 if j == 1 else q02 if j == 2 else q03
-                    c1 = q10 if j == 0 else q11 if j == 1 else q12 if j == 2 else q13
-                    c2 = q20 if j == 0 else q21 if j == 1 else q22 if j == 2 else q23
-                    c3 = q30 if j == 0 else q31 if j == 1 else q32 if j == 2 else q33
-                    c4 = q40 if j == 0 else q41 if j == 1 else q42 if j == 2 else q43
-                    c5 = q50 if j == 0 else q51 if j == 1 else q52 if j == 2 else q53
-                    y[b, o, y0, x0 + j] = c0 + c1 + c2 + c3 + c4
+
+            def sums(k: int, t: int) -> Any:
+                # Row k // 6 of M A at tile t: the four column sums of M's row (numba
+                # compiles inner functions in place).
+                return (
+                    m[k, o, t]
+                    + m[k + 1, o, t]
+                    + m[k + 2, o, t]
+                    + m[k + 3, o, t]
+                    + m[k + 4, o, t],
+                    m[k + 1, o, t]
+                    - m[k + 2, o, t]
+                    + two * (m[k + 3, o, t] - m[k + 4, o, t]),
+                    m[k + 1, o, t]
+                    + m[k + 2, o, t]
+                    + four * (m[k + 3, o, t] + m[k + 4, o, t]),
+                    m[k + 1, o, t]
+                    - m[k + 2, o, t]
+                    + eight * (m[k + 3, o, t] - m[k + 4, o, t])
+                    + m[k + 5, o, t],
+                )
+
+            q0, q1, q2 = sums(0, t), sums(6, t), sums(12, t)
+            q3, q4, q5 = sums(18, t), sums(24, t), sums(30, t)
+            # ... then A^T down each column j: output rows y0 .. y0 + 3 (fewer in a cut tile).
+            for j in range(min(4, ow - x0)):
+                c0, c1, c2, c3, c4, c5 = q0[j], q1[j], q2[j], q3[j], q4[j], q5[j]
+                y[b, o, y0, x0 + j] = c0 + c1 + c2 + c3 + c4
+                if rows > 1:
                     y[b, o, y0 + 1, x0 + j] = c1 - c2 + two * (c3 - c4)
+                if rows > 2:
                     y[b, o, y0 + 2, x0 + j] = c1 + c2 + four * (c3 + c4)
+                if rows > 3:
                     y[b, o, y0 + 3, x0 + j] = c1 - c2 + eight * (c3 - c4) + c5
-            else:
-                for j in range(min(4, ow - x0)):
-                    c0 = q00 if j == 0 else q01 if j == 1 else q02 if j == 2 else q03
-                    c1 = q10 if j == 0 else q11 if j == 1 else q12 if j == 2 else q13
-                    c2 = q20 if j == 0 else q21 if j == 1 else q22 if j == 2 else q23
-                    c3 = q30 if j == 0 else q31 if j == 1 else q32 if j == 2 else q33
-                    c4 = q40 if j == 0 else q41 if j == 1 else q42 if j == 2 else q43
-                    c5 = q50 if j == 0 else q51 if j == 1 else q52 if j == 2 else q53
-                    y[b, o, y0, x0 + j] = c0 + c1 + c2 + c3 + c4
-                    if rows > 1:
-                        y[b, o, y0 + 1, x0 + j] = c1 - c2 + two * (c3 - c4)
-                    if rows > 2:
-                        y[b, o, y0 + 2, x0 + j] = c1 + c2 + four * (c3 + c4)
-                    if rows > 3:
-                        y[b, o, y0 + 3, x0 + j] = c1 - c2 + eight * (c3 - c4) + c5
 
 
 def winograd4_output_grad_plane(dy: Any, dm: Any, p: int) -> None:
@@ -297,56 +227,26 @@ def winograd4_output_grad_plane(dy: Any, dm: Any, p: int) -> None:
             a2 = dm[6 * r, o, t0]
             dm[6 * r, o, t0] = _A_ROWS[r][3] * k3
             a3 = dm[6 * r, o, t0]
+
+            def row(x: int) -> Any:
+                # Row r of A dY at column x (inlined, as in `winograd4_input_plane`).
+                return (
+                    a0 * dy[b, o, y0, x]  # noqa: B023
+                    + a1 * dy[b, o, y1, x]  # noqa: B023
+                    + a2 * dy[b, o, y2, x]  # noqa: B023
+                    + a3 * dy[b, o, y3, x]  # noqa: B023
+                )
+
             for tx in range(tw):
                 x0 = 4 * tx
                 if x0 + 4 <= ow:
-                    g0 = (
-                        a0 * dy[b, o, y0, x0]
-                        + a1 * dy[b, o, y1, x0]
-                        + a2 * dy[b, o, y2, x0]
-                        + a3 * dy[b, o, y3, x0]
-                    )
-                    g1 = (
-                        a0 * dy[b, o, y0, x0 + 1]
-                        + a1 * dy[b, o, y1, x0 + 1]
-                        + a2 * dy[b, o, y2, x0 + 1]
-                        + a3 * dy[b, o, y3, x0 + 1]
-                    )
-                    g2 = (
-                        a0 * dy[b, o, y0, x0 + 2]
-                        + a1 * dy[b, o, y1, x0 + 2]
-                        + a2 * dy[b, o, y2, x0 + 2]
-                        + a3 * dy[b, o, y3, x0 + 2]
-                    )
-                    g3 = (
-                        a0 * dy[b, o, y0, x0 + 3]
-                        + a1 * dy[b, o, y1, x0 + 3]
-                        + a2 * dy[b, o, y2, x0 + 3]
-                        + a3 * dy[b, o, y3, x0 + 3]
-                    )
+                    g0, g1, g2, g3 = row(x0), row(x0 + 1), row(x0 + 2), row(x0 + 3)
                 else:
-                    # The last column of tiles, cut: columns past OW read column x0, weighted 0.
-                    x1 = x0 + 1 if x0 + 1 < ow else x0
-                    x2 = x0 + 2 if x0 + 2 < ow else x0
-                    g0 = (
-                        a0 * dy[b, o, y0, x0]
-                        + a1 * dy[b, o, y1, x0]
-                        + a2 * dy[b, o, y2, x0]
-                        + a3 * dy[b, o, y3, x0]
-                    )
-                    g1 = (
-                        a0 * dy[b, o, y0, x1]
-                        + a1 * dy[b, o, y1, x1]
-                        + a2 * dy[b, o, y2, x1]
-                        + a3 * dy[b, o, y3, x1]
-                    ) * (1.0 if x0 + 1 < ow else 0.0)
-                    g2 = (
-                        a0 * dy[b, o, y0, x2]
-                        + a1 * dy[b, o, y1, x2]
-                        + a2 * dy[b, o, y2, x2]
-                        + a3 * dy[b, o, y3, x2]
-                    ) * (1.0 if x0 + 2 < ow else 0.0)
-                    g3 = 0.0
+                    # The last column of tiles, cut: columns past OW read as 0 (in dm's dtype).
+                    g0 = row(x0)
+                    g1 = row(x0 + 1) if x0 + 1 < ow else two - two
+                    g2 = row(x0 + 2) if x0 + 2 < ow else two - two
+                    g3 = two - two
                 t = t0 + tx
                 k = 6 * r
                 dm[k, o, t] = g0

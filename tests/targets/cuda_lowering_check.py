@@ -16,7 +16,7 @@ import numpy as np
 from numba import types
 from numba.cuda.compiler import compile_cuda
 
-from cadence.kernels import _winograd_bodies as winograd_bodies
+from cadence.kernels._winograd import TRANSFORMS
 from cadence.kernels.cuda import (
     _conv as cc,
     _dense,
@@ -118,27 +118,30 @@ def signatures(dt):
 
 
 def winograd_signatures(a3, a4):
-    """The Winograd transforms (`_winograd_bodies` in their launch loops) and the padding copy."""
+    """The Winograd transforms of both sets (F(2x2, 3x3) and F(4x4, 3x3), in their launch loops) and the padding copy."""
     i, b = types.int64, types.boolean
-    planes = {"input": (a4, a3), "output": (a3, a4), "output_grad": (a4, a3)}
-    filters = {"filter": (a4, a3), "filter_grad": (a3, a4)}
-    return {
-        "_winograd _pad": (cw._pad, (a4, i, i, a4)),
-        **{
-            f"_winograd {name}_plane": (
-                cw._PLANES[getattr(winograd_bodies, f"winograd_{name}_plane")],
-                (*arrays, i),
-            )
-            for name, arrays in planes.items()
-        },
-        **{
-            f"_winograd {name}": (
-                cw._FILTERS[getattr(winograd_bodies, f"winograd_{name}")],
-                (*arrays, b, i, i),  # flip, inner, count
-            )
-            for name, arrays in filters.items()
-        },
+    signatures: dict[str, tuple[object, tuple[object, ...]]] = {
+        "_winograd _pad": (cw._pad, (a4, i, i, a4))
     }
+    for m, ts in TRANSFORMS.items():
+        planes = {
+            "input_plane": (ts.input_plane, (a4, a3)),
+            "output_plane": (ts.output_plane, (a3, a4)),
+            "output_grad_plane": (ts.output_grad_plane, (a4, a3)),
+        }
+        for name, (body, arrays) in planes.items():
+            signatures[f"_winograd F{m} {name}"] = (cw._PLANES[body], (*arrays, i))
+        filters = {
+            "filter": (ts.filter, (a4, a3)),
+            "filter_grad": (ts.filter_grad, (a3, a4)),
+        }
+        for name, (body, arrays) in filters.items():
+            # flip, inner, count
+            signatures[f"_winograd F{m} {name}"] = (
+                cw._FILTERS[body],
+                (*arrays, b, i, i),
+            )
+    return signatures
 
 
 def recurrent_signatures(a2, a3):
