@@ -474,6 +474,18 @@ class Tensor:
         """The elements at `index` along `dim` (`ops.gather_elements`)."""
         return M.gather_elements(self, dim, index)
 
+    def chunk(self, chunks: int, axis: int = 0) -> tuple[Tensor, ...]:
+        """At most `chunks` pieces along `axis`, the last possibly shorter (`ops.chunk`)."""
+        return M.chunk(self, chunks, axis)
+
+    def split(self, split_size_or_sections: Any, axis: int = 0) -> tuple[Tensor, ...]:
+        """Pieces of `split_size_or_sections` elements (one size, or a list of sizes) along `axis` (`ops.split`)."""
+        return M.split(self, split_size_or_sections, axis)
+
+    def long(self) -> Tensor:
+        """Return the tensor as int64."""
+        return F.cast(self, _dtype.int64)
+
     def argsort(self, axis: int = -1, descending: bool = False) -> Tensor:
         """The Int32 indices that sort the tensor along `axis` (`ops.argsort`)."""
         return M.argsort(self, axis, descending)

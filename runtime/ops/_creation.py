@@ -15,7 +15,7 @@ from ..compute import _dtype
 from ..compute._tensor import Tensor
 from ..validation import check_non_negative_int, check_positive_int
 
-__all__ = ["arange", "eye", "eye_op", "full", "linspace", "range_op"]
+__all__ = ["arange", "eye", "eye_op", "full", "full_like", "linspace", "range_op"]
 
 
 def _scalar(value: Any, name: str, op: str) -> int | float:
@@ -146,3 +146,12 @@ def full(size: Any, fill_value: Any, *, dtype: Any = None) -> Tensor:
         else _dtype.float32
     )
     return Tensor._wrap(np.full(shape, value, dtype=_dtype.to_numpy(dtype or inferred)))
+
+
+def full_like(input: Any, fill_value: Any, *, dtype: Any = None) -> Tensor:
+    """A tensor of `input`'s shape filled with `fill_value`, in `dtype` (`input`'s dtype by default)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(
+            f"For 'full_like', the argument 'input' must be a Tensor, but got {type(input).__name__!r}."
+        )
+    return full(input.shape, fill_value, dtype=dtype or input.dtype)

@@ -1,4 +1,4 @@
-"""`ops.sum` with MindSpore 2.x's signature: `sum(input, dim=None, keepdim=False, *, dtype=None)`.
+"""`ops.sum` with MindSpore 2.x's signature: `sum(input, dim=None, keepdim=False, *, dtype=None)`; `ops.addn`.
 
 The internal reduction (`_functional.sum`) keeps numpy's `axis`/`keepdims` names, which
 MindSpore 1.x scripts and `Tensor.sum` also pass; this function accepts both spellings.
@@ -16,7 +16,7 @@ from . import _functional as f
 if TYPE_CHECKING:
     from ..compute._tensor import Tensor
 
-__all__ = ["sum"]
+__all__ = ["addn", "sum"]
 
 
 def _dims(dim: Any, ndim: int) -> tuple[int, ...]:
@@ -54,3 +54,32 @@ def sum(
     if dtype is not None:
         t = f.cast(t, dtype)
     return f.sum(t, axes, keep)
+
+
+def addn(x: Any) -> Tensor:
+    """The elementwise sum of a tuple or list of tensors of one shape and dtype (`ops.addn`, `ops.AddN`).
+
+    Summed left to right with `add`, so each input gets the output's gradient.
+    """
+    from ..compute._tensor import Tensor
+
+    owner = "AddN"
+    if not isinstance(x, tuple | list) or not all(isinstance(t, Tensor) for t in x):
+        raise TypeError(
+            f"For '{owner}', the argument 'x' must be a tuple or list of Tensors, but got {x!r}."
+        )
+    if not x:  # MindSpore's error is a ValueError too
+        raise ValueError(
+            f"For '{owner}', the argument 'x' must hold at least one Tensor, but got {x!r}."
+        )
+    first = x[0]
+    for t in x[1:]:
+        if t.shape != first.shape or t.dtype != first.dtype:
+            raise ValueError(
+                f"For '{owner}', every tensor of 'x' must have the first one's shape {first.shape} and "
+                f"dtype {first.dtype}, but got shape {t.shape} and dtype {t.dtype}."
+            )
+    total = first
+    for t in x[1:]:
+        total = f.add(total, t)
+    return total if len(x) > 1 else f.add(first, f.zeros_like(first))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ._attention import masked_fill
+from ._attention import masked_fill, split
 from ._composed import gather
 from ._expanding import broadcast_to, expand_as, repeat, repeat_interleave
 from ._gather_elements import gather_elements
@@ -12,13 +12,14 @@ from ._nn import log_softmax, softmax
 from ._norms import norm
 from ._ranking import argmax, argsort, sort, topk, unique_elements
 from ._reordering import flip, roll
-from ._slicing import cumprod, cumsum, tile
+from ._slicing import chunk, cumprod, cumsum, tile
 from ._statistics import std, var
 
 __all__ = [
     "argmax",
     "argsort",
     "broadcast_to",
+    "chunk",
     "cumprod",
     "cumsum",
     "expand_as",
@@ -37,6 +38,7 @@ __all__ = [
     "scatter",
     "softmax",
     "sort",
+    "split",
     "std",
     "tile",
     "topk",

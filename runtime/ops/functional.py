@@ -46,7 +46,7 @@ from ._composed import (
     stop_gradient,
     tuple_to_array,
 )
-from ._creation import arange, eye, full, linspace, range_op
+from ._creation import arange, eye, full, full_like, linspace, range_op
 from ._einsum import einsum
 from ._elementwise import (
     ceil,
@@ -98,7 +98,7 @@ from ._padding import pad
 from ._pool1d import avg_pool1d
 from ._random import normal, rand, randint, randn, uniform
 from ._ranking import argmax, argsort, sort, topk, unique
-from ._reductions import sum
+from ._reductions import addn, sum
 from ._reordering import flip, pixel_shuffle, roll
 from ._script_losses import binary_cross_entropy, cosine_embedding_loss, huber_loss
 from ._slicing import chunk, cumprod, cumsum, strided_slice, tile, unstack
@@ -278,3 +278,7 @@ __all__ += [
     "pad",
     "sum",
 ]  # MindSpore 2.x's signatures over the internal `_functional.pad` and `_functional.sum`
+__all__ += [
+    "addn",
+    "full_like",
+]  # found beside the porting scripts (MindSpore's `ops.addn`, `ops.full_like`)

@@ -38,6 +38,7 @@ from . import (
     _nn as n,
     _norms as nm,
     _ranking as rk,
+    _reductions as rd,
     _reordering as ro,
     _resize_operators as rs,
     _scatter_nd as snd,
@@ -237,6 +238,7 @@ SparseSoftmaxCrossEntropyWithLogits = primitive("SparseSoftmaxCrossEntropyWithLo
 SigmoidCrossEntropyWithLogits = primitive("SigmoidCrossEntropyWithLogits", a.sigmoid_cross_entropy_with_logits, "Per-element binary cross-entropy of sigmoid(logits) and labels.")
 Assign = primitive("Assign", c.assign, "Set a Parameter's value; returns the Parameter.")
 AssignAdd = primitive("AssignAdd", c.assign_add, "Add to a Parameter in place.")
+AddN = primitive("AddN", rd.addn, "The elementwise sum of a tuple or list of tensors of one shape and dtype.")
 L2Loss = primitive("L2Loss", ls.l2_loss, "Half the sum of squares of a float tensor.")
 AssignSub = primitive("AssignSub", c.assign_sub, "Subtract from a Parameter in place.")
 
@@ -247,6 +249,7 @@ __all__ = [
     "AdaptiveAvgPool2D",
     "AdaptiveMaxPool2D",
     "Add",
+    "AddN",
     "ArgMaxWithValue",
     "ArgMinWithValue",
     "Argmax",

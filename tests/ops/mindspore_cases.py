@@ -241,12 +241,16 @@ def _script_gap_cases(ms: Any, ops: Any, Tensor: Any) -> dict[str, Any]:  # noqa
 
 
 def _signature_cases(ms: Any, ops: Any, Tensor: Any) -> dict[str, Any]:  # noqa: N803
-    """Arguments found beside the porting scripts: `ops.sum`'s dim/keepdim/dtype, `ops.pad`'s flat widths, padded max pooling."""
+    """Arguments and names found beside the porting scripts: `ops.sum`'s dim/keepdim/dtype, `ops.pad`'s flat widths, padded max pooling, `full_like`, `addn`, `Tensor.long/chunk/split`."""
     rng = np.random.default_rng(1526)  # its own stream, as `_zoo_conv_cases`
     nn = ms.nn
     cube = Tensor(rng.normal(size=(2, 3, 4)).astype(np.float32))
     im = Tensor(rng.normal(size=(2, 3, 5, 6)).astype(np.float32))
+    sx = Tensor(np.arange(6, dtype=np.float32).reshape(2, 3))
     return {
+        "full_like addn AddN": lambda: (ops.full_like(sx, 2), ops.full_like(sx, 1.5, dtype=ms.int32), ops.addn([sx, sx, sx]), ops.AddN()((sx, sx)),
+                                        ops.GradOperation(get_all=True)(lambda a, b: ops.addn([a, b, a]).sum())(sx, sx + 1)),
+        "Tensor long chunk split": lambda: (sx.long(), *sx.chunk(2, 1), *sx.split(1, 0), *sx.split([1, 2], 1)),
         "sum dim keepdim dtype": lambda: (ops.sum(cube), ops.sum(cube, dim=1), ops.sum(cube, (0, 2), True), ops.sum(cube, dim=-1, keepdim=True, dtype=ms.float64),
                                           ops.sum(cube > 0), ops.sum(Tensor(np.arange(6, dtype=np.int32)), dim=0)),
         "pad flat widths and modes": lambda: (ops.pad(cube, (1, 2)), ops.pad(cube, [2, 0, 1, 1], value=-3.0), ops.pad(cube, (1, -1, 0, 0, -1, 1)),
