@@ -82,26 +82,23 @@ def winograd4_input_plane(xp: Any, v: Any, p: int) -> None:
     th, tw = (xp.shape[2] - 2) // 4, (xp.shape[3] - 2) // 4
     # The coefficients in v's dtype, read back from an element this call writes later:
     # a Python float would make every product float64 (float32 planes ran 1.6 times slower).
+
+    def typed(value: float, k: int, t: int) -> Any:
+        # `value` in v's dtype, through v[k, c, t] (an element this call writes afterwards).
+        v[k, c, t] = value
+        return v[k, c, t]
+
     slot = b * th * tw
-    v[0, c, slot] = 2.0
-    two = v[0, c, slot]
-    v[0, c, slot] = 4.0
-    four = v[0, c, slot]
-    v[0, c, slot] = 5.0
-    five = v[0, c, slot]
+    two, four, five = typed(2.0, 0, slot), typed(4.0, 0, slot), typed(5.0, 0, slot)
     for ty in range(th):
         t0 = (b * th + ty) * tw
         for r in range(6):
             i0, i1, i2, i3 = _BT_ROWS[r]
             # (through the pass's first element, written next)
-            v[6 * r, c, t0] = _BT_COEF[r][0]
-            a0 = v[6 * r, c, t0]
-            v[6 * r, c, t0] = _BT_COEF[r][1]
-            a1 = v[6 * r, c, t0]
-            v[6 * r, c, t0] = _BT_COEF[r][2]
-            a2 = v[6 * r, c, t0]
-            v[6 * r, c, t0] = _BT_COEF[r][3]
-            a3 = v[6 * r, c, t0]
+            a0 = typed(_BT_COEF[r][0], 6 * r, t0)
+            a1 = typed(_BT_COEF[r][1], 6 * r, t0)
+            a2 = typed(_BT_COEF[r][2], 6 * r, t0)
+            a3 = typed(_BT_COEF[r][3], 6 * r, t0)
             y0, y1, y2, y3 = 4 * ty + i0, 4 * ty + i1, 4 * ty + i2, 4 * ty + i3
 
             def row(x: int) -> Any:
@@ -140,12 +137,12 @@ def winograd4_output_plane(m: Any, y: Any, p: int) -> None:
     o = p - b * o_count
     th, tw = (oh + 3) // 4, (ow + 3) // 4
     # The coefficients in y's dtype (see `winograd4_input_plane`), through a pixel written later.
-    y[b, o, 0, 0] = 2.0
-    two = y[b, o, 0, 0]
-    y[b, o, 0, 0] = 4.0
-    four = y[b, o, 0, 0]
-    y[b, o, 0, 0] = 8.0
-    eight = y[b, o, 0, 0]
+
+    def typed(value: float) -> Any:
+        y[b, o, 0, 0] = value
+        return y[b, o, 0, 0]
+
+    two, four, eight = typed(2.0), typed(4.0), typed(8.0)
     for ty in range(th):
         t0 = (b * th + ty) * tw
         y0 = 4 * ty
@@ -200,13 +197,13 @@ def winograd4_output_grad_plane(dy: Any, dm: Any, p: int) -> None:
     b = p // dy.shape[1]
     o = p - b * dy.shape[1]
     # The coefficients in dm's dtype (see `winograd4_input_plane`), through an element written later.
+
+    def typed(value: float, k: int, t: int) -> Any:
+        dm[k, o, t] = value
+        return dm[k, o, t]
+
     slot = b * th * tw
-    dm[0, o, slot] = 2.0
-    two = dm[0, o, slot]
-    dm[0, o, slot] = 4.0
-    four = dm[0, o, slot]
-    dm[0, o, slot] = 8.0
-    eight = dm[0, o, slot]
+    two, four, eight = typed(2.0, 0, slot), typed(4.0, 0, slot), typed(8.0, 0, slot)
     for ty in range(th):
         t0 = (b * th + ty) * tw
         y0 = 4 * ty
@@ -219,14 +216,10 @@ def winograd4_output_grad_plane(dy: Any, dm: Any, p: int) -> None:
         k3 = 1.0 if y0 + 3 < oh else 0.0
         for r in range(6):
             # (through the pass's first element, written next)
-            dm[6 * r, o, t0] = _A_ROWS[r][0]
-            a0 = dm[6 * r, o, t0]
-            dm[6 * r, o, t0] = _A_ROWS[r][1] * k1
-            a1 = dm[6 * r, o, t0]
-            dm[6 * r, o, t0] = _A_ROWS[r][2] * k2
-            a2 = dm[6 * r, o, t0]
-            dm[6 * r, o, t0] = _A_ROWS[r][3] * k3
-            a3 = dm[6 * r, o, t0]
+            a0 = typed(_A_ROWS[r][0], 6 * r, t0)
+            a1 = typed(_A_ROWS[r][1] * k1, 6 * r, t0)
+            a2 = typed(_A_ROWS[r][2] * k2, 6 * r, t0)
+            a3 = typed(_A_ROWS[r][3] * k3, 6 * r, t0)
 
             def row(x: int) -> Any:
                 # Row r of A dY at column x (inlined, as in `winograd4_input_plane`).
@@ -269,22 +262,16 @@ def winograd4_filter(w: Any, u: Any, flip: bool, i: int, c: int) -> None:
     k = 6 * r
     # The coefficients in u's dtype, through an element written last (see
     # `winograd4_input_plane`; float32 filters transform 1.4 times faster).
-    u[k, o, c] = _G_ROWS[r][2] if flip else _G_ROWS[r][0]
-    g0 = u[k, o, c]
-    u[k, o, c] = _G_ROWS[r][1]
-    g1 = u[k, o, c]
-    u[k, o, c] = _G_ROWS[r][0] if flip else _G_ROWS[r][2]
-    g2 = u[k, o, c]
-    u[k, o, c] = 0.25
-    quarter = u[k, o, c]
-    u[k, o, c] = -1.0 / 6.0
-    minus_sixth = u[k, o, c]
-    u[k, o, c] = 1.0 / 6.0
-    sixth = u[k, o, c]
-    u[k, o, c] = 1.0 / 12.0
-    twelfth = u[k, o, c]
-    u[k, o, c] = 1.0 / 24.0
-    twentyfourth = u[k, o, c]
+
+    def typed(value: float) -> Any:
+        u[k, o, c] = value
+        return u[k, o, c]
+
+    g0 = typed(_G_ROWS[r][2] if flip else _G_ROWS[r][0])
+    g1 = typed(_G_ROWS[r][1])
+    g2 = typed(_G_ROWS[r][0] if flip else _G_ROWS[r][2])
+    quarter, minus_sixth, sixth = typed(0.25), typed(-1.0 / 6.0), typed(1.0 / 6.0)
+    twelfth, twentyfourth = typed(1.0 / 12.0), typed(1.0 / 24.0)
     # Row r of G g: three column sums ...
     c0 = g0 * w[o, c, 0, 0] + g1 * w[o, c, 1, 0] + g2 * w[o, c, 2, 0]
     c1 = g0 * w[o, c, 0, 1] + g1 * w[o, c, 1, 1] + g2 * w[o, c, 2, 1]
